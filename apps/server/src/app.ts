@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { createDatabase, type Database } from '@tasklane/db';
+import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
+import { createPasswordHasher } from './auth/password';
+import { createTokenService } from './auth/tokens';
+import type { Config } from './config';
+import { registerAuthRateLimits } from './http/rate-limits';
+import { errorBody, fastifyErrorToBody, toRestErrorPayload } from './http/rest-errors';
+import { buildOpenApiDocument, createdPaths } from './openapi';
+import { createServices } from './services';
+import type { Context, ServicesHandle } from './trpc/init';
+import { appRouter } from './trpc/router';
+
+export const VERSION = '0.1.0';
+const BODY_LIMIT = 1024 * 1024;
+
+export interface BuildOptions {
+  /** A database opened (and migrated) by the caller, as tests do; otherwise one is opened from the config. */
+  database?: Database;
+  /** Fastify's logger; defaults to JSON logs at the configured level. */
+  logger?: boolean | object;
+}
+
+export async function openDatabase(config: Config): Promise<Database> {
+  const database = config.databaseUrl
+    ? await createDatabase({ kind: 'postgres', url: config.databaseUrl })
+    : await createDatabase({ kind: 'pglite', dataDir: join(config.dataDir, 'pgdata') });
+  await database.migrate();
+  return database;
+}
+
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const database = options.database ?? (await openDatabase(config));
+  const passwords = createPasswordHasher(config.bcryptCost);
+  const services = createServices(database.db, passwords, createTokenService(config.jwtSecret, config.jwtTtlSeconds));
+  const servicesHandle = services as unknown as ServicesHandle;
+
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+    },
+    bodyLimit: BODY_LIMIT,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onClose', async () => {
+    await passwords.close();
+    if (!options.database) await database.close();
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const { status, body } = fastifyErrorToBody(error);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    return reply.code(status).send(body);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(errorBody(404, `No route for ${request.method} ${request.url.split('?')[0]}`)),
+  );
+
+  await registerAuthRateLimits(app, config.authRateLimit);
+
+  const contextFor = (transport: Context['transport'], request: FastifyRequest, url: string): Context => ({
+    transport,
+    requestId: request.id,
+    authorization: request.headers.authorization,
+    url,
+    response: { headers: {} },
+    services: servicesHandle,
+  });
+  const logFailure = ({ error, req }: { error: { code: string; cause?: unknown }; req: unknown }) => {
+    if (error.code === 'INTERNAL_SERVER_ERROR') (req as FastifyRequest).log.error({ err: error.cause ?? error }, 'procedure failed');
+  };
+
+  const document = buildOpenApiDocument(appRouter, VERSION);
+  const creates = createdPaths(appRouter);
+  app.get('/api/v1/openapi.json', async () => document);
+
+  await app.register(async (rest) => {
+    rest.addHook('onSend', async (_request, reply, payload) =>
+      reply.statusCode >= 400 && typeof payload === 'string' ? toRestErrorPayload(payload) : payload,
+    );
+    await rest.register(fastifyTRPCOpenApiPlugin, {
+      basePath: '/api/v1',
+      router: appRouter,
+      createContext: ({ req }: { req: FastifyRequest }) => contextFor('rest', req, `/api/v1${req.url}`),
+      onError: logFailure,
+      responseMeta: ({ ctx, paths, errors }: { ctx?: Context; paths?: readonly string[]; errors: { code: string }[] }) => {
+        if (errors.length > 0) {
+          return errors[0]?.code === 'UNAUTHORIZED' ? { headers: { 'www-authenticate': 'Bearer' } } : {};
+        }
+        const path = paths?.[0];
+        return {
+          status: ctx?.response.status ?? (path && creates.has(path) ? 201 : 200),
+          headers: ctx?.response.headers ?? {},
+        };
+      },
+    } as never);
+  });
+
+  await app.register(fastifyTRPCPlugin, {
+    prefix: '/api/trpc',
+    trpcOptions: {
+      router: appRouter,
+      createContext: ({ req }: { req: FastifyRequest }) => contextFor('trpc', req, req.url),
+      onError: logFailure,
+    },
+  } as never);
+
+  await app.register(swagger, { mode: 'static', specification: { document: document as never } });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true } });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await database.ping();
+      return { status: 'ready' };
+    } catch {
+      return reply.code(503).send(errorBody(503, 'Database unreachable'));
+    }
+  });
+
+  return app;
+}

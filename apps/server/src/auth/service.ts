@@ -1,0 +1,62 @@
+import type { Db } from '@tasklane/db';
+import type { AuthResponse, LoginInput, RegisterInput, User } from '@tasklane/schemas';
+import { isUniqueViolation } from '../lib/db-errors';
+import { newId } from '../lib/ids';
+import { ApiError } from '../trpc/errors';
+import type { PasswordHasher } from './password';
+import * as store from './store';
+import type { TokenService } from './tokens';
+
+const toUser = (row: { id: string; name: string; email: string }): User => ({ id: row.id, name: row.name, email: row.email });
+
+const invalidCredentials = () => new ApiError('UNAUTHORIZED', 'Invalid email or password', 'INVALID_CREDENTIALS');
+
+export function createAuthService(db: Db, passwords: PasswordHasher, tokens: TokenService) {
+  async function respond(user: { id: string; name: string; email: string; tokenVersion: number }): Promise<AuthResponse> {
+    const { token, expiresIn } = await tokens.issue(user.id, user.tokenVersion);
+    return { access_token: token, token_type: 'Bearer', expires_in: expiresIn, user: toUser(user) };
+  }
+
+  return {
+    async register(input: RegisterInput): Promise<AuthResponse> {
+      const emailTaken = () => new ApiError('CONFLICT', 'This email is already registered', 'EMAIL_TAKEN');
+      if (await store.findUserByEmail(db, input.email)) throw emailTaken();
+      const passwordHash = await passwords.hash(input.password);
+      try {
+        const user = await store.insertUser(db, { id: newId(), name: input.name, email: input.email, passwordHash });
+        return await respond(user);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw emailTaken();
+        throw error;
+      }
+    },
+
+    async login(input: LoginInput): Promise<AuthResponse> {
+      const user = await store.findUserByEmail(db, input.email);
+      if (!user) {
+        await passwords.verifyAgainstDummy(input.password);
+        throw invalidCredentials();
+      }
+      if (!(await passwords.verify(input.password, user.passwordHash))) throw invalidCredentials();
+      return respond(user);
+    },
+
+    async me(userId: string): Promise<User> {
+      const user = await store.findUserById(db, userId);
+      if (!user) throw new ApiError('UNAUTHORIZED', 'Missing, invalid or expired token');
+      return toUser(user);
+    },
+
+    /** The caller's user id for an `Authorization: Bearer` header, or null when it does not hold. */
+    async authenticate(authorization: string | undefined): Promise<string | null> {
+      const match = authorization ? /^Bearer ([A-Za-z0-9_.-]{1,4096})$/i.exec(authorization.trim()) : null;
+      if (!match?.[1]) return null;
+      const claims = await tokens.verify(match[1]);
+      if (!claims) return null;
+      const user = await store.findUserById(db, claims.userId);
+      return user && user.tokenVersion === claims.tokenVersion ? user.id : null;
+    },
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

@@ -1,0 +1,11 @@
+import { type Db, users } from '@tasklane/db';
+import { eq } from 'drizzle-orm';
+
+export const findUserByEmail = async (db: Db, email: string) =>
+  (await db.select().from(users).where(eq(users.email, email)).limit(1))[0];
+
+export const findUserById = async (db: Db, id: string) =>
+  (await db.select().from(users).where(eq(users.id, id)).limit(1))[0];
+
+export const insertUser = async (db: Db, user: { id: string; name: string; email: string; passwordHash: string }) =>
+  (await db.insert(users).values(user).returning())[0]!;

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+
+export interface TokenClaims {
+  userId: string;
+  /** The user's token version when issued; a password change bumps it and so revokes the token. */
+  tokenVersion: number;
+  expiresAt: number;
+}
+
+const CACHE_LIMIT = 10_000;
+
+/** HS256 tokens. Verified tokens are cached (bounded, until their `exp`): a verify costs ~150 µs. */
+export function createTokenService(secret: string, ttlSeconds: number) {
+  const key = new TextEncoder().encode(secret);
+  const verified = new Map<string, TokenClaims>();
+
+  async function issue(userId: string, tokenVersion: number): Promise<{ token: string; expiresIn: number }> {
+    const token = await new SignJWT({ tv: tokenVersion })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(userId)
+      .setIssuedAt()
+      .setJti(randomUUID())
+      .setExpirationTime(`${ttlSeconds}s`)
+      .sign(key);
+    return { token, expiresIn: ttlSeconds };
+  }
+
+  async function verify(token: string): Promise<TokenClaims | undefined> {
+    const cached = verified.get(token);
+    if (cached) {
+      if (cached.expiresAt * 1000 > Date.now()) return cached;
+      verified.delete(token);
+      return undefined;
+    }
+    try {
+      const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['sub', 'exp', 'jti'] });
+      if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number') return undefined;
+      const claims: TokenClaims = {
+        userId: payload.sub,
+        tokenVersion: typeof payload.tv === 'number' ? payload.tv : 0,
+        expiresAt: payload.exp,
+      };
+      if (verified.size >= CACHE_LIMIT) {
+        const oldest = verified.keys().next().value;
+        if (oldest !== undefined) verified.delete(oldest);
+      }
+      verified.set(token, claims);
+      return claims;
+    } catch {
+      return undefined;
+    }
+  }
+
+  return { issue, verify };
+}
+
+export type TokenService = ReturnType<typeof createTokenService>;

@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Durations like `24h`, `30m`, `900s` or plain seconds. */
+const durationSeconds = z
+  .string()
+  .regex(/^\d+[smhd]?$/, 'expected seconds or a number with s, m, h or d (e.g. 24h)')
+  .transform((raw) => {
+    const units: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+    const unit = /[smhd]$/.test(raw) ? raw.slice(-1) : 's';
+    return Number.parseInt(raw, 10) * (units[unit] ?? 1);
+  })
+  .refine((seconds) => seconds >= 60 && seconds <= 30 * 86_400, 'must be between 1 minute and 30 days');
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  JWT_TTL: durationSeconds.default(86_400),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  AUTH_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
+  BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(10),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl?: string;
+  jwtSecret: string;
+  jwtTtlSeconds: number;
+  logLevel: (typeof LOG_LEVELS)[number];
+  /** Login and register requests per minute, per client IP and per email. */
+  authRateLimit: number;
+  bcryptCost: number;
+}
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once; every setting of the service comes through here. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== '')));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`).join('\n');
+    throw new ConfigError(`Invalid environment:\n${problems}`);
+  }
+  const values = parsed.data;
+  const dataDir = resolve(values.DATA_DIR);
+  return {
+    port: values.PORT,
+    host: values.HOST,
+    dataDir,
+    ...(values.DATABASE_URL ? { databaseUrl: values.DATABASE_URL } : {}),
+    jwtSecret: values.JWT_SECRET ?? loadOrCreateSecret(dataDir),
+    jwtTtlSeconds: values.JWT_TTL,
+    logLevel: values.LOG_LEVEL,
+    authRateLimit: values.AUTH_RATE_LIMIT,
+    bcryptCost: values.BCRYPT_COST,
+  };
+}
+
+/** Without JWT_SECRET, one secret is generated and kept (mode 0600) so tokens survive restarts. */
+function loadOrCreateSecret(dataDir: string): string {
+  const file = join(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return secret;
+}

@@ -1,0 +1,69 @@
+import type { ErrorBody } from '@tasklane/schemas';
+import type { FastifyError } from 'fastify';
+import type { ErrorData } from '../trpc/errors';
+import { summarizeIssues } from '../trpc/errors';
+
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_SUPPORTED',
+  408: 'TIMEOUT',
+  409: 'CONFLICT',
+  412: 'PRECONDITION_FAILED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'UNPROCESSABLE_CONTENT',
+  429: 'TOO_MANY_REQUESTS',
+  431: 'BAD_REQUEST',
+  500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+export const errorBody = (status: number, message: string, reason?: string): ErrorBody => ({
+  message,
+  code: CODE_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST'),
+  ...(reason ? { reason } : {}),
+});
+
+/**
+ * trpc-to-openapi answers errors with our tRPC error shape spread into its own body
+ * (`{ message, code, data, issues }`); REST clients get the documented body instead.
+ */
+export function toRestErrorPayload(payload: string): string {
+  let parsed: { message?: string; code?: string; data?: ErrorData };
+  try {
+    parsed = JSON.parse(payload) as typeof parsed;
+  } catch {
+    return payload;
+  }
+  if (!parsed || typeof parsed !== 'object' || !parsed.data) return payload;
+  const { data } = parsed;
+  const body: ErrorBody = {
+    message: data.issues ? summarizeIssues(data.issues) : (parsed.message ?? 'Error'),
+    code: data.code,
+    ...(data.reason ? { reason: data.reason } : {}),
+    ...(data.issues ? { issues: data.issues } : {}),
+  };
+  return JSON.stringify(body);
+}
+
+/** Errors Fastify raises before a route runs (bad JSON, body too large, unknown content type, rate limit). */
+export function fastifyErrorToBody(error: FastifyError): { status: number; body: ErrorBody } {
+  const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { status: 400, body: errorBody(400, 'Malformed JSON body', 'MALFORMED_JSON') };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, body: errorBody(400, 'The JSON body is empty', 'MALFORMED_JSON') };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, body: errorBody(413, 'The request body exceeds 1 MiB') };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, body: errorBody(415, 'Unsupported content type: send application/json') };
+    default:
+      break;
+  }
+  if (status === 500) return { status, body: errorBody(500, 'Internal server error') };
+  return { status, body: errorBody(status, error.message || 'Bad request') };
+}

@@ -1,0 +1,54 @@
+import { DEFAULT_PAGE_SIZE } from '@tasklane/schemas';
+import { ApiError } from '../trpc/errors';
+import type { ResponseMeta } from '../trpc/init';
+
+export type CursorValue = string | number | null;
+
+export interface Page<T> {
+  items: T[];
+  /** Opaque cursor of the next page, null on the last page. */
+  nextCursor: string | null;
+}
+
+export const pageSize = (limit: string | undefined): number => (limit ? Number(limit) : DEFAULT_PAGE_SIZE);
+
+/** A cursor is the sort key of the last row served, so the next page starts strictly after it. */
+export function encodeCursor(values: CursorValue[]): string {
+  return Buffer.from(JSON.stringify(values)).toString('base64url');
+}
+
+export function decodeCursor(raw: string | undefined, length: number): CursorValue[] | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const values: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    if (
+      Array.isArray(values) &&
+      values.length === length &&
+      values.every((value) => value === null || typeof value === 'string' || typeof value === 'number')
+    ) {
+      return values as CursorValue[];
+    }
+  } catch {
+    // fall through to the 400 below
+  }
+  throw new ApiError('BAD_REQUEST', 'Invalid cursor: use the cursor from the Link header of the previous page', 'INVALID_CURSOR');
+}
+
+/** Fetches one row more than the page size to learn whether a next page exists. */
+export function toPage<Row, T>(rows: Row[], limit: number, map: (row: Row) => T, cursorOf: (row: Row) => CursorValue[]): Page<T> {
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  const last = pageRows.at(-1);
+  return {
+    items: pageRows.map(map),
+    nextCursor: hasMore && last !== undefined ? encodeCursor(cursorOf(last)) : null,
+  };
+}
+
+/** Announces the next page as RFC 8288 `Link: <…>; rel="next"`, keeping the request's other query values. */
+export function announceNextPage(response: ResponseMeta, requestUrl: string, nextCursor: string | null): void {
+  if (!nextCursor) return;
+  const url = new URL(requestUrl, 'http://localhost');
+  url.searchParams.set('cursor', nextCursor);
+  response.headers.link = `<${url.pathname}${url.search}>; rel="next"`;
+}

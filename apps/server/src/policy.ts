@@ -1,0 +1,62 @@
+import type { Role } from '@tasklane/schemas';
+import { ApiError } from './trpc/errors';
+
+/** What a caller is to a project: their member role, and whether they own it. */
+export interface ProjectAccess {
+  projectId: string;
+  role: Role;
+  isOwner: boolean;
+}
+
+type Allowed = Record<Role | 'owner', boolean>;
+const all: Allowed = { VIEWER: true, EDITOR: true, ADMIN: true, owner: true };
+const editors: Allowed = { VIEWER: false, EDITOR: true, ADMIN: true, owner: true };
+const admins: Allowed = { VIEWER: false, EDITOR: false, ADMIN: true, owner: true };
+const ownerOnly: Allowed = { VIEWER: false, EDITOR: false, ADMIN: false, owner: true };
+
+/**
+ * The permission table of the service, the one place that decides who may do what.
+ * Non-members never reach it: they get 404 before any action is considered.
+ */
+export const PERMISSIONS = {
+  'project.read': all,
+  'task.write': editors,
+  'comment.create': editors,
+  /** Editing or deleting one's own comment; authorship is checked by the comments service. */
+  'comment.manageOwn': all,
+  'comment.deleteAny': admins,
+  'project.update': admins,
+  'members.manage': admins,
+  'project.delete': ownerOnly,
+  'project.transferOwnership': ownerOnly,
+} as const satisfies Record<string, Allowed>;
+
+export type Action = keyof typeof PERMISSIONS;
+
+export function can(access: ProjectAccess, action: Action): boolean {
+  const allowed: Allowed = PERMISSIONS[action];
+  return access.isOwner ? allowed.owner : allowed[access.role];
+}
+
+const DESCRIPTIONS: Record<Action, string> = {
+  'project.read': 'view this project',
+  'task.write': 'create, change or delete tasks',
+  'comment.create': 'comment on tasks',
+  'comment.manageOwn': 'edit or delete own comments',
+  'comment.deleteAny': "delete other members' comments",
+  'project.update': 'change the project',
+  'members.manage': 'manage members',
+  'project.delete': 'delete the project (owner only)',
+  'project.transferOwnership': 'transfer ownership (owner only)',
+};
+
+export function describeAction(action: Action): string {
+  return DESCRIPTIONS[action];
+}
+
+/** Throws 403 naming the caller's role and what it may not do. */
+export function authorize(access: ProjectAccess, action: Action): void {
+  if (!can(access, action)) {
+    throw new ApiError('FORBIDDEN', `Your role (${access.isOwner ? 'owner' : access.role}) may not ${describeAction(action)}`);
+  }
+}

@@ -1,0 +1,22 @@
+import type { Db } from '@tasklane/db';
+import type { PasswordHasher } from './auth/password';
+import { createAuthService } from './auth/service';
+import type { TokenService } from './auth/tokens';
+import { createCommentsService } from './comments/service';
+import { createMembersService } from './members/service';
+import { createProjectsService } from './projects/service';
+import { createTasksService } from './tasks/service';
+
+/** Every resource's service over one database; procedures reach them through the context. */
+export function createServices(db: Db, passwords: PasswordHasher, tokens: TokenService) {
+  const tasks = createTasksService(db);
+  return {
+    auth: createAuthService(db, passwords, tokens),
+    projects: createProjectsService(db),
+    members: createMembersService(db),
+    tasks,
+    comments: createCommentsService(db, tasks),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;

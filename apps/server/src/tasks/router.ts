@@ -1,0 +1,70 @@
+import { CreateTaskInput, ListProjectTasksInput, MessageSchema, PathIdInput, TaskFilterShape, TaskSchema, UpdateTaskInput } from '@tasklane/schemas';
+import { z } from 'zod';
+import { announceNextPage } from '../lib/paging';
+import { protectedProcedure, router } from '../trpc/init';
+
+const tags = ['tasks'];
+const listDescription =
+  'Filters combine: status and priority take comma lists, assigneeId an id, `me` or `none`; `q` searches title and description. Paged by cursor (`Link: rel="next"`).';
+
+export const tasksRouter = router({
+  listForProject: protectedProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/tasks/project/{projectId}', tags, summary: "List a project's tasks", description: listDescription },
+      headers: ['Link'],
+    })
+    .input(ListProjectTasksInput)
+    .output(z.array(TaskSchema))
+    .query(async ({ ctx, input }) => {
+      const page = await ctx.services.tasks.listForProject(ctx.userId, input);
+      announceNextPage(ctx.response, ctx.url, page.nextCursor);
+      return page.items;
+    }),
+
+  listMine: protectedProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/tasks', tags, summary: 'Tasks across my projects', description: `Tasks of every project the caller is a member of ("my work" with \`assigneeId=me\`). ${listDescription}` },
+      headers: ['Link'],
+    })
+    .input(z.object(TaskFilterShape).strict().optional())
+    .output(z.array(TaskSchema))
+    .query(async ({ ctx, input }) => {
+      const page = await ctx.services.tasks.listAcrossProjects(ctx.userId, input ?? {});
+      announceNextPage(ctx.response, ctx.url, page.nextCursor);
+      return page.items;
+    }),
+
+  create: protectedProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/tasks', tags, summary: 'Create a task', description: 'EDITOR, ADMIN or owner. Status defaults to TODO, priority to MEDIUM; the assignee must be a member.' },
+      successStatus: 201,
+      errors: [403],
+    })
+    .input(CreateTaskInput)
+    .output(TaskSchema)
+    .mutation(({ ctx, input }) => ctx.services.tasks.create(ctx.userId, input)),
+
+  get: protectedProcedure
+    .meta({ openapi: { method: 'GET', path: '/tasks/{id}', tags, summary: 'Get a task', description: 'Members of its project only.' } })
+    .input(PathIdInput)
+    .output(TaskSchema)
+    .query(({ ctx, input }) => ctx.services.tasks.get(ctx.userId, input.id)),
+
+  update: protectedProcedure
+    .meta({
+      openapi: { method: 'PATCH', path: '/tasks/{id}', tags, summary: 'Update a task', description: 'Any of title, description, status, priority, dueDate, assigneeId (null clears). EDITOR, ADMIN or owner.' },
+      errors: [403],
+    })
+    .input(UpdateTaskInput)
+    .output(TaskSchema)
+    .mutation(({ ctx, input }) => ctx.services.tasks.update(ctx.userId, input)),
+
+  delete: protectedProcedure
+    .meta({
+      openapi: { method: 'DELETE', path: '/tasks/{id}', tags, summary: 'Delete a task', description: 'Deletes its comments too. EDITOR, ADMIN or owner.' },
+      errors: [403],
+    })
+    .input(PathIdInput)
+    .output(MessageSchema)
+    .mutation(({ ctx, input }) => ctx.services.tasks.remove(ctx.userId, input.id)),
+});

@@ -1,0 +1,152 @@
+import type { Db } from '@tasklane/db';
+import type {
+  CreateTaskInput,
+  ListProjectTasksInput,
+  Task,
+  TaskPriority,
+  TaskSortField,
+  TaskStatus,
+  UpdateTaskInput,
+} from '@tasklane/schemas';
+import { requireProjectAccess } from '../access';
+import { isId, newId } from '../lib/ids';
+import { decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
+import { isMember } from '../members/store';
+import { authorize, type ProjectAccess } from '../policy';
+import { ApiError, notFound } from '../trpc/errors';
+import * as store from './store';
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+export const toTask = (row: store.TaskRow): Task => ({
+  id: row.id,
+  title: row.title,
+  description: row.description,
+  status: row.status,
+  priority: row.priority,
+  dueDate: iso(row.dueDate),
+  assigneeId: row.assigneeId,
+  projectId: row.projectId,
+  createdById: row.createdById,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+  completedAt: iso(row.completedAt),
+});
+
+export type TaskListQuery = Omit<ListProjectTasksInput, 'projectId'>;
+
+export function createTasksService(db: Db) {
+  /** The task and the caller's access to its project; 404 for non-members, as for unknown ids. */
+  async function loadTask(userId: string, taskId: string): Promise<{ task: store.TaskRow; access: ProjectAccess }> {
+    const found = isId(taskId) ? await store.findTaskForUser(db, taskId, userId) : undefined;
+    if (!found) throw notFound('Task');
+    return {
+      task: found.task,
+      access: { projectId: found.task.projectId, role: found.role, isOwner: found.ownerId === userId },
+    };
+  }
+
+  async function requireAssignable(projectId: string, assigneeId: string | null | undefined): Promise<void> {
+    if (assigneeId === null || assigneeId === undefined) return;
+    if (!isId(assigneeId) || !(await isMember(db, projectId, assigneeId))) {
+      throw new ApiError('BAD_REQUEST', 'The assignee must be a member of the project', 'ASSIGNEE_NOT_MEMBER');
+    }
+  }
+
+  function parseQuery(userId: string, query: TaskListQuery) {
+    const sort = query.sort ?? 'createdAt';
+    const descending = sort.startsWith('-');
+    const field = (descending ? sort.slice(1) : sort) as TaskSortField;
+    const list = <T extends string>(raw: string | undefined) => (raw ? (raw.split(',').map((item) => item.trim()) as T[]) : undefined);
+    const assignee = query.assigneeId;
+    let assigneeId: string | null | undefined;
+    if (assignee === 'me') assigneeId = userId;
+    else if (assignee === 'none') assigneeId = null;
+    else if (assignee !== undefined) {
+      if (!isId(assignee)) throw new ApiError('BAD_REQUEST', 'assigneeId must be a user id, "me" or "none"', 'INVALID_QUERY');
+      assigneeId = assignee;
+    }
+    const filters: store.TaskFilters = {
+      statuses: list<TaskStatus>(query.status),
+      priorities: list<TaskPriority>(query.priority),
+      assigneeId,
+      dueBefore: query.dueBefore ? new Date(query.dueBefore) : undefined,
+      dueAfter: query.dueAfter ? new Date(query.dueAfter) : undefined,
+      text: query.q?.trim() || undefined,
+    };
+    return { filters, order: { field, descending }, cursor: decodeCursor(query.cursor, 2), limit: pageSize(query.limit) };
+  }
+
+  async function listWhere(userId: string, scope: Parameters<typeof store.listTasks>[1], query: TaskListQuery): Promise<Page<Task>> {
+    const { filters, order, cursor, limit } = parseQuery(userId, query);
+    const rows = await store.listTasks(db, scope, filters, order, cursor, limit + 1);
+    return toPage(rows, limit, toTask, (row) => store.cursorOf(row, order.field));
+  }
+
+  return {
+    async listForProject(userId: string, { projectId, ...query }: ListProjectTasksInput): Promise<Page<Task>> {
+      await requireProjectAccess(db, projectId, userId);
+      return listWhere(userId, { projectId }, query);
+    },
+
+    /** The caller's view across all their projects ("my work"). */
+    listAcrossProjects(userId: string, query: TaskListQuery): Promise<Page<Task>> {
+      return listWhere(userId, { projectIdsOfMember: userId }, query);
+    },
+
+    async get(userId: string, taskId: string): Promise<Task> {
+      return toTask((await loadTask(userId, taskId)).task);
+    },
+
+    async create(userId: string, input: CreateTaskInput): Promise<Task> {
+      authorize(await requireProjectAccess(db, input.projectId, userId), 'task.write');
+      await requireAssignable(input.projectId, input.assigneeId);
+      const status = input.status ?? 'TODO';
+      const row = await store.insertTask(db, {
+        id: newId(),
+        projectId: input.projectId,
+        title: input.title,
+        description: input.description ?? '',
+        status,
+        priority: input.priority ?? 'MEDIUM',
+        dueDate: input.dueDate ? new Date(input.dueDate) : null,
+        assigneeId: input.assigneeId ?? null,
+        createdById: userId,
+        completedAt: status === 'DONE' ? new Date() : null,
+      });
+      return toTask(row);
+    },
+
+    async update(userId: string, { id, ...patch }: UpdateTaskInput): Promise<Task> {
+      const { task, access } = await loadTask(userId, id);
+      authorize(access, 'task.write');
+      await requireAssignable(task.projectId, patch.assigneeId);
+      const now = new Date();
+      const enteringDone = patch.status === 'DONE' && task.status !== 'DONE';
+      const leavingDone = patch.status !== undefined && patch.status !== 'DONE';
+      const row = await store.updateTask(db, id, {
+        ...(patch.title !== undefined ? { title: patch.title } : {}),
+        ...(patch.description !== undefined ? { description: patch.description } : {}),
+        ...(patch.status !== undefined ? { status: patch.status } : {}),
+        ...(patch.priority !== undefined ? { priority: patch.priority } : {}),
+        ...(patch.dueDate !== undefined ? { dueDate: patch.dueDate === null ? null : new Date(patch.dueDate) } : {}),
+        ...(patch.assigneeId !== undefined ? { assigneeId: patch.assigneeId } : {}),
+        ...(enteringDone ? { completedAt: now } : leavingDone ? { completedAt: null } : {}),
+        updatedAt: now,
+      });
+      if (!row) throw notFound('Task');
+      return toTask(row);
+    },
+
+    async remove(userId: string, taskId: string): Promise<{ message: string }> {
+      const { access } = await loadTask(userId, taskId);
+      authorize(access, 'task.write');
+      await store.deleteTask(db, taskId);
+      return { message: 'Task deleted' };
+    },
+
+    loadTask,
+  };
+}
+
+export type TasksService = ReturnType<typeof createTasksService>;

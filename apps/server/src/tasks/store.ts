@@ -1,0 +1,121 @@
+import { type Db, memberships, projects, tasks } from '@tasklane/db';
+import type { TaskPriority, TaskSortField, TaskStatus } from '@tasklane/schemas';
+import { type SQL, and, asc, desc, eq, gt, ilike, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import type { CursorValue } from '../lib/paging';
+
+export type TaskRow = typeof tasks.$inferSelect;
+
+/** A task with the caller's membership of its project; undefined when either is missing. */
+export const findTaskForUser = async (db: Db, taskId: string, userId: string) =>
+  (
+    await db
+      .select({ task: tasks, role: memberships.role, ownerId: projects.ownerId })
+      .from(tasks)
+      .innerJoin(memberships, and(eq(memberships.projectId, tasks.projectId), eq(memberships.userId, userId)))
+      .innerJoin(projects, eq(projects.id, tasks.projectId))
+      .where(eq(tasks.id, taskId))
+      .limit(1)
+  )[0];
+
+export const insertTask = async (db: Db, task: typeof tasks.$inferInsert) =>
+  (await db.insert(tasks).values(task).returning())[0]!;
+
+export const updateTask = async (db: Db, id: string, patch: Partial<typeof tasks.$inferInsert>) =>
+  (await db.update(tasks).set(patch).where(eq(tasks.id, id)).returning())[0];
+
+export const deleteTask = (db: Db, id: string) => db.delete(tasks).where(eq(tasks.id, id));
+
+export interface TaskFilters {
+  statuses?: TaskStatus[];
+  priorities?: TaskPriority[];
+  /** A user id, or null for unassigned tasks. */
+  assigneeId?: string | null;
+  dueBefore?: Date;
+  dueAfter?: Date;
+  text?: string;
+}
+
+export interface TaskOrder {
+  field: TaskSortField;
+  descending: boolean;
+}
+
+const SORT_COLUMNS = {
+  createdAt: tasks.createdAt,
+  updatedAt: tasks.updatedAt,
+  dueDate: tasks.dueDate,
+  priority: tasks.priority,
+  title: tasks.title,
+} as const;
+
+const SORT_CASTS: Record<TaskSortField, string> = {
+  createdAt: 'timestamptz',
+  updatedAt: 'timestamptz',
+  dueDate: 'timestamptz',
+  priority: 'task_priority',
+  title: 'text',
+};
+
+/** The cursor of a row: its sort value and its id (the tie-breaker). */
+export function cursorOf(row: TaskRow, field: TaskSortField): CursorValue[] {
+  const value = row[field];
+  return [value instanceof Date ? value.toISOString() : value, row.id];
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (match) => `\\${match}`);
+
+function filterConditions(filters: TaskFilters): (SQL | undefined)[] {
+  return [
+    filters.statuses?.length ? inArray(tasks.status, filters.statuses) : undefined,
+    filters.priorities?.length ? inArray(tasks.priority, filters.priorities) : undefined,
+    filters.assigneeId === null
+      ? isNull(tasks.assigneeId)
+      : filters.assigneeId !== undefined
+        ? eq(tasks.assigneeId, filters.assigneeId)
+        : undefined,
+    filters.dueBefore ? lt(tasks.dueDate, filters.dueBefore) : undefined,
+    filters.dueAfter ? gt(tasks.dueDate, filters.dueAfter) : undefined,
+    filters.text
+      ? or(ilike(tasks.title, `%${escapeLike(filters.text)}%`), ilike(tasks.description, `%${escapeLike(filters.text)}%`))
+      : undefined,
+  ];
+}
+
+/**
+ * Rows strictly after the cursor in (field, id) order. NULL due dates sort last ascending and
+ * first descending, as PostgreSQL orders them, so the (project_id, due_date, id) index serves both.
+ */
+function afterCursor(order: TaskOrder, cursor: CursorValue[] | undefined): SQL | undefined {
+  if (!cursor) return undefined;
+  const [value, id] = cursor;
+  const column = SORT_COLUMNS[order.field];
+  const cast = sql.raw(SORT_CASTS[order.field]);
+  const compare = order.descending ? '<' : '>';
+  const rowAfter = sql`(${column}, ${tasks.id}) ${sql.raw(compare)} (${value}::${cast}, ${id}::uuid)`;
+  if (order.field !== 'dueDate') return rowAfter;
+  const idAfter = sql`${tasks.id} ${sql.raw(compare)} ${id}::uuid`;
+  if (value === null) {
+    return order.descending ? or(and(isNull(column), idAfter), sql`${column} is not null`) : and(isNull(column), idAfter);
+  }
+  return order.descending ? rowAfter : or(rowAfter, isNull(column));
+}
+
+export function listTasks(
+  db: Db,
+  scope: { projectId?: string; projectIdsOfMember?: string },
+  filters: TaskFilters,
+  order: TaskOrder,
+  cursor: CursorValue[] | undefined,
+  limit: number,
+) {
+  const direction = order.descending ? desc : asc;
+  const inScope = scope.projectId
+    ? eq(tasks.projectId, scope.projectId)
+    : sql`${tasks.projectId} in (select ${memberships.projectId} from ${memberships} where ${memberships.userId} = ${scope.projectIdsOfMember})`;
+  return db
+    .select()
+    .from(tasks)
+    .where(and(inScope, ...filterConditions(filters), afterCursor(order, cursor)))
+    .orderBy(direction(SORT_COLUMNS[order.field]), direction(tasks.id))
+    .limit(limit);
+}

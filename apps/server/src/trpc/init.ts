@@ -1,0 +1,65 @@
+import { initTRPC } from '@trpc/server';
+import type { Services } from '../services';
+import { ApiError, formatError } from './errors';
+
+/** Opaque in the router's public type so no server-only type reaches the SDK's declarations. */
+export interface ServicesHandle {
+  readonly __services: unique symbol;
+}
+
+export interface ResponseMeta {
+  status?: number;
+  headers: Record<string, string>;
+}
+
+export interface Context {
+  transport: 'rest' | 'trpc';
+  requestId: string;
+  authorization: string | undefined;
+  /** Path and query of the request, for building `Link` headers. */
+  url: string;
+  /** What a procedure wants on the REST response (status, ETag, Link), read by responseMeta. */
+  response: ResponseMeta;
+  services: ServicesHandle;
+}
+
+/**
+ * trpc-to-openapi's meta, declared here with plain types: its own type names zod and
+ * trpc-to-openapi, and the router's type (and so the SDK's declarations) would carry them.
+ */
+export type ProcedureMeta = {
+  openapi?: {
+    method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+    path: `/${string}`;
+    summary?: string;
+    description?: string;
+    tags?: string[];
+    protect?: boolean;
+    operationId?: string;
+    successDescription?: string;
+  };
+  /** The success status on REST (201 for creates); the OpenAPI document is corrected from it. */
+  successStatus?: number;
+  /** Error statuses this route can answer besides 400/401/404/500, for the OpenAPI document. */
+  errors?: number[];
+  /** Response headers the route sets, for the OpenAPI document. */
+  headers?: ('ETag' | 'Link' | 'Location')[];
+};
+
+const t = initTRPC
+  .context<Context>()
+  .meta<ProcedureMeta>()
+  .create({ errorFormatter: formatError });
+
+export const router = t.router;
+
+export const publicProcedure = t.procedure.use(({ ctx, next }) =>
+  next({ ctx: { services: ctx.services as unknown as Services } }),
+);
+
+/** Every procedure but register and login: resolves the bearer token to the caller's id. */
+export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const userId = await ctx.services.auth.authenticate(ctx.authorization);
+  if (!userId) throw new ApiError('UNAUTHORIZED', 'Missing, invalid or expired token');
+  return next({ ctx: { userId } });
+});

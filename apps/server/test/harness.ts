@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createDatabase, type Database } from '@tasklane/db';
+import type { FastifyInstance } from 'fastify';
+import postgres from 'postgres';
+import { inject } from 'vitest';
+import { buildApp } from '../src/app';
+import type { Config } from '../src/config';
+
+export const testConfig = (overrides: Partial<Config> = {}): Config => ({
+  port: 0,
+  host: '127.0.0.1',
+  dataDir: '/tmp/tasklane-test-unused',
+  jwtSecret: 'test-secret-that-is-long-enough-for-hs256-signing',
+  jwtTtlSeconds: 3600,
+  logLevel: 'silent',
+  authRateLimit: 100_000,
+  bcryptCost: 4,
+  ...overrides,
+});
+
+/** A database of its own for one test file: a PGlite clone, or a fresh PostgreSQL database. */
+export async function openTestDatabase(): Promise<{ database: Database; drop: () => Promise<void> }> {
+  if (process.env.TEST_DB === 'postgres') {
+    const url = process.env.TEST_DATABASE_URL!;
+    const name = `tasklane_test_${randomBytes(6).toString('hex')}`;
+    const admin = postgres(url, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${name}`);
+    const databaseUrl = new URL(url);
+    databaseUrl.pathname = `/${name}`;
+    const database = await createDatabase({ kind: 'postgres', url: databaseUrl.toString(), poolSize: 5 });
+    await database.migrate();
+    return {
+      database,
+      drop: async () => {
+        await database.close();
+        await admin.unsafe(`drop database if exists ${name} with (force)`);
+        await admin.end();
+      },
+    };
+  }
+  const template = await readFile(inject('pgliteTemplate'));
+  const database = await createDatabase({ kind: 'pglite', loadDataDir: new Blob([template]) });
+  return { database, drop: () => database.close() };
+}
+
+export interface TestResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | number | undefined>;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent verbatim, for malformed bodies. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  database: Database;
+  request<T = any>(method: string, url: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const { database, drop } = await openTestDatabase();
+  const app = await buildApp(testConfig(overrides), { database, logger: false });
+  await app.ready();
+  return {
+    app,
+    database,
+    async request(method, url, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.token) headers.authorization = `Bearer ${options.token}`;
+      let payload: string | undefined;
+      if (options.rawBody !== undefined) payload = options.rawBody;
+      else if (options.body !== undefined) {
+        payload = JSON.stringify(options.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const response = await app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload } : {}) });
+      const text = response.body;
+      let body: unknown = text;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: response.statusCode, body: body as never, headers: response.headers };
+    },
+    async close() {
+      await app.close();
+      await drop();
+    },
+  };
+}
+
+let userCounter = 0;
+
+export interface TestUser {
+  id: string;
+  name: string;
+  email: string;
+  password: string;
+  token: string;
+}
+
+export async function registerUser(t: TestApp, name = 'User'): Promise<TestUser> {
+  userCounter += 1;
+  const email = `user${userCounter}-${randomBytes(4).toString('hex')}@example.com`;
+  const password = 'password-123';
+  const response = await t.request('POST', '/api/v1/auth/register', { body: { name, email, password } });
+  if (response.status !== 201) throw new Error(`register failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return { ...response.body.user, password, token: response.body.access_token };
+}
+
+export async function createProject(t: TestApp, owner: TestUser, name = 'Project') {
+  const response = await t.request('POST', '/api/v1/projects', { token: owner.token, body: { name } });
+  if (response.status !== 201) throw new Error(`create project failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body as { id: string; name: string; ownerId: string };
+}
+
+export async function invite(t: TestApp, admin: TestUser, projectId: string, user: TestUser, role: string) {
+  const response = await t.request('POST', `/api/v1/projects/${projectId}/members/invite`, {
+    token: admin.token,
+    body: { email: user.email, role },
+  });
+  if (response.status !== 201) throw new Error(`invite failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body as { id: string; userId: string; role: string };
+}
+
+export async function createTask(t: TestApp, user: TestUser, projectId: string, body: Record<string, unknown> = {}) {
+  const response = await t.request('POST', '/api/v1/tasks', { token: user.token, body: { title: 'Task', projectId, ...body } });
+  if (response.status !== 201) throw new Error(`create task failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body as { id: string; title: string; status: string; assigneeId: string | null };
+}

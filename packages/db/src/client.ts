@@ -1,0 +1,91 @@
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import * as schema from './schema';
+
+export type Schema = typeof schema;
+/** Both drivers share this type; a transaction is one too, so stores take either. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export type DbConfig =
+  | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob }
+  | { kind: 'postgres'; url: string; poolSize?: number };
+
+export interface Database {
+  db: Db;
+  kind: DbConfig['kind'];
+  /** Applies pending migrations; on PostgreSQL under an advisory lock so concurrent starts apply them once. */
+  migrate(): Promise<void>;
+  /** Throws when the database cannot answer. */
+  ping(): Promise<void>;
+  /** PGlite only: a consistent copy of the whole data directory. */
+  dumpDataDir?(): Promise<Blob>;
+  close(): Promise<void>;
+}
+
+const MIGRATION_LOCK_KEY = 7_415_002_311;
+
+/** The drizzle-kit SQL migrations shipped inside this package. */
+export const migrationsFolder = join(
+  dirname(createRequire(import.meta.url).resolve('@tasklane/db/package.json')),
+  'drizzle',
+);
+
+export async function createDatabase(config: DbConfig): Promise<Database> {
+  return config.kind === 'pglite' ? openPglite(config) : openPostgres(config);
+}
+
+async function openPglite(config: Extract<DbConfig, { kind: 'pglite' }>): Promise<Database> {
+  if (config.dataDir) mkdirSync(config.dataDir, { recursive: true });
+  const client = await PGlite.create({
+    ...(config.dataDir ? { dataDir: config.dataDir } : {}),
+    ...(config.loadDataDir ? { loadDataDir: config.loadDataDir } : {}),
+  });
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'pglite',
+    migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder }),
+    ping: async () => {
+      await client.query('select 1');
+    },
+    dumpDataDir: () => client.dumpDataDir('none') as Promise<Blob>,
+    close: () => client.close(),
+  };
+}
+
+async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Promise<Database> {
+  const client = postgres(config.url, {
+    max: config.poolSize ?? 10,
+    onnotice: () => {},
+    connect_timeout: 5,
+    idle_timeout: 60,
+  });
+  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'postgres',
+    migrate: async () => {
+      const lockClient = postgres(config.url, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+      try {
+        await lockClient`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+        await migratePostgres(drizzlePostgres(lockClient), { migrationsFolder });
+        await lockClient`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
+      } finally {
+        await lockClient.end();
+      }
+    },
+    ping: async () => {
+      await db.execute(sql`select 1`);
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { IdSchema, trimmed } from './common';
+
+/** bcrypt ignores bytes beyond 72, so longer passwords are refused rather than silently truncated. */
+export const PASSWORD_MAX_BYTES = 72;
+const utf8 = new TextEncoder();
+
+const EmailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email());
+const PasswordSchema = z
+  .string()
+  .min(6)
+  .refine((value) => utf8.encode(value).length <= PASSWORD_MAX_BYTES, {
+    message: `Password must be at most ${PASSWORD_MAX_BYTES} bytes of UTF-8`,
+  });
+
+export const UserSchema = z
+  .object({ id: IdSchema, name: z.string(), email: z.string() })
+  .meta({ id: 'User', example: { id: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b', name: 'Ada Lovelace', email: 'ada@example.com' } });
+
+export const RegisterInput = z
+  .object({ name: trimmed(1, 200), email: EmailSchema, password: PasswordSchema })
+  .strict()
+  .meta({ examples: [{ name: 'Ada Lovelace', email: 'ada@example.com', password: 'correct horse' }] });
+
+export const LoginInput = z
+  .object({ email: EmailSchema, password: z.string().min(1).max(1024) })
+  .strict()
+  .meta({ examples: [{ email: 'ada@example.com', password: 'correct horse' }] });
+
+export const TokenSchema = z.object({
+  access_token: z.string().meta({ description: 'JWT (HS256) for the Authorization: Bearer header' }),
+  token_type: z.literal('Bearer'),
+  expires_in: z.number().int().meta({ description: 'Seconds until the token expires' }),
+});
+
+export const AuthResponseSchema = TokenSchema.extend({ user: UserSchema }).meta({ id: 'AuthResponse' });
+
+export type User = z.infer<typeof UserSchema>;
+export type RegisterInput = z.infer<typeof RegisterInput>;
+export type LoginInput = z.infer<typeof LoginInput>;
+export type AuthResponse = z.infer<typeof AuthResponseSchema>;

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/** Ids are UUIDv7 strings; a malformed id in a path is a 404, so paths accept any string. */
+export const IdSchema = z.string().meta({ description: 'Resource id (UUIDv7)', example: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b' });
+export const TimestampSchema = z.string().meta({
+  description: 'UTC ISO 8601 timestamp with milliseconds',
+  example: '2026-11-21T09:30:00.000Z',
+});
+
+export const PathIdInput = z.object({ id: z.string().max(200) }).strict();
+
+export const MessageSchema = z
+  .object({ message: z.string() })
+  .meta({ id: 'Message', example: { message: 'Task deleted' } });
+
+export const ErrorIssueSchema = z.object({
+  path: z.array(z.union([z.string(), z.number()])),
+  message: z.string(),
+  code: z.string().optional(),
+});
+
+export const ErrorBodySchema = z
+  .object({
+    message: z.string().meta({ description: 'Human-readable explanation' }),
+    code: z.string().meta({ description: 'tRPC error code, one per HTTP status (e.g. NOT_FOUND)' }),
+    reason: z.string().optional().meta({ description: 'Stable domain key where one status has several causes' }),
+    issues: z.array(ErrorIssueSchema).optional().meta({ description: 'Invalid input fields' }),
+  })
+  .meta({
+    id: 'Error',
+    example: { message: 'title: Too small', code: 'BAD_REQUEST', issues: [{ path: ['title'], message: 'Too small' }] },
+  });
+
+/** Query values arrive as strings; list endpoints share these two. */
+export const PageQueryShape = {
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, 'limit must be an integer from 1 to 500')
+    .refine((value) => Number(value) >= 1 && Number(value) <= 500, 'limit must be an integer from 1 to 500')
+    .optional()
+    .meta({ description: 'Page size, 1–500 (default 100)' }),
+  cursor: z
+    .string()
+    .max(512)
+    .optional()
+    .meta({ description: 'Opaque cursor from the `Link: rel="next"` header of the previous page' }),
+};
+
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 500;
+
+/** Trimmed string with a length range, checked after trimming. */
+export const trimmed = (min: number, max: number) => z.string().trim().min(min).max(max);
+
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;

@@ -1,0 +1,6 @@
+export * from './common';
+export * from './auth';
+export * from './projects';
+export * from './members';
+export * from './tasks';
+export * from './comments';

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { IdSchema, PageQueryShape, TimestampSchema, trimmed } from './common';
+
+export const PROJECT_NAME_MAX = 200;
+export const PROJECT_DESCRIPTION_MAX = 10_000;
+
+export const ProjectSchema = z
+  .object({
+    id: IdSchema,
+    name: z.string(),
+    description: z.string(),
+    ownerId: IdSchema,
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+  })
+  .meta({ id: 'Project' });
+
+export const CreateProjectInput = z
+  .object({
+    name: trimmed(1, PROJECT_NAME_MAX),
+    description: z.string().max(PROJECT_DESCRIPTION_MAX).optional(),
+  })
+  .strict()
+  .meta({ examples: [{ name: 'Website relaunch', description: 'Everything for the new site' }] });
+
+export const UpdateProjectInput = z
+  .object({
+    id: z.string().max(200),
+    name: trimmed(1, PROJECT_NAME_MAX).optional(),
+    description: z.string().max(PROJECT_DESCRIPTION_MAX).optional(),
+  })
+  .strict()
+  .meta({ examples: [{ name: 'Website relaunch 2027' }] });
+
+export const ListProjectsInput = z.object({ ...PageQueryShape }).strict();
+
+export type Project = z.infer<typeof ProjectSchema>;
+export type CreateProjectInput = z.infer<typeof CreateProjectInput>;
+export type UpdateProjectInput = z.infer<typeof UpdateProjectInput>;

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { IdSchema, PageQueryShape, TimestampSchema, trimmed } from './common';
+
+export const TASK_STATUSES = ['TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELLED'] as const;
+/** Listed in rank order: sorting by priority uses this order, not the alphabet. */
+export const TASK_PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'URGENT'] as const;
+export const TASK_TITLE_MAX = 500;
+export const TASK_DESCRIPTION_MAX = 50_000;
+
+export const TaskStatusSchema = z.enum(TASK_STATUSES).meta({ id: 'TaskStatus' });
+export const TaskPrioritySchema = z.enum(TASK_PRIORITIES).meta({ id: 'TaskPriority' });
+
+/** Any RFC 3339 date-time; stored and returned in UTC. */
+const DueDateSchema = z.iso
+  .datetime({ offset: true })
+  .refine((value) => !Number.isNaN(Date.parse(value)), 'Invalid date')
+  .meta({ description: 'RFC 3339 date-time (returned normalised to UTC)', example: '2026-12-01T17:00:00.000Z' });
+
+export const TaskSchema = z
+  .object({
+    id: IdSchema,
+    title: z.string(),
+    description: z.string(),
+    status: TaskStatusSchema,
+    priority: TaskPrioritySchema,
+    dueDate: TimestampSchema.nullable(),
+    assigneeId: IdSchema.nullable(),
+    projectId: IdSchema,
+    createdById: IdSchema,
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+    completedAt: TimestampSchema.nullable(),
+  })
+  .meta({ id: 'Task' });
+
+export const CreateTaskInput = z
+  .object({
+    title: trimmed(1, TASK_TITLE_MAX),
+    projectId: z.string().max(200),
+    description: z.string().max(TASK_DESCRIPTION_MAX).optional(),
+    status: TaskStatusSchema.optional(),
+    priority: TaskPrioritySchema.optional(),
+    dueDate: DueDateSchema.nullable().optional(),
+    assigneeId: z.string().max(200).nullable().optional(),
+  })
+  .strict()
+  .meta({
+    examples: [
+      {
+        title: 'Write the launch post',
+        projectId: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b',
+        priority: 'HIGH',
+        dueDate: '2026-12-01T17:00:00.000Z',
+      },
+    ],
+  });
+
+export const UpdateTaskInput = z
+  .object({
+    id: z.string().max(200),
+    title: trimmed(1, TASK_TITLE_MAX).optional(),
+    description: z.string().max(TASK_DESCRIPTION_MAX).optional(),
+    status: TaskStatusSchema.optional(),
+    priority: TaskPrioritySchema.optional(),
+    dueDate: DueDateSchema.nullable().optional(),
+    assigneeId: z.string().max(200).nullable().optional(),
+  })
+  .strict()
+  .meta({ examples: [{ status: 'IN_PROGRESS' }] });
+
+export const TASK_SORT_FIELDS = ['createdAt', 'updatedAt', 'dueDate', 'priority', 'title'] as const;
+export type TaskSortField = (typeof TASK_SORT_FIELDS)[number];
+const SORT_VALUES = TASK_SORT_FIELDS.flatMap((field) => [field, `-${field}`]) as [string, ...string[]];
+
+/** A comma list of enum values, as query strings arrive. */
+const commaList = <T extends readonly [string, ...string[]]>(values: T, name: string) =>
+  z
+    .string()
+    .max(200)
+    .refine(
+      (raw) => raw.split(',').every((item) => (values as readonly string[]).includes(item.trim())),
+      `${name} must be a comma list of ${values.join(', ')}`,
+    )
+    .optional()
+    .meta({ description: `Comma list of ${values.join(', ')}` });
+
+const queryDate = z.iso
+  .datetime({ offset: true })
+  .refine((value) => !Number.isNaN(Date.parse(value)), 'Invalid date')
+  .optional();
+
+export const TaskFilterShape = {
+  status: commaList(TASK_STATUSES, 'status'),
+  priority: commaList(TASK_PRIORITIES, 'priority'),
+  assigneeId: z
+    .string()
+    .max(200)
+    .optional()
+    .meta({ description: 'A user id, `me` (the caller) or `none` (unassigned)' }),
+  dueBefore: queryDate.meta({ description: 'Only tasks due strictly before this date-time' }),
+  dueAfter: queryDate.meta({ description: 'Only tasks due strictly after this date-time' }),
+  q: z.string().max(200).optional().meta({ description: 'Case-insensitive text searched in title and description' }),
+  sort: z
+    .enum(SORT_VALUES)
+    .optional()
+    .meta({ description: 'Sort field, `-` prefix for descending (default `createdAt`); ties broken by id' }),
+  ...PageQueryShape,
+};
+
+export const ListProjectTasksInput = z.object({ projectId: z.string().max(200), ...TaskFilterShape }).strict();
+
+export type Task = z.infer<typeof TaskSchema>;
+export type TaskStatus = z.infer<typeof TaskStatusSchema>;
+export type TaskPriority = z.infer<typeof TaskPrioritySchema>;
+export type CreateTaskInput = z.infer<typeof CreateTaskInput>;
+export type UpdateTaskInput = z.infer<typeof UpdateTaskInput>;
+export type ListProjectTasksInput = z.infer<typeof ListProjectTasksInput>;
