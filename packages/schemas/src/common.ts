@@ -53,3 +53,7 @@ export const MAX_PAGE_SIZE = 500;
 export const trimmed = (min: number, max: number) => z.string().trim().min(min).max(max);
 
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+/** The page shape of the tRPC-only `…Page` procedures, which the SDK pages through. */
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), nextCursor: z.string().nullable() });

@@ -1,4 +1,12 @@
-import { CreateProjectInput, ListProjectsInput, MessageSchema, PathIdInput, ProjectSchema, UpdateProjectInput } from '@tasklane/schemas';
+import {
+  CreateProjectInput,
+  ListProjectsInput,
+  MessageSchema,
+  PathIdInput,
+  ProjectSchema,
+  UpdateProjectInput,
+  pageOf,
+} from '@tasklane/schemas';
 import { z } from 'zod';
 import { announceNextPage } from '../lib/paging';
 import { protectedProcedure, router } from '../trpc/init';
@@ -18,6 +26,12 @@ export const projectsRouter = router({
       announceNextPage(ctx.response, ctx.url, page.nextCursor);
       return page.items;
     }),
+
+  /** The same list for tRPC clients, with the next cursor in the body (the SDK's paging). */
+  listPage: protectedProcedure
+    .input(ListProjectsInput.optional())
+    .output(pageOf(ProjectSchema))
+    .query(({ ctx, input }) => ctx.services.projects.list(ctx.userId, input ?? {})),
 
   create: protectedProcedure
     .meta({

@@ -1,4 +1,13 @@
-import { CreateTaskInput, ListProjectTasksInput, MessageSchema, PathIdInput, TaskFilterShape, TaskSchema, UpdateTaskInput } from '@tasklane/schemas';
+import {
+  CreateTaskInput,
+  ListProjectTasksInput,
+  MessageSchema,
+  PathIdInput,
+  TaskFilterShape,
+  TaskSchema,
+  UpdateTaskInput,
+  pageOf,
+} from '@tasklane/schemas';
 import { z } from 'zod';
 import { announceNextPage } from '../lib/paging';
 import { protectedProcedure, router } from '../trpc/init';
@@ -33,6 +42,17 @@ export const tasksRouter = router({
       announceNextPage(ctx.response, ctx.url, page.nextCursor);
       return page.items;
     }),
+
+  /** tRPC-only twins of the two lists with the next cursor in the body (the SDK's paging). */
+  listForProjectPage: protectedProcedure
+    .input(ListProjectTasksInput)
+    .output(pageOf(TaskSchema))
+    .query(({ ctx, input }) => ctx.services.tasks.listForProject(ctx.userId, input)),
+
+  listMinePage: protectedProcedure
+    .input(z.object(TaskFilterShape).strict().optional())
+    .output(pageOf(TaskSchema))
+    .query(({ ctx, input }) => ctx.services.tasks.listAcrossProjects(ctx.userId, input ?? {})),
 
   create: protectedProcedure
     .meta({

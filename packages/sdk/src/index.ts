@@ -1,0 +1,117 @@
+import { createTRPCClient, httpBatchLink, TRPCClientError, type TRPCClient } from '@trpc/client';
+import type { AppRouter } from '@tasklane/server/router';
+
+export type { AppRouter };
+
+export interface TasklaneClientOptions {
+  /** The server's origin, e.g. `http://127.0.0.1:3000`. */
+  baseUrl: string;
+  /** A bearer token; `auth.register` and `auth.login` set one too. */
+  token?: string;
+  fetch?: typeof globalThis.fetch;
+}
+
+export interface ErrorIssue {
+  path: (string | number)[];
+  message: string;
+  code?: string;
+}
+
+/** Every failed call rejects with this: branch on `code` (tRPC code) or `reason` (domain key). */
+export class TasklaneError extends Error {
+  readonly code: string;
+  readonly reason: string | undefined;
+  readonly httpStatus: number | undefined;
+  readonly issues: ErrorIssue[] | undefined;
+
+  constructor(message: string, fields: { code: string; reason?: string; httpStatus?: number; issues?: ErrorIssue[]; cause?: unknown }) {
+    super(message, { cause: fields.cause });
+    this.name = 'TasklaneError';
+    this.code = fields.code;
+    this.reason = fields.reason;
+    this.httpStatus = fields.httpStatus;
+    this.issues = fields.issues;
+  }
+
+  static from(error: unknown): TasklaneError {
+    if (error instanceof TasklaneError) return error;
+    if (error instanceof TRPCClientError) {
+      const data = (error.data ?? {}) as { code?: string; httpStatus?: number; reason?: string; issues?: ErrorIssue[] };
+      return new TasklaneError(error.message, {
+        code: data.code ?? 'CLIENT_ERROR',
+        ...(data.reason ? { reason: data.reason } : {}),
+        ...(data.httpStatus ? { httpStatus: data.httpStatus } : {}),
+        ...(data.issues ? { issues: data.issues } : {}),
+        cause: error,
+      });
+    }
+    return new TasklaneError(error instanceof Error ? error.message : String(error), { code: 'CLIENT_ERROR', cause: error });
+  }
+}
+
+type TokenHolder = { token: string | undefined };
+
+const TOKEN_ISSUERS = new Set(['auth.register', 'auth.login']);
+const CALLS = new Set(['query', 'mutate']);
+
+/** Wraps the tRPC proxy so every call rejects with TasklaneError and register/login keep the token. */
+function wrap<T extends object>(target: T, holder: TokenHolder, path: string[] = []): T {
+  return new Proxy(target, {
+    get(object, key, receiver) {
+      const value = Reflect.get(object, key, receiver) as unknown;
+      if (typeof key !== 'string') return value;
+      if (CALLS.has(key) && typeof value === 'function') {
+        const procedure = path.join('.');
+        return async (...args: unknown[]) => {
+          try {
+            const result = await (value as (...a: unknown[]) => Promise<unknown>)(...args);
+            if (TOKEN_ISSUERS.has(procedure)) holder.token = (result as { access_token: string }).access_token;
+            return result;
+          } catch (error) {
+            throw TasklaneError.from(error);
+          }
+        };
+      }
+      return value && (typeof value === 'object' || typeof value === 'function') ? wrap(value as object, holder, [...path, key]) : value;
+    },
+  });
+}
+
+export type TasklaneClient = TRPCClient<AppRouter> & {
+  /** Replaces (or clears) the bearer token used by later calls. */
+  setToken(token: string | undefined): void;
+  getToken(): string | undefined;
+};
+
+export function createTasklaneClient(options: TasklaneClientOptions): TasklaneClient {
+  const holder: TokenHolder = { token: options.token };
+  const trpc = createTRPCClient<AppRouter>({
+    links: [
+      httpBatchLink({
+        url: `${options.baseUrl.replace(/\/+$/, '')}/api/trpc`,
+        headers: () => (holder.token ? { authorization: `Bearer ${holder.token}` } : {}),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      }),
+    ],
+  });
+  const client = wrap(trpc, holder) as TasklaneClient;
+  return Object.assign(Object.create(client) as TasklaneClient, {
+    setToken: (token: string | undefined) => {
+      holder.token = token;
+    },
+    getToken: () => holder.token,
+  });
+}
+
+/** Every item of a paged list, page after page: `for await (const task of paginate(c.tasks.listForProjectPage, { projectId }))`. */
+export async function* paginate<TInput extends { cursor?: string }, TItem>(
+  procedure: { query(input: TInput): Promise<{ items: TItem[]; nextCursor: string | null }> },
+  input: TInput,
+): AsyncGenerator<TItem> {
+  let cursor = input.cursor;
+  do {
+    const page = await procedure.query({ ...input, ...(cursor ? { cursor } : {}) });
+    yield* page.items;
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+}
