@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IdSchema, PageQueryShape, TimestampSchema, trimmed } from './common';
+import { RoleSchema } from './members';
 
 export const PROJECT_NAME_MAX = 200;
 export const PROJECT_DESCRIPTION_MAX = 10_000;
@@ -10,6 +11,7 @@ export const ProjectSchema = z
     name: z.string(),
     description: z.string(),
     ownerId: IdSchema,
+    role: RoleSchema.meta({ description: "The caller's role in the project (the owner is an ADMIN)" }),
     createdAt: TimestampSchema,
     updatedAt: TimestampSchema,
   })

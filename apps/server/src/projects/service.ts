@@ -1,5 +1,5 @@
 import type { Db } from '@tasklane/db';
-import type { CreateProjectInput, Project, UpdateProjectInput } from '@tasklane/schemas';
+import type { CreateProjectInput, Project, Role, UpdateProjectInput } from '@tasklane/schemas';
 import { requireProjectAccess } from '../access';
 import { newId } from '../lib/ids';
 import { decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
@@ -8,11 +8,13 @@ import { authorize } from '../policy';
 import { notFound } from '../trpc/errors';
 import * as store from './store';
 
-export const toProject = (row: store.ProjectRow): Project => ({
+/** Every project response carries the caller's role, so a client can show only the controls it may use. */
+export const toProject = (row: store.ProjectRow, role: Role): Project => ({
   id: row.id,
   name: row.name,
   description: row.description,
   ownerId: row.ownerId,
+  role,
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });
@@ -23,7 +25,7 @@ export function createProjectsService(db: Db) {
       const limit = pageSize(query.limit);
       const [afterId] = decodeCursor(query.cursor, 1) ?? [];
       const rows = await store.listProjectsOfMember(db, userId, typeof afterId === 'string' ? afterId : undefined, limit + 1);
-      return toPage(rows, limit, ({ project }) => toProject(project), ({ project }) => [project.id]);
+      return toPage(rows, limit, ({ project, role }) => toProject(project, role), ({ project }) => [project.id]);
     },
 
     /** The creator becomes owner and an ADMIN member, in one transaction. */
@@ -38,21 +40,22 @@ export function createProjectsService(db: Db) {
         await insertMember(tx, { id: newId(), projectId: project.id, userId, role: 'ADMIN' });
         return project;
       });
-      return toProject(row);
+      return toProject(row, 'ADMIN');
     },
 
     async get(userId: string, projectId: string): Promise<Project> {
-      await requireProjectAccess(db, projectId, userId);
+      const access = await requireProjectAccess(db, projectId, userId);
       const row = await store.findProject(db, projectId);
       if (!row) throw notFound('Project');
-      return toProject(row);
+      return toProject(row, access.role);
     },
 
     async update(userId: string, { id, ...patch }: UpdateProjectInput): Promise<Project> {
-      authorize(await requireProjectAccess(db, id, userId), 'project.update');
+      const access = await requireProjectAccess(db, id, userId);
+      authorize(access, 'project.update');
       const row = await store.updateProject(db, id, patch);
       if (!row) throw notFound('Project');
-      return toProject(row);
+      return toProject(row, access.role);
     },
 
     async remove(userId: string, projectId: string): Promise<{ message: string }> {

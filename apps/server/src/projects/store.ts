@@ -20,7 +20,7 @@ export const findProject = async (db: Db, id: string) =>
 /** The projects a user is a member of, in id (creation) order, after `afterId`. */
 export const listProjectsOfMember = (db: Db, userId: string, afterId: string | undefined, limit: number) =>
   db
-    .select({ project: projects })
+    .select({ project: projects, role: memberships.role })
     .from(memberships)
     .innerJoin(projects, eq(projects.id, memberships.projectId))
     .where(and(eq(memberships.userId, userId), afterId ? gt(memberships.projectId, afterId) : undefined))

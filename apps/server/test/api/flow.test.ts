@@ -57,6 +57,7 @@ describe('the interface flow, endpoint by endpoint', () => {
       name: 'Engine',
       description: 'Difference engine',
       ownerId: owner.id,
+      role: 'ADMIN',
       createdAt: expect.stringMatching(ISO_MS),
       updatedAt: expect.stringMatching(ISO_MS),
     });
