@@ -10,11 +10,17 @@ export const TASK_DESCRIPTION_MAX = 50_000;
 export const TaskStatusSchema = z.enum(TASK_STATUSES).meta({ id: 'TaskStatus' });
 export const TaskPrioritySchema = z.enum(TASK_PRIORITIES).meta({ id: 'TaskPriority' });
 
-/** Any RFC 3339 date-time; stored and returned in UTC. */
-const DueDateSchema = z.iso
-  .datetime({ offset: true })
-  .refine((value) => !Number.isNaN(Date.parse(value)), 'Invalid date')
-  .meta({ description: 'RFC 3339 date-time (returned normalised to UTC)', example: '2026-12-01T17:00:00.000Z' });
+/** Any RFC 3339 date-time (a `Z` or an offset is required); stored and returned in UTC. */
+const dateTime = () => z.iso.datetime({ offset: true }).refine(isRealDate, 'Invalid date');
+
+/** Date.parse accepts 2026-02-30 (as 2 March); a due date that does not exist is refused instead. */
+function isRealDate(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day && !Number.isNaN(Date.parse(value));
+}
+
+const DueDateSchema = dateTime().meta({ description: 'RFC 3339 date-time (returned normalised to UTC)', example: '2026-12-01T17:00:00.000Z' });
 
 export const TaskSchema = z
   .object({
@@ -84,10 +90,7 @@ const commaList = <T extends readonly [string, ...string[]]>(values: T, name: st
     .optional()
     .meta({ description: `Comma list of ${values.join(', ')}` });
 
-const queryDate = z.iso
-  .datetime({ offset: true })
-  .refine((value) => !Number.isNaN(Date.parse(value)), 'Invalid date')
-  .optional();
+const queryDate = dateTime().optional();
 
 export const TaskFilterShape = {
   status: commaList(TASK_STATUSES, 'status'),
