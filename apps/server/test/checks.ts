@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT, UnsecuredJWT } from 'jose';
+import { expect } from 'vitest';
+import { testConfig, type TestApp, type TestResponse } from './harness';
+
+/** Rows of a raw SQL query, whichever driver (PGlite answers `{ rows }`, postgres.js an array). */
+export async function queryRows<T = Record<string, unknown>>(t: TestApp, sql: string): Promise<T[]> {
+  const result = await t.database.db.execute(sql as never);
+  return ((result as { rows?: T[] }).rows ?? (result as unknown as T[])) as T[];
+}
+
+const SNAPSHOT_TABLES = ['users', 'projects', 'memberships', 'tasks', 'comments'] as const;
+
+/**
+ * Row count and a digest of every row of each table: equal snapshots before and after a
+ * refused request prove it wrote nothing, not even an update in place. (Test databases are small.)
+ */
+export async function databaseSnapshot(t: TestApp): Promise<Record<string, string>> {
+  const columns = SNAPSHOT_TABLES.map(
+    (table) => `(select count(*) || ' rows ' || md5(coalesce(string_agg(x::text, '|' order by x.id), '')) from ${table} x) as ${table}`,
+  );
+  const [row] = await queryRows<Record<string, string>>(t, `select ${columns.join(', ')}`);
+  return row!;
+}
+
+const HOUR = 3600;
+const now = () => Math.floor(Date.now() / 1000);
+
+/** A token signed like the server's (HS256; sub, iat, jti, exp) with the secret and expiry a test chooses. */
+export function signTestToken(
+  userId: string,
+  { secret = testConfig().jwtSecret, expiresAt = now() + HOUR }: { secret?: string; expiresAt?: number } = {},
+): Promise<string> {
+  return new SignJWT({ tv: 0 })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(userId)
+    .setIssuedAt(expiresAt - HOUR)
+    .setJti(randomUUID())
+    .setExpirationTime(expiresAt)
+    .sign(new TextEncoder().encode(secret));
+}
+
+export const UNACCEPTABLE_TOKENS = [
+  'no token',
+  'malformed token',
+  'another scheme',
+  'expired token',
+  'token signed with another secret',
+  'unsigned token (alg none)',
+  'token of an unknown user',
+] as const;
+export type UnacceptableToken = (typeof UNACCEPTABLE_TOKENS)[number];
+
+/** Authorization headers that must all be refused with 401, made for a user who otherwise exists. */
+export async function unacceptableAuthorizations(userId: string): Promise<Record<UnacceptableToken, string | undefined>> {
+  return {
+    'no token': undefined,
+    'malformed token': 'Bearer not-a-jwt',
+    'another scheme': 'Basic dXNlcjpwYXNzd29yZA==',
+    'expired token': `Bearer ${await signTestToken(userId, { expiresAt: now() - 60 })}`,
+    'token signed with another secret': `Bearer ${await signTestToken(userId, { secret: 'another-secret-that-is-long-enough-for-hs256' })}`,
+    'unsigned token (alg none)': `Bearer ${new UnsecuredJWT({ tv: 0 }).setSubject(userId).setJti(randomUUID()).setIssuedAt().setExpirationTime('1h').encode()}`,
+    'token of an unknown user': `Bearer ${await signTestToken(randomUUID())}`,
+  };
+}
+
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+export interface ExpectedError {
+  /** Exact text, or a matcher such as `expect.stringContaining(…)`; any non-empty text when left out. */
+  message?: unknown;
+  reason?: string;
+  issues?: unknown;
+}
+
+/**
+ * The documented REST error: the status, `code` matching it, and exactly the keys
+ * `message`, `code` and (only when expected) `reason` and `issues` — no `data`, no stack.
+ */
+export function expectErrorBody(response: TestResponse, status: number, expected: ExpectedError = {}): void {
+  const { status: actualStatus, body } = response;
+  expect({ status: actualStatus, body }).toMatchObject({ status });
+  expect(body).toStrictEqual({
+    message: expected.message ?? expect.stringMatching(/\S/),
+    code: CODE_BY_STATUS[status],
+    ...(expected.reason ? { reason: expected.reason } : {}),
+    ...(expected.issues ? { issues: expected.issues } : {}),
+  });
+  if (status === 401) expect(response.headers['www-authenticate']).toBe('Bearer');
+}
+
+/** One issue naming a field: its path and, optionally, the zod issue code. */
+export const issueAt = (path: (string | number)[], code?: string) => ({
+  path,
+  message: expect.any(String),
+  ...(code ? { code } : { code: expect.any(String) }),
+});
