@@ -9,8 +9,9 @@ import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import { createPasswordHasher } from './auth/password';
 import { createTokenService } from './auth/tokens';
 import type { Config } from './config';
-import { registerAuthRateLimits } from './http/rate-limits';
-import { errorBody, fastifyErrorToBody, toRestErrorPayload } from './http/rest-errors';
+import { registerRateLimits } from './http/rate-limits';
+import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from './http/rest-errors';
+import { clientErrorHandler, registerSecurity } from './http/security';
 import { buildOpenApiDocument, createdPaths } from './openapi';
 import { createServices } from './services';
 import type { Context, ServicesHandle } from './trpc/init';
@@ -48,6 +49,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bodyLimit: BODY_LIMIT,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
+    trustProxy: config.trustProxy,
+    clientErrorHandler,
   });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -61,13 +64,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { status, body } = fastifyErrorToBody(error);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
-    return reply.code(status).send(body);
+    return sendError(request, reply, status, body);
   });
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(errorBody(404, `No route for ${request.method} ${request.url.split('?')[0]}`)),
+    sendError(request, reply, 404, errorBody(404, `No route for ${request.method} ${request.url.split('?')[0]}`)),
   );
 
-  await registerAuthRateLimits(app, config.authRateLimit);
+  await registerSecurity(app, config.corsOrigins);
+  await registerRateLimits(app, {
+    authPerMinute: config.authRateLimit,
+    tokenPerMinute: config.tokenRateLimit,
+    ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
+  });
 
   const contextFor = (transport: Context['transport'], request: FastifyRequest, url: string): Context => ({
     transport,

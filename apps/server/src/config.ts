@@ -28,6 +28,17 @@ const EnvSchema = z.object({
   JWT_TTL: durationSeconds.default(86_400),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   AUTH_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
+  TOKEN_RATE_LIMIT: z.coerce.number().int().min(0).default(6000),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  TRUST_PROXY: z
+    .string()
+    .transform((raw): boolean | string => (raw === 'true' ? true : raw === 'false' ? false : raw))
+    .default(false),
+  CORS_ORIGINS: z
+    .string()
+    .transform((raw) => raw.split(',').map((origin) => origin.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'each origin is scheme://host[:port], no path')))
+    .default([]),
   BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(10),
 });
 
@@ -41,6 +52,14 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
   /** Login and register requests per minute, per client IP and per email. */
   authRateLimit: number;
+  /** Requests per minute per bearer token on the API; 0 turns the limit off. */
+  tokenRateLimit: number;
+  /** When set, rate-limit counters live in Redis and are shared by every instance. */
+  redisUrl?: string;
+  /** Browser origins allowed by CORS; empty means no cross-origin access. */
+  corsOrigins: string[];
+  /** Fastify's trustProxy (true, or the proxies' addresses): behind a load balancer the client IP comes from X-Forwarded-For. */
+  trustProxy: boolean | string;
   bcryptCost: number;
 }
 
@@ -64,6 +83,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtTtlSeconds: values.JWT_TTL,
     logLevel: values.LOG_LEVEL,
     authRateLimit: values.AUTH_RATE_LIMIT,
+    tokenRateLimit: values.TOKEN_RATE_LIMIT,
+    ...(values.REDIS_URL ? { redisUrl: values.REDIS_URL } : {}),
+    corsOrigins: values.CORS_ORIGINS,
+    trustProxy: values.TRUST_PROXY,
     bcryptCost: values.BCRYPT_COST,
   };
 }

@@ -15,6 +15,9 @@ export const testConfig = (overrides: Partial<Config> = {}): Config => ({
   jwtTtlSeconds: 3600,
   logLevel: 'silent',
   authRateLimit: 100_000,
+  tokenRateLimit: 0,
+  corsOrigins: [],
+  trustProxy: false,
   bcryptCost: 4,
   ...overrides,
 });

@@ -1,42 +1,101 @@
+import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { errorBody } from './rest-errors';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
+import { errorBody, sendError } from './rest-errors';
 
 const AUTH_PATHS = /^\/api\/(v1\/auth\/(login|register)|trpc\/auth\.(login|register))(\?|$)/;
+const WINDOW_MS = 60_000;
+
+export interface RateLimitOptions {
+  /** Login and register attempts per minute, per client IP and per email. */
+  authPerMinute: number;
+  /** API requests per minute per bearer token; 0 turns this limit off. */
+  tokenPerMinute: number;
+  /** Counters in Redis (shared by every instance) instead of this process's memory. */
+  redisUrl?: string;
+}
 
 /** The email of a login or register body, REST or native tRPC (single or batched). */
 function emailOf(body: unknown): string | undefined {
+  if (typeof body === 'string') return emailOf(parseOrUndefined(body));
   if (!body || typeof body !== 'object') return undefined;
   const record = body as Record<string, unknown>;
   const candidate = record.email ?? (record['0'] as Record<string, unknown> | undefined)?.email;
   return typeof candidate === 'string' ? candidate.trim().toLowerCase().slice(0, 254) : undefined;
 }
 
+/** The native tRPC endpoint hands its body over unparsed. */
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Tokens are counted under a digest, so neither Redis nor a memory dump ever holds one. */
+const tokenKey = (authorization: string) => `token:${createHash('sha256').update(authorization).digest('base64url')}`;
+
+function refuse(request: FastifyRequest, reply: FastifyReply, ttlInSeconds: number) {
+  const seconds = Math.max(1, ttlInSeconds);
+  reply.header('retry-after', String(seconds));
+  return sendError(request, reply, 429, errorBody(429, `Too many requests: retry in ${seconds} s`, 'RATE_LIMITED'));
+}
+
+/**
+ * Redis for shared counters. A Redis outage must not take the API down with it, so commands fail
+ * fast while it is unreachable (no offline queue) and the limiter lets requests through (skipOnError).
+ */
+async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
+  const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 });
+  redis.on('error', (error: Error) => app.log.warn({ err: error }, 'rate-limit store (Redis) unavailable'));
+  app.addHook('onClose', async () => {
+    redis.disconnect();
+  });
+  try {
+    await redis.connect();
+  } catch (error) {
+    app.log.warn({ err: error }, 'Redis unreachable at start: rate limits pass requests until it is back');
+  }
+  return redis;
+}
+
 /**
  * Login and register are limited per client IP and per email, so neither a single client nor a
- * distributed guess at one account gets more than `perMinute` attempts a minute.
+ * distributed guess at one account gets more than `authPerMinute` attempts a minute. Every other
+ * API request carrying a token is limited per token, against runaway scripts.
  */
-export async function registerAuthRateLimits(app: FastifyInstance, perMinute: number): Promise<void> {
-  await app.register(rateLimit, { global: false });
-  const limiters = [
-    app.createRateLimit({ max: perMinute, timeWindow: 60_000, keyGenerator: (request) => `auth-ip:${request.ip}` }),
-    app.createRateLimit({
-      max: perMinute,
-      timeWindow: 60_000,
-      keyGenerator: (request) => `auth-email:${emailOf(request.body) ?? ''}`,
-    }),
-  ];
-  app.addHook('preHandler', async (request: FastifyRequest, reply) => {
+export async function registerRateLimits(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
+  const redis = options.redisUrl ? await connectRedis(app, options.redisUrl) : undefined;
+  await app.register(rateLimit, {
+    global: false,
+    skipOnError: true,
+    ...(redis ? { redis, nameSpace: 'tasklane-rate-limit:' } : {}),
+  });
+  const limiter = (max: number, keyGenerator: (request: FastifyRequest) => string) => {
+    const limit = app.createRateLimit({ max, timeWindow: WINDOW_MS, keyGenerator });
+    /** Counts the request; answers 429 and returns true once the key is over its limit. */
+    return async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
+      const result = await limit(request);
+      if (result.isAllowed || !result.isExceeded) return false;
+      await refuse(request, reply, result.ttlInSeconds);
+      return true;
+    };
+  };
+
+  const perIp = limiter(options.authPerMinute, (request) => `auth-ip:${request.ip}`);
+  const perEmail = limiter(options.authPerMinute, (request) => `auth-email:${emailOf(request.body) ?? ''}`);
+  app.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST' || !AUTH_PATHS.test(request.url)) return;
-    for (const [index, limiter] of limiters.entries()) {
-      if (index === 1 && !emailOf(request.body)) continue;
-      const result = await limiter(request);
-      if (!result.isAllowed && result.isExceeded) {
-        return reply
-          .code(429)
-          .header('retry-after', String(result.ttlInSeconds))
-          .send(errorBody(429, `Too many attempts: retry in ${result.ttlInSeconds} s`, 'RATE_LIMITED'));
-      }
-    }
+    if (await perIp(request, reply)) return reply;
+    if (emailOf(request.body) && (await perEmail(request, reply))) return reply;
+  });
+
+  if (options.tokenPerMinute === 0) return;
+  const perToken = limiter(options.tokenPerMinute, (request) => tokenKey(request.headers.authorization ?? ''));
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.headers.authorization || !request.url.startsWith('/api/')) return;
+    if (await perToken(request, reply)) return reply;
   });
 }

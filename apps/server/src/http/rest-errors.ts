@@ -1,5 +1,6 @@
 import type { ErrorBody } from '@tasklane/schemas';
-import type { FastifyError } from 'fastify';
+import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorData } from '../trpc/errors';
 import { summarizeIssues } from '../trpc/errors';
 
@@ -57,6 +58,8 @@ export function fastifyErrorToBody(error: FastifyError): { status: number; body:
       return { status: 400, body: errorBody(400, 'Malformed JSON body', 'MALFORMED_JSON') };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { status: 400, body: errorBody(400, 'The JSON body is empty', 'MALFORMED_JSON') };
+    case 'JSON_TOO_DEEP':
+      return { status: 400, body: errorBody(400, error.message, 'JSON_TOO_DEEP') };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, body: errorBody(413, 'The request body exceeds 1 MiB') };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -66,4 +69,21 @@ export function fastifyErrorToBody(error: FastifyError): { status: number; body:
   }
   if (status === 500) return { status, body: errorBody(500, 'Internal server error') };
   return { status, body: errorBody(status, error.message || 'Bad request') };
+}
+
+/**
+ * Answers an error raised outside the procedures (limits, parsing, routing) in the body the
+ * caller's transport reads: the REST error body, or on /api/trpc the tRPC error envelope, so the
+ * tRPC client raises a TRPCClientError with `data.code`, `data.httpStatus` and `data.reason`.
+ */
+export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, body: ErrorBody) {
+  if (!request.url.startsWith('/api/trpc')) return reply.code(status).send(body);
+  const code = body.code as TRPC_ERROR_CODE_KEY;
+  return reply.code(status).send({
+    error: {
+      message: body.message,
+      code: TRPC_ERROR_CODES_BY_KEY[code] ?? TRPC_ERROR_CODES_BY_KEY.INTERNAL_SERVER_ERROR,
+      data: { code, httpStatus: status, ...(body.reason ? { reason: body.reason } : {}) },
+    },
+  });
 }

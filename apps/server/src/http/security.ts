@@ -1,0 +1,94 @@
+import type { Socket } from 'node:net';
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import { errorCodes, type FastifyInstance } from 'fastify';
+import secureJson from 'secure-json-parse';
+import { errorBody, sendError } from './rest-errors';
+
+/** No body of the API nests deeper than a handful of levels; far deeper input is an attack. */
+export const MAX_JSON_DEPTH = 32;
+
+const jsonTooDeep = () =>
+  Object.assign(new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400, code: 'JSON_TOO_DEEP' });
+
+/** One pass over the text, skipping strings: cheaper than parsing and bounded by the body limit. */
+export function jsonDepthExceeds(text: string, maxDepth = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text.charCodeAt(index);
+    if (inString) {
+      if (char === 92 /* \ */) index += 1;
+      else if (char === 34 /* " */) inString = false;
+    } else if (char === 34) inString = true;
+    else if (char === 123 /* { */ || char === 91 /* [ */) {
+      depth += 1;
+      if (depth > maxDepth) return true;
+    } else if (char === 125 /* } */ || char === 93 /* ] */) depth -= 1;
+  }
+  return false;
+}
+
+/**
+ * JSON bodies: Fastify's own rules (prototype poisoning refused) plus the depth limit. The native
+ * tRPC endpoint parses its body itself, so the same limit is applied there before validation.
+ */
+function registerJsonLimits(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), undefined);
+    if (jsonDepthExceeds(text)) return done(jsonTooDeep(), undefined);
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch {
+      done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
+    }
+  });
+  app.addHook('preValidation', async (request, reply) => {
+    if (!request.url.startsWith('/api/trpc/')) return;
+    const input = typeof request.body === 'string' ? request.body : (request.query as { input?: unknown }).input;
+    if (typeof input === 'string' && jsonDepthExceeds(input)) {
+      return sendError(request, reply, 400, errorBody(400, jsonTooDeep().message, 'JSON_TOO_DEEP'));
+    }
+  });
+}
+
+/**
+ * Security headers. The CSP stays strict (no inline scripts): Swagger UI and the web app load
+ * only their own files; inline styles are allowed because Swagger UI sets style attributes.
+ * `upgrade-insecure-requests` is left out so a LAN install served over plain HTTP still works.
+ */
+export async function registerSecurity(app: FastifyInstance, corsOrigins: string[]): Promise<void> {
+  registerJsonLimits(app);
+  await app.register(helmet, {
+    contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } },
+  });
+  await app.register(cors, {
+    origin: corsOrigins.length > 0 ? corsOrigins : false,
+    methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key', 'X-Request-Id'],
+    exposedHeaders: ['ETag', 'Link', 'Location', 'Retry-After', 'X-Request-Id'],
+    maxAge: 600,
+  });
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+
+/**
+ * Requests Node's HTTP parser rejects never reach Fastify's routes (headers over Node's
+ * maxHeaderSize, 16 KiB by default; garbage on the wire): they still get our error body.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const message =
+    status === 431 ? 'Request headers exceed the size limit' : status === 408 ? 'Request timed out' : 'Malformed HTTP request';
+  const body = JSON.stringify(errorBody(status, message));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
