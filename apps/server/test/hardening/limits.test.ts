@@ -6,7 +6,8 @@ import { createTasklaneClient, TasklaneError } from '../../../../packages/sdk/sr
 import { buildApp } from '../../src/app';
 import type { Config } from '../../src/config';
 import { openTestDatabase, registerUser, startTestApp, testConfig, type TestApp } from '../harness';
-import { hardeningPort, injectFetch, isRestErrorBody, isTrpcErrorBody, randomClientIp } from './support';
+import { expectErrorBody } from '../checks';
+import { hardeningPort, injectFetch, isTrpcErrorBody, randomClientIp } from './support';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const uniqueEmail = () => `limit-${randomBytes(6).toString('hex')}@example.com`;
@@ -20,7 +21,7 @@ async function login(app: FastifyInstance, ip: string, email: string, transport:
     headers: { 'content-type': 'application/json' },
     payload: JSON.stringify({ email, password: 'wrong-password' }),
   });
-  return { status: response.statusCode, body: response.json(), retryAfter: response.headers['retry-after'] };
+  return { status: response.statusCode, body: response.json(), headers: response.headers, retryAfter: response.headers['retry-after'] };
 }
 
 describe('rate limits in one instance', () => {
@@ -34,9 +35,7 @@ describe('rate limits in one instance', () => {
     const ip = randomClientIp();
     for (let attempt = 0; attempt < 3; attempt += 1) expect((await login(t.app, ip, uniqueEmail())).status).toBe(401);
     const refused = await login(t.app, ip, uniqueEmail());
-    expect(refused.status).toBe(429);
-    expect(isRestErrorBody(refused.body)).toBe(true);
-    expect(refused.body).toMatchObject({ code: 'TOO_MANY_REQUESTS', reason: 'RATE_LIMITED' });
+    expectErrorBody(refused, 429, { reason: 'RATE_LIMITED' });
     expect(Number(refused.retryAfter)).toBeGreaterThan(0);
     expect(Number(refused.retryAfter)).toBeLessThanOrEqual(60);
     // another client is not affected
@@ -75,8 +74,7 @@ describe('rate limits in one instance', () => {
     const other = await registerUser(t);
     for (let call = 0; call < 5; call += 1) expect((await t.request('GET', '/api/v1/projects', { token: user.token })).status).toBe(200);
     const refused = await t.request('GET', '/api/v1/projects', { token: user.token });
-    expect(refused.status).toBe(429);
-    expect(isRestErrorBody(refused.body)).toBe(true);
+    expectErrorBody(refused, 429, { reason: 'RATE_LIMITED' });
     expect(refused.headers['retry-after']).toBeDefined();
     expect((await t.request('GET', '/api/v1/projects', { token: other.token })).status).toBe(200);
 
@@ -141,8 +139,7 @@ describe('body, nesting and header limits; security headers; CORS', () => {
   it('refuses a body over 1 MiB with 413 on both transports', async () => {
     const huge = JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(1024 * 1024) });
     const rest = await t.request('POST', '/api/v1/auth/login', { rawBody: huge, headers: { 'content-type': 'application/json' } });
-    expect(rest.status).toBe(413);
-    expect(isRestErrorBody(rest.body)).toBe(true);
+    expectErrorBody(rest, 413);
     const trpc = await t.request('POST', '/api/trpc/auth.login', { rawBody: huge, headers: { 'content-type': 'application/json' } });
     expect(trpc.status).toBe(413);
     expect(isTrpcErrorBody(trpc.body, 413)).toBe(true);
@@ -152,8 +149,7 @@ describe('body, nesting and header limits; security headers; CORS', () => {
     const user = await registerUser(t);
     const deep = `{"name":${'['.repeat(40)}1${']'.repeat(40)}}`;
     const rest = await t.request('POST', '/api/v1/projects', { token: user.token, rawBody: deep, headers: { 'content-type': 'application/json' } });
-    expect(rest.status).toBe(400);
-    expect(rest.body).toMatchObject({ code: 'BAD_REQUEST', reason: 'JSON_TOO_DEEP' });
+    expectErrorBody(rest, 400, { reason: 'JSON_TOO_DEEP' });
     const trpc = await t.request('POST', '/api/trpc/projects.create', { token: user.token, rawBody: deep, headers: { 'content-type': 'application/json' } });
     expect(trpc.status).toBe(400);
     expect(isTrpcErrorBody(trpc.body, 400)).toBe(true);
@@ -172,9 +168,8 @@ describe('body, nesting and header limits; security headers; CORS', () => {
       socket.on('error', reject);
       socket.write(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(32 * 1024)}\r\n\r\n`);
     });
-    expect(raw).toMatch(/^HTTP\/1\.1 431 /);
-    const body = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
-    expect(isRestErrorBody(body)).toBe(true);
+    const status = Number(/^HTTP\/1\.1 (\d+) /.exec(raw)?.[1]);
+    expectErrorBody({ status, body: JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)), headers: {} }, 431);
   });
 
   it('sends security headers, with a CSP that Swagger UI fits (no inline scripts)', async () => {

@@ -32,21 +32,6 @@ export function injectFetch(app: FastifyInstance, headers: Record<string, string
   };
 }
 
-/** The documented REST error body: `{ message, code, reason?, issues? }` and nothing else. */
-export function isRestErrorBody(body: unknown): boolean {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return false;
-  const record = body as Record<string, unknown>;
-  const allowed = new Set(['message', 'code', 'reason', 'issues']);
-  return (
-    typeof record.message === 'string' &&
-    typeof record.code === 'string' &&
-    /^[A-Z_]+$/.test(record.code) &&
-    (record.reason === undefined || typeof record.reason === 'string') &&
-    (record.issues === undefined || Array.isArray(record.issues)) &&
-    Object.keys(record).every((key) => allowed.has(key))
-  );
-}
-
 /** The tRPC error envelope the tRPC client reads: `{ error: { message, code, data: { code, httpStatus } } }`, or a batch of them. */
 export function isTrpcErrorBody(body: unknown, status: number): boolean {
   const items = Array.isArray(body) ? body : [body];
