@@ -1,4 +1,5 @@
 import type { Db } from '@tasklane/db';
+import { createActivityService } from './activity/service';
 import type { PasswordHasher } from './auth/password';
 import { createAuthService } from './auth/service';
 import type { TokenService } from './auth/tokens';
@@ -16,6 +17,7 @@ export function createServices(db: Db, passwords: PasswordHasher, tokens: TokenS
     members: createMembersService(db),
     tasks,
     comments: createCommentsService(db, tasks),
+    activity: createActivityService(db, tasks),
   };
 }
 

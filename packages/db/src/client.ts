@@ -26,6 +26,11 @@ export interface Database {
   migrate(): Promise<void>;
   /** Throws when the database cannot answer. */
   ping(): Promise<void>;
+  /**
+   * LISTENs on a channel (a dedicated connection on PostgreSQL); `onListen` runs each time the listen
+   * is (re)established, so a caller can catch up on what it missed while disconnected.
+   */
+  listen(channel: string, onNotify: (payload: string) => void, onListen?: () => void): Promise<() => Promise<void>>;
   /** PGlite only: a consistent copy of the whole data directory. */
   dumpDataDir?(): Promise<Blob>;
   close(): Promise<void>;
@@ -57,6 +62,11 @@ async function openPglite(config: Extract<DbConfig, { kind: 'pglite' }>): Promis
     ping: async () => {
       await client.query('select 1');
     },
+    listen: async (channel, onNotify, onListen) => {
+      const unlisten = await client.listen(channel, onNotify);
+      onListen?.();
+      return unlisten;
+    },
     dumpDataDir: () => client.dumpDataDir('none') as Promise<Blob>,
     close: () => client.close(),
   };
@@ -85,6 +95,10 @@ async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Pr
     },
     ping: async () => {
       await db.execute(sql`select 1`);
+    },
+    listen: async (channel, onNotify, onListen) => {
+      const { unlisten } = await client.listen(channel, onNotify, onListen);
+      return unlisten;
     },
     close: () => client.end({ timeout: 5 }),
   };

@@ -1,4 +1,5 @@
-import { index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 const timestamps = {
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow(),
@@ -117,3 +118,85 @@ export const idempotencyKeys = pgTable(
   (table) => [uniqueIndex('idempotency_keys_user_key').on(table.userId, table.key)],
 );
 
+
+/**
+ * Every change of a project, written in the change's own transaction. The id is the event id of the
+ * live stream, so it increases (per project in commit order: writers hold a per-project advisory
+ * lock). No foreign key to projects: a project's deletion leaves its `project.deleted` entry behind
+ * for the streams and webhooks still to hear of it; the project's earlier history is deleted with it.
+ */
+export const activity = pgTable(
+  'activity',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    projectId: uuid('project_id').notNull(),
+    /** The task a task or comment event concerns; null for project and member events. */
+    taskId: uuid('task_id'),
+    actorId: uuid('actor_id').notNull(),
+    type: text('type').notNull(),
+    /** The resource as it is after the change (before it, for deletions). */
+    resource: jsonb('resource').notNull(),
+    /** For updates: each changed field with its old and new value. */
+    changes: jsonb('changes'),
+    createdAt: timestamps.createdAt,
+  },
+  (table) => [
+    index('activity_project_idx').on(table.projectId, table.id),
+    index('activity_task_idx').on(table.taskId, table.id),
+  ],
+);
+
+export const webhooks = pgTable(
+  'webhooks',
+  {
+    id: uuid('id').primaryKey(),
+    /** Null once the project is deleted: the webhook lives on until its last deliveries are sent. */
+    projectId: uuid('project_id').references(() => projects.id, { onDelete: 'set null' }),
+    url: text('url').notNull(),
+    /** Event types to deliver; empty means every type. */
+    events: text('events').array().notNull().default(sql`'{}'::text[]`),
+    active: boolean('active').notNull().default(true),
+    secret: text('secret').notNull(),
+    /** Why the service disabled it (after failing deliveries); cleared when re-enabled. */
+    disabledReason: text('disabled_reason'),
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    createdById: uuid('created_by_id').notNull(),
+    ...timestamps,
+  },
+  (table) => [index('webhooks_project_idx').on(table.projectId, table.id)],
+);
+
+export const deliveryStateEnum = pgEnum('delivery_state', ['PENDING', 'DELIVERED', 'FAILED']);
+
+/** The webhook outbox: one row per (webhook, event), written in the change's transaction. */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    webhookId: uuid('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    eventId: bigint('event_id', { mode: 'number' }).notNull(),
+    eventType: text('event_type').notNull(),
+    /** Deliveries with the same key (the task, else the project) are sent one at a time, in order. */
+    orderingKey: uuid('ordering_key').notNull(),
+    /** The exact body sent on every attempt. */
+    payload: text('payload').notNull(),
+    state: deliveryStateEnum('state').notNull().default('PENDING'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow(),
+    /** Set while one instance is sending it, so no other instance sends it too. */
+    leasedUntil: timestamp('leased_until', { withTimezone: true, mode: 'date', precision: 3 }),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    ...timestamps,
+  },
+  (table) => [
+    index('webhook_deliveries_due_idx').on(table.nextAttemptAt).where(sql`${table.state} = 'PENDING'`),
+    index('webhook_deliveries_queue_idx')
+      .on(table.webhookId, table.orderingKey, table.id)
+      .where(sql`${table.state} = 'PENDING'`),
+    index('webhook_deliveries_log_idx').on(table.webhookId, table.id),
+  ],
+);

@@ -4,3 +4,4 @@ export * from './projects';
 export * from './members';
 export * from './tasks';
 export * from './comments';
+export * from './activity';

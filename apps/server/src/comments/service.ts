@@ -1,5 +1,6 @@
 import type { Db } from '@tasklane/db';
 import type { Comment, CreateCommentInput } from '@tasklane/schemas';
+import { recordActivity } from '../activity/service';
 import { newId } from '../lib/ids';
 import { authorize } from '../policy';
 import type { TasksService } from '../tasks/service';
@@ -19,7 +20,11 @@ export function createCommentsService(db: Db, tasks: TasksService) {
     async create(userId: string, { id: taskId, text }: CreateCommentInput): Promise<Comment> {
       const { access } = await tasks.loadTask(userId, taskId);
       authorize(access, 'comment.create');
-      return toComment(await store.insertComment(db, { id: newId(), taskId, authorId: userId, text }));
+      return db.transaction(async (tx) => {
+        const comment = toComment(await store.insertComment(tx, { id: newId(), taskId, authorId: userId, text }));
+        await recordActivity(tx, { projectId: access.projectId, taskId, actorId: userId, type: 'comment.created', resource: comment });
+        return comment;
+      });
     },
   };
 }

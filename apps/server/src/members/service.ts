@@ -1,6 +1,7 @@
 import type { Db } from '@tasklane/db';
 import type { ChangeRoleInput, InviteMemberInput, Member } from '@tasklane/schemas';
 import { requireProjectAccess } from '../access';
+import { changedFields, recordActivity } from '../activity/service';
 import { findUserByEmail } from '../auth/store';
 import { isUniqueViolation } from '../lib/db-errors';
 import { isId, newId } from '../lib/ids';
@@ -21,8 +22,12 @@ export function createMembersService(db: Db) {
       if (!invitee) throw new ApiError('NOT_FOUND', 'No registered user has this email', 'USER_NOT_FOUND');
       if (await store.isMember(db, projectId, invitee.id)) throw alreadyMember();
       try {
-        const row = await store.insertMember(db, { id: newId(), projectId, userId: invitee.id, role });
-        return toMember({ ...row, name: invitee.name, email: invitee.email });
+        return await db.transaction(async (tx) => {
+          const row = await store.insertMember(tx, { id: newId(), projectId, userId: invitee.id, role });
+          const member = toMember({ ...row, name: invitee.name, email: invitee.email });
+          await recordActivity(tx, { projectId, actorId: userId, type: 'member.added', resource: member });
+          return member;
+        });
       } catch (error) {
         if (isUniqueViolation(error)) throw alreadyMember();
         throw error;
@@ -37,8 +42,13 @@ export function createMembersService(db: Db) {
       if (project?.ownerId === member.userId) {
         throw new ApiError('CONFLICT', "The owner's membership cannot be changed", 'OWNER_IMMUTABLE');
       }
-      await store.updateRole(db, memberId, role);
-      return toMember({ ...member, role });
+      const updated = toMember({ ...member, role });
+      await db.transaction(async (tx) => {
+        await store.updateRole(tx, memberId, role);
+        const changes = changedFields(toMember(member), updated, ['role']);
+        if (changes) await recordActivity(tx, { projectId, actorId: userId, type: 'member.updated', resource: updated, changes });
+      });
+      return updated;
     },
   };
 }

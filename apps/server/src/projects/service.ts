@@ -1,6 +1,8 @@
 import type { Db } from '@tasklane/db';
 import type { CreateProjectInput, Project, Role, UpdateProjectInput } from '@tasklane/schemas';
 import { requireProjectAccess } from '../access';
+import { changedFields, recordActivity } from '../activity/service';
+import { deleteProjectActivity } from '../activity/store';
 import { newId } from '../lib/ids';
 import { decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { insertMember } from '../members/store';
@@ -8,16 +10,18 @@ import { authorize } from '../policy';
 import { notFound } from '../trpc/errors';
 import * as store from './store';
 
-/** Every project response carries the caller's role, so a client can show only the controls it may use. */
-export const toProject = (row: store.ProjectRow, role: Role): Project => ({
+/** The project as events and history report it: the same for every reader, so without a caller's role. */
+export const projectResource = (row: store.ProjectRow): Omit<Project, 'role'> => ({
   id: row.id,
   name: row.name,
   description: row.description,
   ownerId: row.ownerId,
-  role,
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });
+
+/** Every project response carries the caller's role, so a client can show only the controls it may use. */
+export const toProject = (row: store.ProjectRow, role: Role): Project => ({ ...projectResource(row), role });
 
 export function createProjectsService(db: Db) {
   return {
@@ -38,6 +42,7 @@ export function createProjectsService(db: Db) {
           ownerId: userId,
         });
         await insertMember(tx, { id: newId(), projectId: project.id, userId, role: 'ADMIN' });
+        await recordActivity(tx, { projectId: project.id, actorId: userId, type: 'project.created', resource: projectResource(project) });
         return project;
       });
       return toProject(row, 'ADMIN');
@@ -53,14 +58,26 @@ export function createProjectsService(db: Db) {
     async update(userId: string, { id, ...patch }: UpdateProjectInput): Promise<Project> {
       const access = await requireProjectAccess(db, id, userId);
       authorize(access, 'project.update');
-      const row = await store.updateProject(db, id, patch);
-      if (!row) throw notFound('Project');
+      const row = await db.transaction(async (tx) => {
+        const before = await store.findProject(tx, id, { forUpdate: true });
+        const after = before && (await store.updateProject(tx, id, patch));
+        if (!before || !after) throw notFound('Project');
+        const changes = changedFields(projectResource(before), projectResource(after), ['name', 'description']);
+        if (changes) await recordActivity(tx, { projectId: id, actorId: userId, type: 'project.updated', resource: projectResource(after), changes });
+        return after;
+      });
       return toProject(row, access.role);
     },
 
     async remove(userId: string, projectId: string): Promise<{ message: string }> {
       authorize(await requireProjectAccess(db, projectId, userId), 'project.delete');
-      await store.deleteProject(db, projectId);
+      await db.transaction(async (tx) => {
+        const project = await store.findProject(tx, projectId, { forUpdate: true });
+        if (!project) throw notFound('Project');
+        await deleteProjectActivity(tx, projectId);
+        await recordActivity(tx, { projectId, actorId: userId, type: 'project.deleted', resource: projectResource(project) });
+        await store.deleteProject(tx, projectId);
+      });
       return { message: 'Project deleted' };
     },
   };

@@ -14,8 +14,10 @@ export const findAccess = async (db: Db, projectId: string, userId: string) =>
       .limit(1)
   )[0];
 
-export const findProject = async (db: Db, id: string) =>
-  (await db.select().from(projects).where(eq(projects.id, id)).limit(1))[0];
+export const findProject = async (db: Db, id: string, options: { forUpdate?: boolean } = {}) => {
+  const query = db.select().from(projects).where(eq(projects.id, id)).limit(1);
+  return (await (options.forUpdate ? query.for('update') : query))[0];
+};
 
 /** The projects a user is a member of, in id (creation) order, after `afterId`. */
 export const listProjectsOfMember = (db: Db, userId: string, afterId: string | undefined, limit: number) =>
@@ -33,5 +35,5 @@ export const insertProject = async (db: Db, project: typeof projects.$inferInser
 export const updateProject = async (db: Db, id: string, patch: { name?: string; description?: string }) =>
   (await db.update(projects).set({ ...patch, updatedAt: new Date() }).where(eq(projects.id, id)).returning())[0];
 
-/** Tasks, comments and memberships go with it through ON DELETE CASCADE, in this one statement. */
+/** Tasks, comments and memberships go with it through ON DELETE CASCADE; its webhooks are orphaned (see schema). */
 export const deleteProject = (db: Db, id: string) => db.delete(projects).where(eq(projects.id, id));

@@ -9,6 +9,7 @@ import type {
   UpdateTaskInput,
 } from '@tasklane/schemas';
 import { requireProjectAccess } from '../access';
+import { changedFields, recordActivity } from '../activity/service';
 import { isId, newId } from '../lib/ids';
 import { decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { isMember } from '../members/store';
@@ -33,7 +34,26 @@ export const toTask = (row: store.TaskRow): Task => ({
   completedAt: iso(row.completedAt),
 });
 
+/** The fields a task update reports with old and new values. */
+const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt'] as const;
+
 export type TaskListQuery = Omit<ListProjectTasksInput, 'projectId'>;
+
+/** The columns an update writes; `completedAt` follows the status into and out of DONE. */
+function columnsToSet(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow, now: Date): Partial<store.TaskRow> {
+  const enteringDone = patch.status === 'DONE' && before.status !== 'DONE';
+  const leavingDone = patch.status !== undefined && patch.status !== 'DONE';
+  return {
+    ...(patch.title !== undefined ? { title: patch.title } : {}),
+    ...(patch.description !== undefined ? { description: patch.description } : {}),
+    ...(patch.status !== undefined ? { status: patch.status } : {}),
+    ...(patch.priority !== undefined ? { priority: patch.priority } : {}),
+    ...(patch.dueDate !== undefined ? { dueDate: patch.dueDate === null ? null : new Date(patch.dueDate) } : {}),
+    ...(patch.assigneeId !== undefined ? { assigneeId: patch.assigneeId } : {}),
+    ...(enteringDone ? { completedAt: now } : leavingDone ? { completedAt: null } : {}),
+    updatedAt: now,
+  };
+}
 
 export function createTasksService(db: Db) {
   /** The task and the caller's access to its project; 404 for non-members, as for unknown ids. */
@@ -102,46 +122,51 @@ export function createTasksService(db: Db) {
       authorize(await requireProjectAccess(db, input.projectId, userId), 'task.write');
       await requireAssignable(input.projectId, input.assigneeId);
       const status = input.status ?? 'TODO';
-      const row = await store.insertTask(db, {
-        id: newId(),
-        projectId: input.projectId,
-        title: input.title,
-        description: input.description ?? '',
-        status,
-        priority: input.priority ?? 'MEDIUM',
-        dueDate: input.dueDate ? new Date(input.dueDate) : null,
-        assigneeId: input.assigneeId ?? null,
-        createdById: userId,
-        completedAt: status === 'DONE' ? new Date() : null,
+      return db.transaction(async (tx) => {
+        const task = toTask(
+          await store.insertTask(tx, {
+            id: newId(),
+            projectId: input.projectId,
+            title: input.title,
+            description: input.description ?? '',
+            status,
+            priority: input.priority ?? 'MEDIUM',
+            dueDate: input.dueDate ? new Date(input.dueDate) : null,
+            assigneeId: input.assigneeId ?? null,
+            createdById: userId,
+            completedAt: status === 'DONE' ? new Date() : null,
+          }),
+        );
+        await recordActivity(tx, { projectId: task.projectId, taskId: task.id, actorId: userId, type: 'task.created', resource: task });
+        return task;
       });
-      return toTask(row);
     },
 
     async update(userId: string, { id, ...patch }: UpdateTaskInput): Promise<Task> {
       const { task, access } = await loadTask(userId, id);
       authorize(access, 'task.write');
       await requireAssignable(task.projectId, patch.assigneeId);
-      const now = new Date();
-      const enteringDone = patch.status === 'DONE' && task.status !== 'DONE';
-      const leavingDone = patch.status !== undefined && patch.status !== 'DONE';
-      const row = await store.updateTask(db, id, {
-        ...(patch.title !== undefined ? { title: patch.title } : {}),
-        ...(patch.description !== undefined ? { description: patch.description } : {}),
-        ...(patch.status !== undefined ? { status: patch.status } : {}),
-        ...(patch.priority !== undefined ? { priority: patch.priority } : {}),
-        ...(patch.dueDate !== undefined ? { dueDate: patch.dueDate === null ? null : new Date(patch.dueDate) } : {}),
-        ...(patch.assigneeId !== undefined ? { assigneeId: patch.assigneeId } : {}),
-        ...(enteringDone ? { completedAt: now } : leavingDone ? { completedAt: null } : {}),
-        updatedAt: now,
+      return db.transaction(async (tx) => {
+        // Read again under a row lock, so the recorded old values are the ones this update replaced.
+        const before = await store.findTask(tx, id, { forUpdate: true });
+        const row = before && (await store.updateTask(tx, id, columnsToSet(patch, before, new Date())));
+        if (!before || !row) throw notFound('Task');
+        const after = toTask(row);
+        const changes = changedFields(toTask(before), after, TRACKED_TASK_FIELDS);
+        if (changes) await recordActivity(tx, { projectId: after.projectId, taskId: id, actorId: userId, type: 'task.updated', resource: after, changes });
+        return after;
       });
-      if (!row) throw notFound('Task');
-      return toTask(row);
     },
 
     async remove(userId: string, taskId: string): Promise<{ message: string }> {
       const { access } = await loadTask(userId, taskId);
       authorize(access, 'task.write');
-      await store.deleteTask(db, taskId);
+      await db.transaction(async (tx) => {
+        const task = await store.findTask(tx, taskId, { forUpdate: true });
+        if (!task) throw notFound('Task');
+        await recordActivity(tx, { projectId: task.projectId, taskId, actorId: userId, type: 'task.deleted', resource: toTask(task) });
+        await store.deleteTask(tx, taskId);
+      });
       return { message: 'Task deleted' };
     },
 

@@ -17,6 +17,11 @@ export const findTaskForUser = async (db: Db, taskId: string, userId: string) =>
       .limit(1)
   )[0];
 
+export const findTask = async (db: Db, id: string, options: { forUpdate?: boolean } = {}) => {
+  const query = db.select().from(tasks).where(eq(tasks.id, id)).limit(1);
+  return (await (options.forUpdate ? query.for('update') : query))[0];
+};
+
 export const insertTask = async (db: Db, task: typeof tasks.$inferInsert) =>
   (await db.insert(tasks).values(task).returning())[0]!;
 

@@ -1,3 +1,4 @@
+import { activityRouter } from '../activity/router';
 import { authRouter } from '../auth/router';
 import { commentsRouter } from '../comments/router';
 import { membersRouter } from '../members/router';
@@ -11,6 +12,7 @@ export const appRouter = router({
   members: membersRouter,
   tasks: tasksRouter,
   comments: commentsRouter,
+  activity: activityRouter,
 });
 
 export type AppRouter = typeof appRouter;

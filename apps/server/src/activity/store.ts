@@ -1,0 +1,78 @@
+import { activity, type Db } from '@tasklane/db';
+import { and, desc, eq, gt, lt, asc, sql } from 'drizzle-orm';
+
+export type ActivityRow = typeof activity.$inferSelect;
+
+/** The channel of "activity N of project P happened" notifications; the payload is `P:N`. */
+export const ACTIVITY_CHANNEL = 'tasklane_activity';
+/** First key of the per-project advisory locks taken by activity writers. */
+const ACTIVITY_LOCK_CLASS = 7415;
+
+export interface NewActivity {
+  projectId: string;
+  taskId: string | null;
+  actorId: string;
+  type: string;
+  resource: unknown;
+  changes: unknown;
+  createdAt: Date;
+}
+
+/** Result rows of a raw statement: postgres.js returns an array, PGlite `{ rows }`. */
+const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows);
+
+/**
+ * Inserts the entry and announces it on commit. The per-project advisory lock, held to the end of
+ * the transaction, makes a project's ids commit in increasing order, so a reader that has seen id N
+ * can never later find a smaller id appear.
+ */
+export async function insertActivity(tx: Db, entry: NewActivity): Promise<number> {
+  const result = await tx.execute(sql`
+    with locked as (select pg_advisory_xact_lock(${ACTIVITY_LOCK_CLASS}, hashtext(${entry.projectId}::text))),
+    inserted as (
+      insert into ${activity} (project_id, task_id, actor_id, type, resource, changes, created_at)
+      select ${entry.projectId}::uuid, ${entry.taskId}::uuid, ${entry.actorId}::uuid, ${entry.type},
+             ${JSON.stringify(entry.resource)}::jsonb, ${entry.changes === null ? null : JSON.stringify(entry.changes)}::jsonb,
+             ${entry.createdAt.toISOString()}::timestamptz
+      from locked
+      returning id
+    )
+    select id::text as id, pg_notify(${ACTIVITY_CHANNEL}, ${entry.projectId}::text || ':' || id::text) from inserted`);
+  return Number(rowsOf<{ id: string }>(result)[0]!.id);
+}
+
+/** A project's history is deleted with it (its `project.deleted` entry is written afterwards). */
+export const deleteProjectActivity = (tx: Db, projectId: string) => tx.delete(activity).where(eq(activity.projectId, projectId));
+
+/** Newest first, before the cursor id. */
+export const listNewestFirst = (db: Db, scope: { projectId: string } | { taskId: string }, beforeId: number | undefined, limit: number) =>
+  db
+    .select()
+    .from(activity)
+    .where(
+      and(
+        'projectId' in scope ? eq(activity.projectId, scope.projectId) : eq(activity.taskId, scope.taskId),
+        beforeId !== undefined ? lt(activity.id, beforeId) : undefined,
+      ),
+    )
+    .orderBy(desc(activity.id))
+    .limit(limit);
+
+/** Oldest first, after an id: what a stream has not yet sent. */
+export const listAfter = (db: Db, projectId: string, afterId: number, limit: number) =>
+  db
+    .select()
+    .from(activity)
+    .where(and(eq(activity.projectId, projectId), gt(activity.id, afterId)))
+    .orderBy(asc(activity.id))
+    .limit(limit);
+
+export const latestId = async (db: Db, projectId: string): Promise<number> =>
+  (
+    await db
+      .select({ id: activity.id })
+      .from(activity)
+      .where(eq(activity.projectId, projectId))
+      .orderBy(desc(activity.id))
+      .limit(1)
+  )[0]?.id ?? 0;

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { IdSchema, PageQueryShape, TimestampSchema } from './common';
+
+/** Every kind of change the activity history, the live stream and webhooks report. */
+export const ACTIVITY_TYPES = [
+  'project.created',
+  'project.updated',
+  'project.deleted',
+  'member.added',
+  'member.updated',
+  'member.removed',
+  'task.created',
+  'task.updated',
+  'task.deleted',
+  'comment.created',
+  'comment.updated',
+  'comment.deleted',
+] as const;
+
+export const ActivityTypeSchema = z.enum(ACTIVITY_TYPES).meta({ id: 'ActivityType' });
+
+export const FieldChangeSchema = z
+  .object({ old: z.unknown(), new: z.unknown() })
+  .meta({ id: 'FieldChange', description: 'A field before and after an update' });
+
+export const ActivitySchema = z
+  .object({
+    id: z.string().regex(/^\d+$/).meta({ description: 'Event id: increases with every change; the SSE `id:` and the webhook `id`' }),
+    type: ActivityTypeSchema,
+    time: TimestampSchema,
+    actorId: IdSchema.meta({ description: 'The user who made the change' }),
+    projectId: IdSchema,
+    taskId: IdSchema.nullable().meta({ description: 'The task a task or comment event concerns' }),
+    resource: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'The changed resource (Project, Member, Task or Comment) after the change; before it, for deletions' }),
+    changes: z
+      .record(z.string(), FieldChangeSchema)
+      .nullable()
+      .meta({ description: 'For updates: each changed field with its old and new value' }),
+  })
+  .meta({
+    id: 'Activity',
+    example: {
+      id: '42',
+      type: 'task.updated',
+      time: '2026-11-21T09:30:00.000Z',
+      actorId: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b',
+      projectId: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8c',
+      taskId: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8d',
+      resource: { id: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8d', title: 'Ship it', status: 'DONE' },
+      changes: { status: { old: 'IN_REVIEW', new: 'DONE' } },
+    },
+  });
+
+export const ListProjectActivityInput = z.object({ id: z.string().max(200), ...PageQueryShape }).strict();
+export const ListTaskActivityInput = ListProjectActivityInput;
+
+/** A live subscription to a project's events; `lastEventId` resumes after that event. */
+export const ProjectEventsInput = z
+  .object({
+    projectId: z.string().max(200),
+    lastEventId: z.string().regex(/^\d{1,18}$/, 'lastEventId must be an event id').nullish(),
+  })
+  .strict();
+
+export type ActivityType = z.infer<typeof ActivityTypeSchema>;
+export type Activity = z.infer<typeof ActivitySchema>;
+export type FieldChange = z.infer<typeof FieldChangeSchema>;
+export type ListProjectActivityInput = z.infer<typeof ListProjectActivityInput>;
+export type ProjectEventsInput = z.infer<typeof ProjectEventsInput>;
