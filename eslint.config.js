@@ -15,6 +15,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ['bench/**/*.mjs'],
+    languageOptions: { globals: { fetch: 'readonly' } },
+  },
+  {
     // Tests read JSON bodies of many shapes; `any` there keeps assertions readable.
     files: ['**/test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

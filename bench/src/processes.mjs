@@ -1,0 +1,111 @@
+// Child processes of the benchmark: servers (ours and the baselines) and load generators.
+import { spawn } from 'node:child_process';
+import { createWriteStream, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const here = new URL('.', import.meta.url).pathname;
+const live = new Set();
+
+/** Stops every server still running (after a failure part-way through a run). */
+export const stopAll = () => Promise.all([...live].map(stopProcess));
+
+/** Starts a server process, its output going to `logFile`; resolves once `readyPath` answers 2xx. */
+export async function startServer({ name, args, env, port, readyPath, logFile }) {
+  const log = createWriteStream(logFile, { flags: 'a' });
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  let exited = null;
+  live.add(child);
+  child.on('exit', (code, signal) => {
+    exited = { code, signal };
+    live.delete(child);
+  });
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`${name} exited during start (${JSON.stringify(exited)}); see ${logFile}`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}${readyPath}`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (Date.now() >= deadline) throw new Error(`${name} did not become ready; see ${logFile}`);
+  return {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    /** Resident memory of the process and its descendants (cluster workers), in MB. */
+    rssMb: () => [child.pid, ...descendantsOf(child.pid)].reduce((sum, pid) => sum + rssKb(pid), 0) / 1024,
+    processCount: () => 1 + descendantsOf(child.pid).length,
+    stop: () => stopProcess(child),
+  };
+}
+
+export function stopProcess(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+function rssKb(pid) {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function descendantsOf(root) {
+  const parentOf = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The command name (field 2) may hold spaces; the parent id follows its closing parenthesis.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.shift();
+    for (const [child, parent] of parentOf) {
+      if (parent === pid) {
+        found.push(child);
+        queue.push(child);
+      }
+    }
+  }
+  return found;
+}
+
+let specCounter = 0;
+
+/** Runs one autocannon load in its own process; resolves with its result. */
+export function runLoad(spec) {
+  const file = join(tmpdir(), `tasklane-bench-load-${process.pid}-${(specCounter += 1)}.json`);
+  writeFileSync(file, JSON.stringify(spec));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(here, 'load.mjs'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`load for ${spec.scenario} exited with ${code}`));
+      resolve(JSON.parse(output.trim().split('\n').pop()));
+    });
+  });
+}

@@ -1,0 +1,244 @@
+// The benchmark suite: `npm run bench -- --duration 10 --db postgres|pglite|both`.
+// Starts the built server (apps/server/dist/main.mjs) on a scratch PostgreSQL database and on a
+// temporary PGlite directory, seeds the data set, measures every scenario and the two baselines in
+// the same run, and prints/saves the tables (bench/results/).
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { PGlite } from '@electric-sql/pglite';
+import postgres from 'postgres';
+import { runLoad, startServer, stopAll } from './processes.mjs';
+import { LABELS, table, verdicts } from './report.mjs';
+import { fixtures, floodEmails, PASSWORD, seed } from './seed.mjs';
+
+const { values: options } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    db: { type: 'string', default: 'both' },
+    scenarios: { type: 'string', default: 'task,project,page,filtered,trpc,create,patch,comment,mix,login,flood' },
+    workers: { type: 'string', default: '2', description: 'Also run the mix with this many WORKERS on PostgreSQL (0: skip)' },
+    'pg-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
+    port: { type: 'string', default: process.env.BENCH_PORT ?? '4250' },
+    profile: { type: 'boolean', default: false },
+    // For repeated runs while optimising: keep the seeded scratch database, or reuse a kept one.
+    'keep-db': { type: 'boolean', default: false },
+    'reuse-db': { type: 'string' },
+  },
+});
+
+const root = new URL('../../', import.meta.url).pathname;
+const serverMain = join(root, 'apps/server/dist/main.mjs');
+const resultsDir = join(root, 'bench/results');
+const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+const duration = Number(options.duration);
+const warmup = Number(options.warmup);
+const scenarios = options.scenarios.split(',');
+const port = Number(options.port);
+const jwtSecret = randomBytes(32).toString('base64url');
+const databases = options.db === 'both' ? ['postgres', 'pglite'] : [options.db];
+if (!databases.every((db) => db === 'postgres' || db === 'pglite')) throw new Error('--db must be postgres, pglite or both');
+if (!existsSync(serverMain)) throw new Error(`${serverMain} is missing: build the server first (npm run build)`);
+mkdirSync(resultsDir, { recursive: true });
+
+const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
+const say = (message) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
+const cleanups = [];
+process.on('SIGINT', async () => {
+  await stopAll();
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  process.exit(130);
+});
+
+const serverEnv = (extra) => ({
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  JWT_SECRET: jwtSecret,
+  // The login scenarios send hundreds of logins a second from one IP: lift the per-IP limit here only.
+  AUTH_RATE_LIMIT: '1000000',
+  ...extra,
+});
+
+async function measure(url, scenario, connections, fixtureList) {
+  say(`${scenario}: ${connections} connections, ${duration} s (load ${load()})`);
+  const loadBefore = loadavg()[0];
+  const result = await runLoad({ url, scenario, connections, duration, warmup, fixtures: fixtureList });
+  say(`  ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors}`);
+  for (const sample of result.errorSamples) say(`  error sample: ${sample.status} ${sample.body}`);
+  return { ...result, label: LABELS[scenario], load1Before: loadBefore, load1After: loadavg()[0] };
+}
+
+async function prepareDatabase(db) {
+  const migrate = (env) => execFileSync(process.execPath, [serverMain, 'migrate'], { env: { ...process.env, ...serverEnv(env) }, stdio: 'ignore' });
+  if (db === 'postgres') {
+    const reuse = options['reuse-db'];
+    const name = reuse ?? `tasklane_bench_${randomBytes(4).toString('hex')}`;
+    const url = new URL(options['pg-url']);
+    url.pathname = `/${name}`;
+    if (reuse) return { env: { DATABASE_URL: url.toString() }, databaseUrl: url.toString() };
+    const admin = postgres(options['pg-url'], { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${name}`);
+    cleanups.push(async () => {
+      if (options['keep-db']) say(`kept database ${name} (--reuse-db ${name})`);
+      else await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    });
+    migrate({ DATABASE_URL: url.toString() });
+    const session = postgres(url.toString(), { max: 1, onnotice: () => {} });
+    await seed((script) => session.unsafe(script));
+    await session.end();
+    return { env: { DATABASE_URL: url.toString() }, databaseUrl: url.toString() };
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'tasklane-bench-pglite-'));
+  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+  migrate({ DATA_DIR: dataDir });
+  const pglite = await PGlite.create({ dataDir: join(dataDir, 'pgdata') });
+  await seed((script) => pglite.exec(script));
+  await pglite.close();
+  return { env: { DATA_DIR: dataDir } };
+}
+
+/** One token per connection, each for its own user, from the real login endpoint. */
+async function logIn(url, list) {
+  for (const fixture of list) {
+    const response = await fetch(`${url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: fixture.email, password: PASSWORD }),
+    });
+    if (!response.ok) throw new Error(`login of ${fixture.email} failed: ${response.status} ${await response.text()}`);
+    fixture.token = (await response.json()).access_token;
+  }
+  return list;
+}
+
+async function startOurServer(db, prepared, extraEnv = {}) {
+  const profileDir = join(resultsDir, 'profiles', `${stamp}-${db}`);
+  if (options.profile) mkdirSync(profileDir, { recursive: true });
+  return startServer({
+    name: `server (${db})`,
+    args: [...(options.profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), serverMain],
+    env: serverEnv({ ...prepared.env, ...extraEnv }),
+    port,
+    readyPath: '/readyz',
+    logFile: join(resultsDir, `${stamp}-server-${db}.log`),
+  });
+}
+
+async function baseline(kind, connections, fixtureList, databaseUrl) {
+  const server = await startServer({
+    name: kind,
+    args: [join(root, 'bench/src/baselines.mjs'), kind],
+    env: { DATABASE_URL: databaseUrl ?? '', JWT_SECRET: jwtSecret },
+    port: port + 1,
+    readyPath: '/',
+    logFile: join(resultsDir, `${stamp}-${kind}.log`),
+  });
+  try {
+    return await measure(server.url, kind, connections, fixtureList);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function benchDatabase(db) {
+  const connections = db === 'postgres' ? 50 : 10;
+  say(`${db}: seeding (load ${load()})`);
+  const started = Date.now();
+  const prepared = await prepareDatabase(db);
+  say(`${db}: seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const loadAtStart = load();
+  let server = await startOurServer(db, prepared);
+  const fixtureList = await logIn(server.url, fixtures(connections));
+  const floodList = floodEmails(connections).map((email) => ({ email }));
+
+  const results = { hello: await baseline('hello', connections, fixtureList) };
+  // The floor reads with postgres.js, so it needs PostgreSQL; on PGlite-only runs it is left out.
+  const floorUrl = prepared.databaseUrl ?? postgresUrlForFloor;
+  if (floorUrl) results.floor = await baseline('floor', connections, fixtureList, floorUrl);
+
+  const rows = [];
+  let rssMb;
+  try {
+    for (const scenario of scenarios) {
+      if (scenario === 'flood') {
+        const [reads, flood] = await Promise.all([
+          measure(server.url, 'task', connections, fixtureList),
+          measure(server.url, 'login', connections, floodList),
+        ]);
+        rows.push({ ...reads, scenario: 'flood', label: LABELS.flood, floodLogins: { rps: flood.rps, p99: flood.p99, errors: flood.errors } });
+        if (flood.errors > 0) rows.push({ ...flood, scenario: 'login', label: 'POST /auth/login (the flood itself)' });
+      } else {
+        rows.push({ ...(await measure(server.url, scenario, connections, fixtureList)), scenario });
+      }
+    }
+  } finally {
+    rssMb = server.rssMb();
+    await server.stop();
+  }
+  // A second hello at the end shows how much the machine's load drifted during the run.
+  results.helloAfter = await baseline('hello', connections, fixtureList);
+  const baselines = {
+    results: { hello: results.hello, ...(results.floor ? { floor: results.floor } : {}), helloAfter: results.helloAfter },
+    hello: (results.hello.rps + results.helloAfter.rps) / 2,
+    floor: results.floor?.rps,
+  };
+
+  const workerRows = [];
+  const workerCount = Number(options.workers);
+  if (db === 'postgres' && workerCount > 1 && scenarios.includes('mix')) {
+    server = await startOurServer(db, prepared, { WORKERS: String(workerCount) });
+    try {
+      workerRows.push({ ...(await measure(server.url, 'mix', connections, fixtureList)), scenario: 'mix', workers: workerCount, processes: server.processCount(), rssMb: server.rssMb() });
+    } finally {
+      await server.stop();
+    }
+  }
+  if (db === 'postgres') postgresUrlForFloor = prepared.databaseUrl;
+  return { db, connections, rows, baselines, rssMb, workerRows, load: { atStart: loadAtStart, atEnd: load() } };
+}
+
+// A PGlite section run after the PostgreSQL one reuses its database for the floor baseline.
+let postgresUrlForFloor;
+LABELS.helloAfter = 'baseline: Fastify hello, again at the end';
+
+const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, loadAtStart: load() };
+say(`machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, Node ${machine.node}; load average ${machine.loadAtStart}`);
+const sections = [];
+let failed = false;
+try {
+  for (const db of databases) sections.push(await benchDatabase(db));
+} finally {
+  await stopAll();
+  for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => say(`cleanup failed: ${error.message}`));
+}
+
+const markdown = [`Run ${stamp}: duration ${duration} s per scenario (after ${warmup} s warm-up), ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`];
+for (const section of sections) {
+  const note = `load average ${section.load.atStart} at start, ${section.load.atEnd} at end; hello averaged over start and end`;
+  markdown.push('', table({ ...section, note }));
+  for (const row of section.workerRows) {
+    markdown.push(
+      `80/20 mix with WORKERS=${row.workers} (${row.processes} processes): ${Math.round(row.rps)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors} (${((row.rps / section.baselines.hello) * 100).toFixed(1)} % of hello; resident memory of all processes ${row.rssMb.toFixed(0)} MB).`,
+    );
+  }
+  const flood = section.rows.find((row) => row.scenario === 'flood');
+  const read = section.rows.find((row) => row.scenario === 'task');
+  if (flood && read) {
+    markdown.push(`Read p99 alone ${read.p99} ms; beside a login flood (${Math.round(flood.floodLogins.rps)} logins/s) ${flood.p99} ms.`);
+  }
+  if (section.rows.some((row) => row.errors > 0) || section.workerRows.some((row) => row.errors > 0)) failed = true;
+  section.verdicts = verdicts(section.db, section.rows, section.baselines, section.rssMb);
+}
+const text = markdown.join('\n');
+console.log(`\n${text}\n`);
+writeFileSync(join(resultsDir, `${stamp}.md`), `${text}\n`);
+writeFileSync(join(resultsDir, `${stamp}.json`), `${JSON.stringify({ stamp, duration, warmup, machine, loadAtEnd: load(), sections }, null, 2)}\n`);
+say(`results: bench/results/${stamp}.{md,json}`);
+if (failed) {
+  say('FAILED: a scenario had errors (non-2xx responses count as errors)');
+  process.exitCode = 1;
+}

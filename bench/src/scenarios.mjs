@@ -1,0 +1,61 @@
+// What each scenario sends. A request is built per connection from that connection's fixture
+// (its own token, project and tasks), so no two connections share a token.
+import { PASSWORD } from './seed.mjs';
+
+const STATUSES = ['TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELLED'];
+const json = (token) => ({ 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) });
+const auth = (token) => ({ authorization: `Bearer ${token}` });
+
+/** Request builders: (fixture, turn) => autocannon request. `turn` counts the connection's requests. */
+const build = {
+  hello: () => ({ method: 'GET', path: '/' }),
+  floor: (f, turn) => ({ method: 'GET', path: `/tasks/${f.taskIds[turn % f.taskIds.length]}`, headers: auth(f.token) }),
+  task: (f, turn) => ({ method: 'GET', path: `/api/v1/tasks/${f.taskIds[turn % f.taskIds.length]}`, headers: auth(f.token) }),
+  project: (f) => ({ method: 'GET', path: `/api/v1/projects/${f.projectId}`, headers: auth(f.token) }),
+  page: (f) => ({ method: 'GET', path: `/api/v1/tasks/project/${f.projectId}?limit=50`, headers: auth(f.token) }),
+  filtered: (f) => ({
+    method: 'GET',
+    path: `/api/v1/tasks/project/${f.projectId}?status=IN_PROGRESS&assigneeId=me&limit=50`,
+    headers: auth(f.token),
+  }),
+  create: (f, turn) => ({
+    method: 'POST',
+    path: '/api/v1/tasks',
+    headers: json(f.token),
+    body: JSON.stringify({ projectId: f.projectId, title: `Bench task ${turn}`, priority: 'HIGH' }),
+  }),
+  patch: (f, turn) => ({
+    method: 'PATCH',
+    path: `/api/v1/tasks/${f.taskIds[turn % f.taskIds.length]}`,
+    headers: json(f.token),
+    body: JSON.stringify({ status: STATUSES[turn % STATUSES.length] }),
+  }),
+  comment: (f, turn) => ({
+    method: 'POST',
+    path: `/api/v1/tasks/${f.taskIds[turn % f.taskIds.length]}/comments`,
+    headers: json(f.token),
+    body: JSON.stringify({ text: `Bench comment ${turn}` }),
+  }),
+  // The SDK's transport: httpBatchLink sends GET /api/trpc/<path>?batch=1&input={"0":…}.
+  trpc: (f, turn) => ({
+    method: 'GET',
+    path: `/api/trpc/tasks.get?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: { id: f.taskIds[turn % f.taskIds.length] } }))}`,
+    headers: auth(f.token),
+  }),
+  login: (f) => ({ method: 'POST', path: '/api/v1/auth/login', headers: json(), body: JSON.stringify({ email: f.email, password: PASSWORD }) }),
+};
+
+/** 80 % reads, 20 % writes, in a fixed cycle of ten per connection. */
+const MIX = ['task', 'project', 'task', 'page', 'create', 'task', 'project', 'task', 'filtered', 'patch'];
+const MIX_WRITES_ROTATION = ['create', 'patch', 'comment'];
+
+export function requestFor(scenario, fixture, turn) {
+  if (scenario !== 'mix') return build[scenario](fixture, turn);
+  const slot = MIX[turn % MIX.length];
+  const isWrite = slot === 'create' || slot === 'patch';
+  // Rotate the two write slots over create, patch and comment so all three writes are in the mix.
+  const kind = isWrite ? MIX_WRITES_ROTATION[(Math.floor(turn / 5) + (slot === 'patch' ? 1 : 0)) % 3] : slot;
+  return build[kind](fixture, turn);
+}
+
+export const SCENARIOS = Object.keys(build).concat('mix');

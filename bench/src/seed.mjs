@@ -1,0 +1,88 @@
+// The benchmark's data set, written straight in SQL (generate_series) so it takes seconds, not minutes:
+// 1 000 users, 200 projects with 5–20 members, 200 000 tasks (project 0 holds 50 000), 500 000 comments.
+// Every id is derived from (kind, number), so the fixtures can be computed instead of looked up.
+import bcrypt from 'bcryptjs';
+
+export const USERS = 1000;
+export const PROJECTS = 200;
+export const TASKS = 200_000;
+export const BIG_PROJECT_TASKS = 50_000;
+export const COMMENTS = 500_000;
+export const PASSWORD = 'bench-password-1';
+
+const KIND = { user: 1, project: 2, membership: 3, task: 4, comment: 5 };
+
+/** A valid UUID (version nibble 7) for the n-th entity of a kind. */
+export const idOf = (kind, n) =>
+  `01900000-0000-7000-8${KIND[kind].toString(16).padStart(3, '0')}-${n.toString(16).padStart(12, '0')}`;
+
+export const emailOf = (n) => `user${n}@bench.test`;
+
+// The same rules in SQL and in JS, so fixtures agree with the rows.
+export const memberCount = (project) => (project === 0 ? 20 : 5 + ((project * 7) % 16));
+export const memberUser = (project, k) => (project * 5 + k) % USERS;
+/** k = 0 is the owner (ADMIN); every fourth a VIEWER; the rest EDITORs. */
+const roleSql = (k) => `case when ${k} = 0 then 'ADMIN' when ${k} % 4 = 3 then 'VIEWER' else 'EDITOR' end::member_role`;
+
+function seedSql(passwordHash) {
+  const id = (kind, n) =>
+    `('01900000-0000-7000-8${KIND[kind].toString(16).padStart(3, '0')}-' || lpad(to_hex(${n}), 12, '0'))::uuid`;
+  const members = (p) => `(case when ${p} = 0 then 20 else 5 + (${p} * 7) % 16 end)`;
+  // Task n belongs to project 0 when n < 50 000, otherwise to 1 + (n - 50 000) % 199.
+  const projectOfTask = (n) => `(case when ${n} < ${BIG_PROJECT_TASKS} then 0 else 1 + (${n} - ${BIG_PROJECT_TASKS}) % ${PROJECTS - 1} end)`;
+  return `
+set session_replication_role = replica;
+insert into users (id, name, email, password_hash, token_version, created_at, updated_at)
+  select ${id('user', 'n')}, 'User ' || n, 'user' || n || '@bench.test', '${passwordHash}', 0, now(), now()
+  from generate_series(0, ${USERS - 1}) n;
+insert into projects (id, name, description, owner_id, created_at, updated_at)
+  select ${id('project', 'p')}, 'Project ' || p, 'Benchmark project number ' || p, ${id('user', `(p * 5) % ${USERS}`)}, now(), now()
+  from generate_series(0, ${PROJECTS - 1}) p;
+insert into memberships (id, project_id, user_id, role, created_at, updated_at)
+  select ${id('membership', 'p * 100 + k')}, ${id('project', 'p')}, ${id('user', `(p * 5 + k) % ${USERS}`)}, ${roleSql('k')}, now(), now()
+  from generate_series(0, ${PROJECTS - 1}) p, generate_series(0, 19) k
+  where k < ${members('p')};
+insert into tasks (id, project_id, title, description, status, priority, due_date, assignee_id, created_by_id, completed_at, created_at, updated_at)
+  select ${id('task', 'n')}, ${id('project', 'p')}, 'Task ' || n || ': ship the thing',
+    'A realistic description of task ' || n || ', a few words long, as people write them.',
+    (array['TODO','IN_PROGRESS','IN_REVIEW','DONE','CANCELLED'])[1 + n % 5]::task_status,
+    (array['LOW','MEDIUM','HIGH','URGENT'])[1 + n % 4]::task_priority,
+    case when n % 3 = 0 then null else now() + (n % 90) * interval '1 day' end,
+    case when n % 7 = 6 then null else ${id('user', `(p * 5 + n % ${members('p')}) % ${USERS}`)} end,
+    ${id('user', `(p * 5) % ${USERS}`)},
+    case when n % 5 = 3 then now() else null end,
+    now() - (${TASKS} - n) * interval '1 second', now() - (${TASKS} - n) * interval '1 second'
+  from (select n, ${projectOfTask('n')} as p from generate_series(0, ${TASKS - 1}) n) t;
+insert into comments (id, task_id, author_id, text, created_at, updated_at)
+  select ${id('comment', 'c')}, ${id('task', `c % ${TASKS}`)}, ${id('user', `(p * 5) % ${USERS}`)},
+    'Comment ' || c || ': looks good to me, one small remark below.', now() - (${COMMENTS} - c) * interval '1 second', now()
+  from (select c, ${projectOfTask(`c % ${TASKS}`)} as p from generate_series(0, ${COMMENTS - 1}) c) t;
+set session_replication_role = origin;
+analyze;
+`;
+}
+
+/** Seeds through `exec(sqlText)`, a runner of a multi-statement script on one session. */
+export async function seed(exec) {
+  const passwordHash = await bcrypt.hash(PASSWORD, 10);
+  await exec(seedSql(passwordHash));
+}
+
+/**
+ * What each load connection uses: its own user, an EDITOR of its own project (project 0, the one
+ * with 50 000 tasks, is connection 0's), and a few task ids of that project.
+ */
+export function fixtures(connections) {
+  return Array.from({ length: connections }, (_, c) => {
+    const project = (c * 4) % PROJECTS;
+    const user = memberUser(project, 1);
+    const taskNumbers = [];
+    for (let j = 0; taskNumbers.length < 20; j += 1) {
+      taskNumbers.push(project === 0 ? j * 997 : BIG_PROJECT_TASKS + project - 1 + (PROJECTS - 1) * j * 3);
+    }
+    return { email: emailOf(user), userId: idOf('user', user), projectId: idOf('project', project), taskIds: taskNumbers.map((n) => idOf('task', n)) };
+  });
+}
+
+/** Users for the login flood: members of no particular project, distinct from the readers. */
+export const floodEmails = (count) => Array.from({ length: count }, (_, i) => emailOf(USERS - 1 - i));
