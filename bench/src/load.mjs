@@ -34,8 +34,9 @@ function run(duration) {
   return autocannon({ url: spec.url, connections: spec.connections, duration, requests: [step], setupClient, timeout: 30 });
 }
 
+let warmupRequests = 0;
 if (spec.warmup > 0) {
-  await run(spec.warmup);
+  warmupRequests = (await run(spec.warmup)).requests.total;
   errorSamples.length = 0;
   nextConnection = 0;
   turns = [];
@@ -48,6 +49,7 @@ process.stdout.write(
     connections: spec.connections,
     duration: spec.duration,
     requests: result.requests.total,
+    warmupRequests,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,

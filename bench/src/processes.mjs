@@ -40,6 +40,8 @@ export async function startServer({ name, args, env, port, readyPath, logFile })
     /** Resident memory of the process and its descendants (cluster workers), in MB. */
     rssMb: () => [child.pid, ...descendantsOf(child.pid)].reduce((sum, pid) => sum + rssKb(pid), 0) / 1024,
     processCount: () => 1 + descendantsOf(child.pid).length,
+    /** CPU time used so far by the process and its descendants, in seconds. */
+    cpuSeconds: () => [child.pid, ...descendantsOf(child.pid)].reduce((sum, pid) => sum + cpuSecondsOf(pid), 0),
     stop: () => stopProcess(child),
   };
 }
@@ -60,6 +62,19 @@ function rssKb(pid) {
   try {
     const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+const CLOCK_TICKS = 100;
+
+function cpuSecondsOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of /proc/<pid>/stat, i.e. 11 and 12 after the name.
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
   } catch {
     return 0;
   }
