@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -40,6 +41,12 @@ const EnvSchema = z.object({
     .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'each origin is scheme://host[:port], no path')))
     .default([]),
   BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(10),
+  WORKERS: z
+    .string()
+    .regex(/^(auto|[1-9]\d*)$/, 'expected a number of processes or auto (one per core)')
+    .transform((raw) => (raw === 'auto' ? availableParallelism() : Number.parseInt(raw, 10)))
+    .pipe(z.number().max(256, 'at most 256'))
+    .default(1),
 });
 
 export interface Config {
@@ -61,6 +68,8 @@ export interface Config {
   /** Fastify's trustProxy (true, or the proxies' addresses): behind a load balancer the client IP comes from X-Forwarded-For. */
   trustProxy: boolean | string;
   bcryptCost: number;
+  /** Server processes sharing the port (Node cluster); more than one only on PostgreSQL. */
+  workers: number;
 }
 
 export class ConfigError extends Error {}
@@ -73,6 +82,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid environment:\n${problems}`);
   }
   const values = parsed.data;
+  if (values.WORKERS > 1 && !values.DATABASE_URL) {
+    throw new ConfigError(
+      `WORKERS=${env.WORKERS} asks for ${values.WORKERS} processes, but the embedded PGlite database lives inside one process: ` +
+        'set DATABASE_URL to use PostgreSQL with several workers, or leave WORKERS at 1.',
+    );
+  }
   const dataDir = resolve(values.DATA_DIR);
   return {
     port: values.PORT,
@@ -88,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: values.CORS_ORIGINS,
     trustProxy: values.TRUST_PROXY,
     bcryptCost: values.BCRYPT_COST,
+    workers: values.WORKERS,
   };
 }
 

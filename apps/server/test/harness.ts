@@ -19,11 +19,12 @@ export const testConfig = (overrides: Partial<Config> = {}): Config => ({
   corsOrigins: [],
   trustProxy: false,
   bcryptCost: 4,
+  workers: 1,
   ...overrides,
 });
 
 /** A database of its own for one test file: a PGlite clone, or a fresh PostgreSQL database. */
-export async function openTestDatabase(): Promise<{ database: Database; drop: () => Promise<void> }> {
+export async function openTestDatabase(): Promise<{ database: Database; drop: () => Promise<void>; url?: string }> {
   if (process.env.TEST_DB === 'postgres') {
     const url = process.env.TEST_DATABASE_URL!;
     const name = `tasklane_test_${randomBytes(6).toString('hex')}`;
@@ -35,6 +36,7 @@ export async function openTestDatabase(): Promise<{ database: Database; drop: ()
     await database.migrate();
     return {
       database,
+      url: databaseUrl.toString(),
       drop: async () => {
         await database.close();
         await admin.unsafe(`drop database if exists ${name} with (force)`);

@@ -1,0 +1,104 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openTestDatabase } from './harness';
+
+const MAIN = new URL('../dist/main.mjs', import.meta.url).pathname;
+/** This file's ports (helper perf5 owns 4250-4299): one per vitest project, so both can run at once. */
+const PORT = process.env.TEST_DB === 'postgres' ? 4296 : 4291;
+
+function start(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(PORT), LOG_LEVEL: 'warn', JWT_SECRET: 'cluster-test-secret-long-enough-for-hs256', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+/** The ids of a process's children, from /proc (the server runs on Linux here and in CI). */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+async function waitUntilReady(url: string, exited: Promise<number | null>): Promise<void> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  for (let attempt = 0; attempt < 300 && !gone; attempt += 1) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the server did not become ready');
+}
+
+describe('WORKERS (cluster mode)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tasklane-cluster-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('refuses more than one worker on the embedded PGlite database, saying why', async () => {
+    const server = start({ WORKERS: '2', DATA_DIR: dataDir });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toContain('WORKERS=2');
+    expect(server.output()).toContain('DATABASE_URL');
+  });
+
+  it('refuses a WORKERS value that is neither a number nor auto', async () => {
+    const server = start({ WORKERS: 'many', DATA_DIR: dataDir });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toContain('WORKERS');
+  });
+
+  if (process.env.TEST_DB === 'postgres') {
+    it('serves from two worker processes sharing one port on PostgreSQL, and stops them on SIGTERM', async () => {
+      const { url, drop } = await openTestDatabase();
+      const server = start({ WORKERS: '2', DATABASE_URL: url! });
+      try {
+        const base = `http://127.0.0.1:${PORT}`;
+        await waitUntilReady(`${base}/readyz`, server.exited);
+        // Both workers listen once the second is up; until then the first one answers alone.
+        for (let attempt = 0; attempt < 100 && childrenOf(server.child.pid!).length < 2; attempt += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(childrenOf(server.child.pid!)).toHaveLength(2);
+
+        const registered = await fetch(`${base}/api/v1/auth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Cluster', email: 'cluster@example.com', password: 'secret-password' }),
+        });
+        expect(registered.status).toBe(201);
+        const { access_token: token } = (await registered.json()) as { access_token: string };
+        // Fresh connections land on either worker; each must accept a token the other issued.
+        const statuses = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            fetch(`${base}/api/v1/auth/me`, { headers: { authorization: `Bearer ${token}`, connection: 'close' } }).then((response) => response.status),
+          ),
+        );
+        expect(statuses).toEqual(Array(20).fill(200));
+      } finally {
+        server.child.kill('SIGTERM');
+        expect(await server.exited).toBe(0);
+        await drop();
+      }
+    });
+  }
+});
