@@ -12,6 +12,7 @@ import type { Config } from './config';
 import { registerRateLimits } from './http/rate-limits';
 import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from './http/rest-errors';
 import { clientErrorHandler, registerSecurity } from './http/security';
+import { registerRestInputChecks } from './http/rest-input';
 import { buildOpenApiDocument, createdPaths } from './openapi';
 import { createServices } from './services';
 import type { Context, ServicesHandle } from './trpc/init';
@@ -94,6 +95,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.get('/api/v1/openapi.json', async () => document);
 
   await app.register(async (rest) => {
+    registerRestInputChecks(rest, '/api/v1', Object.keys(document.paths ?? {}));
     rest.addHook('onSend', async (_request, reply, payload) =>
       reply.statusCode >= 400 && typeof payload === 'string' ? toRestErrorPayload(payload) : payload,
     );

@@ -6,12 +6,15 @@ export const PASSWORD_MAX_BYTES = 72;
 const utf8 = new TextEncoder();
 
 const EmailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email());
-const PasswordSchema = z
-  .string()
-  .min(6)
-  .refine((value) => utf8.encode(value).length <= PASSWORD_MAX_BYTES, {
+/**
+ * At most 72 bytes on login too: bcrypt would compare only the first 72, so a longer password
+ * whose first 72 bytes are right would otherwise log in.
+ */
+const withinBcryptLimit = (schema: z.ZodString) =>
+  schema.refine((value) => utf8.encode(value).length <= PASSWORD_MAX_BYTES, {
     message: `Password must be at most ${PASSWORD_MAX_BYTES} bytes of UTF-8`,
   });
+const PasswordSchema = withinBcryptLimit(z.string().min(6));
 
 export const UserSchema = z
   .object({ id: IdSchema, name: z.string(), email: z.string() })
@@ -23,7 +26,7 @@ export const RegisterInput = z
   .meta({ examples: [{ name: 'Ada Lovelace', email: 'ada@example.com', password: 'correct horse' }] });
 
 export const LoginInput = z
-  .object({ email: EmailSchema, password: z.string().min(1).max(1024) })
+  .object({ email: EmailSchema, password: withinBcryptLimit(z.string().min(1)) })
   .strict()
   .meta({ examples: [{ email: 'ada@example.com', password: 'correct horse' }] });
 

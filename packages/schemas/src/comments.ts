@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IdSchema, TimestampSchema } from './common';
+import { IdSchema, PathIdSchema, TimestampSchema } from './common';
 
 export const COMMENT_TEXT_MAX = 20_000;
 
@@ -15,7 +15,7 @@ export const CommentSchema = z
   .meta({ id: 'Comment' });
 
 export const CreateCommentInput = z
-  .object({ id: z.string().max(200), text: z.string().trim().min(1).max(COMMENT_TEXT_MAX) })
+  .object({ id: PathIdSchema, text: z.string().trim().min(1).max(COMMENT_TEXT_MAX) })
   .strict()
   .meta({ examples: [{ text: 'Draft is in the shared folder.' }] });
 

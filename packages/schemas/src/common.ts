@@ -1,13 +1,19 @@
 import { z } from 'zod';
 
-/** Ids are UUIDv7 strings; a malformed id in a path is a 404, so paths accept any string. */
+/** Ids are UUIDv7 strings. */
 export const IdSchema = z.string().meta({ description: 'Resource id (UUIDv7)', example: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b' });
 export const TimestampSchema = z.string().meta({
   description: 'UTC ISO 8601 timestamp with milliseconds',
   example: '2026-11-21T09:30:00.000Z',
 });
 
-export const PathIdInput = z.object({ id: z.string().max(200) }).strict();
+/**
+ * An id in a path: any string, because a malformed id (of any length) names nothing and is a 404
+ * like an unknown one, not a 400. The services check the format before asking the database.
+ */
+export const PathIdSchema = z.string().meta({ description: 'Resource id (UUIDv7); a malformed or unknown id is a 404' });
+
+export const PathIdInput = z.object({ id: PathIdSchema }).strict();
 
 export const MessageSchema = z
   .object({ message: z.string() })
@@ -35,7 +41,7 @@ export const ErrorBodySchema = z
 export const PageQueryShape = {
   limit: z
     .string()
-    .regex(/^\d{1,3}$/, 'limit must be an integer from 1 to 500')
+    .regex(/^\d{1,3}$/, { message: 'limit must be an integer from 1 to 500', abort: true })
     .refine((value) => Number(value) >= 1 && Number(value) <= 500, 'limit must be an integer from 1 to 500')
     .optional()
     .meta({ description: 'Page size, 1–500 (default 100)' }),

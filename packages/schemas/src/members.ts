@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IdSchema } from './common';
+import { IdSchema, PathIdSchema } from './common';
 
 export const ROLES = ['VIEWER', 'EDITOR', 'ADMIN'] as const;
 export const RoleSchema = z.enum(ROLES).meta({ id: 'Role' });
@@ -17,7 +17,7 @@ export const MemberSchema = z
 
 export const InviteMemberInput = z
   .object({
-    id: z.string().max(200),
+    id: PathIdSchema,
     email: z.string().trim().toLowerCase().max(254).pipe(z.email()),
     role: RoleSchema.optional(),
   })
@@ -25,7 +25,7 @@ export const InviteMemberInput = z
   .meta({ examples: [{ email: 'grace@example.com', role: 'EDITOR' }] });
 
 export const ChangeRoleInput = z
-  .object({ id: z.string().max(200), memberId: z.string().max(200), role: RoleSchema })
+  .object({ id: PathIdSchema, memberId: PathIdSchema, role: RoleSchema })
   .strict()
   .meta({ examples: [{ role: 'ADMIN' }] });
 

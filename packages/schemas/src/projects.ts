@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IdSchema, PageQueryShape, TimestampSchema, trimmed } from './common';
+import { IdSchema, PageQueryShape, PathIdSchema, TimestampSchema, trimmed } from './common';
 import { RoleSchema } from './members';
 
 export const PROJECT_NAME_MAX = 200;
@@ -27,7 +27,7 @@ export const CreateProjectInput = z
 
 export const UpdateProjectInput = z
   .object({
-    id: z.string().max(200),
+    id: PathIdSchema,
     name: trimmed(1, PROJECT_NAME_MAX).optional(),
     description: z.string().max(PROJECT_DESCRIPTION_MAX).optional(),
   })

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IdSchema, PageQueryShape, TimestampSchema, trimmed } from './common';
+import { IdSchema, PageQueryShape, PathIdSchema, TimestampSchema, trimmed } from './common';
 
 export const TASK_STATUSES = ['TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELLED'] as const;
 /** Listed in rank order: sorting by priority uses this order, not the alphabet. */
@@ -11,7 +11,8 @@ export const TaskStatusSchema = z.enum(TASK_STATUSES).meta({ id: 'TaskStatus' })
 export const TaskPrioritySchema = z.enum(TASK_PRIORITIES).meta({ id: 'TaskPriority' });
 
 /** Any RFC 3339 date-time (a `Z` or an offset is required); stored and returned in UTC. */
-const dateTime = () => z.iso.datetime({ offset: true }).refine(isRealDate, 'Invalid date');
+/** `abort`: a value that is no date-time at all gets one issue, not a second 'Invalid date'. */
+const dateTime = () => z.iso.datetime({ offset: true, abort: true }).refine(isRealDate, 'Invalid date');
 
 /** Date.parse accepts 2026-02-30 (as 2 March); a due date that does not exist is refused instead. */
 function isRealDate(value: string): boolean {
@@ -63,7 +64,7 @@ export const CreateTaskInput = z
 
 export const UpdateTaskInput = z
   .object({
-    id: z.string().max(200),
+    id: PathIdSchema,
     title: trimmed(1, TASK_TITLE_MAX).optional(),
     description: z.string().max(TASK_DESCRIPTION_MAX).optional(),
     status: TaskStatusSchema.optional(),
@@ -110,7 +111,7 @@ export const TaskFilterShape = {
   ...PageQueryShape,
 };
 
-export const ListProjectTasksInput = z.object({ projectId: z.string().max(200), ...TaskFilterShape }).strict();
+export const ListProjectTasksInput = z.object({ projectId: PathIdSchema, ...TaskFilterShape }).strict();
 
 export type Task = z.infer<typeof TaskSchema>;
 export type TaskStatus = z.infer<typeof TaskStatusSchema>;

@@ -92,24 +92,26 @@ describe('permissions on every REST endpoint', () => {
     CALLERS.map((caller, index) => ({ endpoint, caller, status: EXPECTED[endpoint][index]! })),
   );
 
-  it.each(roleCases)('$endpoint as $caller → $status', async ({ endpoint, caller, status }) => {
-    const { t, users } = world;
-    const { url, body } = await CALLS[endpoint](world, caller);
-    const before = await databaseSnapshot(t);
-    const response = await t.request(methodOf(endpoint), url, { token: users[caller].token, body });
+  for (const { endpoint, caller, status } of roleCases) {
+    it(`${endpoint} as ${caller} → ${status}`, async () => {
+      const { t, users } = world;
+      const { url, body } = await CALLS[endpoint](world, caller);
+      const before = await databaseSnapshot(t);
+      const response = await t.request(methodOf(endpoint), url, { token: users[caller].token, body });
 
-    if (status < 300) {
-      expect({ status: response.status, body: response.body }).toMatchObject({ status });
-      expect(response.body).not.toHaveProperty('code');
-      return;
-    }
-    if (status === 403) {
-      expectErrorBody(response, 403, { message: expect.stringMatching(new RegExp(`^Your role \\(${caller}\\) may not `)) });
-    } else {
-      expectErrorBody(response, 404, { message: notFoundMessage(endpoint) });
-    }
-    expect(await databaseSnapshot(t)).toEqual(before);
-  });
+      if (status < 300) {
+        expect({ status: response.status, body: response.body }).toMatchObject({ status });
+        expect(response.body).not.toHaveProperty('code');
+        return;
+      }
+      if (status === 403) {
+        expectErrorBody(response, 403, { message: expect.stringMatching(new RegExp(`^Your role \\(${caller}\\) may not `)) });
+      } else {
+        expectErrorBody(response, 404, { message: notFoundMessage(endpoint) });
+      }
+      expect(await databaseSnapshot(t)).toEqual(before);
+    });
+  }
 
   it('lists show a non-member nothing of the project', async () => {
     const { t, users, projectId, taskId } = world;
@@ -128,14 +130,16 @@ describe('permissions on every REST endpoint', () => {
 
     const tokenCases = ENDPOINTS.flatMap((endpoint) => UNACCEPTABLE_TOKENS.map((kind) => ({ endpoint, kind })));
 
-    it.each(tokenCases)('$endpoint with $kind → 401', async ({ endpoint, kind }) => {
-      const { t } = world;
-      const { url, body } = await CALLS[endpoint](world, 'owner');
-      const authorization = authorizations[kind];
-      const before = await databaseSnapshot(t);
-      const response = await t.request(methodOf(endpoint), url, { body, headers: authorization ? { authorization } : {} });
-      expectErrorBody(response, 401, { message: 'Missing, invalid or expired token' });
-      expect(await databaseSnapshot(t)).toEqual(before);
-    });
+    for (const { endpoint, kind } of tokenCases) {
+      it(`${endpoint} with ${kind} → 401`, async () => {
+        const { t } = world;
+        const { url, body } = await CALLS[endpoint](world, 'owner');
+        const authorization = authorizations[kind];
+        const before = await databaseSnapshot(t);
+        const response = await t.request(methodOf(endpoint), url, { body, headers: authorization ? { authorization } : {} });
+        expectErrorBody(response, 401, { message: 'Missing, invalid or expired token' });
+        expect(await databaseSnapshot(t)).toEqual(before);
+      });
+    }
   });
 });
