@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IdSchema, PageQueryShape, TimestampSchema } from './common';
+import { IdSchema, PageQueryShape, PathIdSchema, TimestampSchema } from './common';
 
 /** Every kind of change the activity history, the live stream and webhooks report. */
 export const ACTIVITY_TYPES = [
@@ -53,7 +53,7 @@ export const ActivitySchema = z
     },
   });
 
-export const ListProjectActivityInput = z.object({ id: z.string().max(200), ...PageQueryShape }).strict();
+export const ListProjectActivityInput = z.object({ id: PathIdSchema, ...PageQueryShape }).strict();
 export const ListTaskActivityInput = ListProjectActivityInput;
 
 /** A live subscription to a project's events; `lastEventId` resumes after that event. */

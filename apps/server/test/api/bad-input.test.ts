@@ -183,8 +183,8 @@ const fieldCases: Case[] = [
 ];
 
 /** Query parameters: every list, with each kind of bad value. */
-const LISTS = ['GET /api/v1/projects', 'GET /api/v1/tasks/project/:project', 'GET /api/v1/tasks'];
-const TASK_LISTS = LISTS.slice(1);
+const TASK_LISTS = ['GET /api/v1/tasks/project/:project', 'GET /api/v1/tasks'];
+const LISTS = ['GET /api/v1/projects', ...TASK_LISTS, 'GET /api/v1/projects/:project/activity', 'GET /api/v1/tasks/:task/activity'];
 const queryCases: Case[] = [
   ...LISTS.flatMap((list) => [
     { name: 'limit=0', route: `${list}?limit=0`, status: 400, issues: ['limit'] },
@@ -209,6 +209,9 @@ const queryCases: Case[] = [
   { name: 'a projectId query next to the path one', route: 'GET /api/v1/tasks/project/:project?projectId=:otherProject', status: 400, issues: [unknownField('projectId')] },
   { name: 'an id query next to the path one', route: 'GET /api/v1/projects/:project?id=:otherProject', status: 400, issues: [unknownField('id')] },
   { name: 'a malformed project id', route: 'GET /api/v1/tasks/project/not-an-id', status: 404, message: 'Project not found' },
+  { name: 'a malformed project id', route: 'GET /api/v1/projects/not-an-id/activity', status: 404, message: 'Project not found' },
+  { name: 'an unknown task id', route: `GET /api/v1/tasks/${UNKNOWN_ID}/activity`, status: 404, message: 'Task not found' },
+  { name: 'an id query next to the path one', route: 'GET /api/v1/tasks/:task/activity?id=:otherProject', status: 400, issues: [unknownField('id')] },
   { name: 'an unknown parameter', route: 'GET /api/v1/auth/me?verbose=1', status: 400, issues: [unknownField('verbose')] },
 ];
 

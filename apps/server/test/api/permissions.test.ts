@@ -28,6 +28,8 @@ const EXPECTED = {
   'PATCH /tasks/{id}':                             [404,     403,   200,   200,  200],
   'DELETE /tasks/{id}':                            [404,     403,   200,   200,  200],
   'POST /tasks/{id}/comments':                     [404,     403,   201,   201,  201],
+  'GET /projects/{id}/activity':                   [404,     200,   200,   200,  200],
+  'GET /tasks/{id}/activity':                      [404,     200,   200,   200,  200],
 } satisfies Record<string, [number, number, number, number, number]>;
 type Endpoint = keyof typeof EXPECTED;
 
@@ -63,6 +65,8 @@ const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<{ url: s
   'PATCH /tasks/{id}': ({ taskId }) => ({ url: `/api/v1/tasks/${taskId}`, body: { status: 'IN_PROGRESS' } }),
   'DELETE /tasks/{id}': async ({ t, users, projectId }) => ({ url: `/api/v1/tasks/${(await createTask(t, users.owner, projectId)).id}` }),
   'POST /tasks/{id}/comments': ({ taskId }) => ({ url: `/api/v1/tasks/${taskId}/comments`, body: { text: 'A comment' } }),
+  'GET /projects/{id}/activity': ({ projectId }) => ({ url: `/api/v1/projects/${projectId}/activity` }),
+  'GET /tasks/{id}/activity': ({ taskId }) => ({ url: `/api/v1/tasks/${taskId}/activity` }),
 };
 
 const ENDPOINTS = Object.keys(EXPECTED) as Endpoint[];
