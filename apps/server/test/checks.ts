@@ -64,7 +64,7 @@ export async function unacceptableAuthorizations(userId: string): Promise<Record
   };
 }
 
-const CODE_BY_STATUS: Record<number, string> = {
+export const CODE_BY_STATUS: Record<number, string> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',

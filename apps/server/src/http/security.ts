@@ -47,6 +47,10 @@ function registerJsonLimits(app: FastifyInstance): void {
   });
   app.addHook('preValidation', async (request, reply) => {
     if (!request.url.startsWith('/api/trpc/')) return;
+    // tRPC would read multipart bodies as FormData, which no procedure takes: refuse it up front
+    if (request.headers['content-type']?.toLowerCase().startsWith('multipart/')) {
+      return sendError(request, reply, 415, errorBody(415, 'Unsupported content type: send application/json'));
+    }
     const input = typeof request.body === 'string' ? request.body : (request.query as { input?: unknown }).input;
     if (typeof input === 'string' && jsonDepthExceeds(input)) {
       return sendError(request, reply, 400, errorBody(400, jsonTooDeep().message, 'JSON_TOO_DEEP'));

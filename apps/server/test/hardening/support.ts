@@ -35,7 +35,7 @@ export function injectFetch(app: FastifyInstance, headers: Record<string, string
 /** The tRPC error envelope the tRPC client reads: `{ error: { message, code, data: { code, httpStatus } } }`, or a batch of them. */
 export function isTrpcErrorBody(body: unknown, status: number): boolean {
   const items = Array.isArray(body) ? body : [body];
-  return items.some((item) => {
+  return items.length > 0 && items.every((item) => {
     const error = (item as { error?: { message?: unknown; code?: unknown; data?: { code?: unknown; httpStatus?: unknown; stack?: unknown } } })?.error;
     return (
       typeof error?.message === 'string' &&
