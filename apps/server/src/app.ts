@@ -17,6 +17,7 @@ import { buildOpenApiDocument, createdPaths } from './openapi';
 import { createServices } from './services';
 import type { Context, ServicesHandle } from './trpc/init';
 import { appRouter } from './trpc/router';
+import { registerWebApp } from './web-app';
 
 export const VERSION = '0.1.0';
 const BODY_LIMIT = 1024 * 1024;
@@ -128,6 +129,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true } });
+  await registerWebApp(app);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {

@@ -104,13 +104,14 @@ export function createTasklaneClient(options: TasklaneClientOptions): TasklaneCl
 }
 
 /** Every item of a paged list, page after page: `for await (const task of paginate(c.tasks.listForProjectPage, { projectId }))`. */
-export async function* paginate<TInput extends { cursor?: string }, TItem>(
+export async function* paginate<TInput extends { cursor?: string } | undefined | void, TItem>(
   procedure: { query(input: TInput): Promise<{ items: TItem[]; nextCursor: string | null }> },
-  input: TInput,
+  // Inferred from the procedure alone, so an optional input (`listMinePage`) still checks its filters.
+  input: NoInfer<Exclude<TInput, undefined | void>>,
 ): AsyncGenerator<TItem> {
   let cursor = input.cursor;
   do {
-    const page = await procedure.query({ ...input, ...(cursor ? { cursor } : {}) });
+    const page = await procedure.query({ ...input, ...(cursor ? { cursor } : {}) } as TInput);
     yield* page.items;
     cursor = page.nextCursor ?? undefined;
   } while (cursor);

@@ -1,0 +1,90 @@
+import type { User } from '@tasklane/schemas';
+import { createContext } from 'preact';
+import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
+import { useContext, useEffect, useState } from 'preact/hooks';
+import { AuthPage } from './pages/auth';
+import { BoardPage } from './pages/board';
+import { MembersPage } from './pages/members';
+import { MyTasksPage } from './pages/my-tasks';
+import { ProjectsPage } from './pages/projects';
+import { client, describeError, hasStoredToken, onSessionChange, signOut } from './session';
+import { Loading } from './ui';
+
+const AUTH_PATHS = ['/login', '/register'];
+const CurrentUser = createContext<User | null>(null);
+
+/** The signed-in user; pages below the session gate always have one. */
+export const useCurrentUser = () => useContext(CurrentUser)!;
+
+export function App() {
+  return (
+    <LocationProvider>
+      <Session />
+    </LocationProvider>
+  );
+}
+
+function Session() {
+  const { route, path } = useLocation();
+  const [user, setUser] = useState<User | null>(null);
+  const [checking, setChecking] = useState(hasStoredToken());
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+
+  useEffect(
+    () =>
+      onSessionChange((next, message) => {
+        setUser(next);
+        setNotice(message);
+        if (!next) route('/login');
+        else if (AUTH_PATHS.includes(window.location.pathname)) route('/');
+      }),
+    [route],
+  );
+
+  // A stored token is checked once: still valid → signed in; expired → the login page says so.
+  useEffect(() => {
+    if (!hasStoredToken()) return;
+    client.auth.me
+      .query()
+      .then(setUser, (error: unknown) => setNotice(describeError(error)))
+      .finally(() => setChecking(false));
+  }, []);
+
+  if (checking) return <Loading what="your session" />;
+  if (!user) {
+    const mode = path === '/register' ? 'register' : 'login';
+    return <AuthPage mode={mode} notice={notice} />;
+  }
+  return (
+    <CurrentUser.Provider value={user}>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="brand" href="/">
+          Tasklane
+        </a>
+        <nav aria-label="Main">
+          <a href="/" aria-current={path === '/' ? 'page' : undefined}>
+            Projects
+          </a>
+          <a href="/my-tasks" aria-current={path === '/my-tasks' ? 'page' : undefined}>
+            My tasks
+          </a>
+        </nav>
+        <span class="who">{user.name}</span>
+        <button type="button" onClick={() => signOut()}>
+          Log out
+        </button>
+      </header>
+      <Router>
+        <Route path="/" component={ProjectsPage} />
+        <Route path="/my-tasks" component={MyTasksPage} />
+        <Route path="/projects/:projectId" component={BoardPage} />
+        <Route path="/projects/:projectId/tasks/:taskId" component={BoardPage} />
+        <Route path="/projects/:projectId/members" component={MembersPage} />
+        <Route default component={ProjectsPage} />
+      </Router>
+    </CurrentUser.Provider>
+  );
+}

@@ -1,0 +1,37 @@
+import type { Member, Task, TaskPriority } from '@tasklane/schemas';
+import { paginate } from '@tasklane/sdk';
+import { client } from './session';
+
+/** Every item of a paged list; the board shows a whole project, so it reads every page. */
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
+
+export interface TaskFilters {
+  /** A member's user id, `me`, `none`, or empty for anyone. */
+  assigneeId: string;
+  priority: TaskPriority | '';
+  text: string;
+}
+
+export const NO_FILTERS: TaskFilters = { assigneeId: '', priority: '', text: '' };
+
+/** The project's tasks matching the filters, filtered by the server. */
+export function loadTasks(projectId: string, filters: TaskFilters): Promise<Task[]> {
+  const text = filters.text.trim();
+  return collect(
+    paginate(client.tasks.listForProjectPage, {
+      projectId,
+      limit: '500',
+      ...(filters.assigneeId ? { assigneeId: filters.assigneeId } : {}),
+      ...(filters.priority ? { priority: filters.priority } : {}),
+      ...(text ? { q: text } : {}),
+    }),
+  );
+}
+
+export function loadMembers(_projectId: string): Promise<Member[]> {
+  return Promise.resolve([]);
+}

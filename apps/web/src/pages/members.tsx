@@ -1,0 +1,118 @@
+import type { Member, Project, Role } from '@tasklane/schemas';
+import { useState } from 'preact/hooks';
+import { loadMembers } from '../data';
+import { canAdminister, ROLE_LABELS, ROLES } from '../format';
+import { useAction, useLoad } from '../hooks';
+import { client } from '../session';
+import { ErrorNote, Loading, Page } from '../ui';
+
+export function MembersPage({ params }: { params: { projectId: string } }) {
+  const { projectId } = params;
+  const project = useLoad(() => client.projects.get.query({ id: projectId }), [projectId]);
+  const members = useLoad(() => loadMembers(projectId), [projectId]);
+
+  if (project.error) return <Page title="Members"><ErrorNote error={project.error} /></Page>;
+  if (!project.data) return <Loading what="the project" />;
+  const admin = canAdminister(project.data.role);
+  const replace = (changed: Member) => members.setData((list) => list?.map((member) => (member.id === changed.id ? changed : member)));
+
+  return (
+    <Page
+      title={`${project.data.name}: members`}
+      actions={
+        <nav aria-label="Project">
+          <a href={`/projects/${projectId}`}>Board</a>
+        </nav>
+      }
+    >
+      {admin ? (
+        <Invite projectId={projectId} onInvited={(member) => members.setData((list) => [...(list ?? []), member])} />
+      ) : (
+        <p class="muted">Only admins can invite members and change roles. Your role: {ROLE_LABELS[project.data.role]}.</p>
+      )}
+      <ErrorNote error={members.error} />
+      <table class="members">
+        <caption class="visually-hidden">Members of {project.data.name}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Email</th>
+            <th scope="col">Role</th>
+          </tr>
+        </thead>
+        <tbody>
+          {members.data?.map((member) => (
+            <MemberRow key={member.id} member={member} project={project.data as Project} admin={admin} onChanged={replace} />
+          ))}
+        </tbody>
+      </table>
+    </Page>
+  );
+}
+
+function Invite({ projectId, onInvited }: { projectId: string; onInvited: (member: Member) => void }) {
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('VIEWER');
+  const { busy, error, run } = useAction();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const member = await run(() => client.members.invite.mutate({ id: projectId, email, role }));
+    if (!member) return;
+    onInvited(member);
+    setEmail('');
+  };
+  return (
+    <form class="card inline-form" onSubmit={submit} aria-label="Invite a member">
+      <label class="grow">
+        Email
+        <input type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} required />
+      </label>
+      <label>
+        Role
+        <select value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
+          {ROLES.map((value) => (
+            <option key={value} value={value}>
+              {ROLE_LABELS[value]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" class="primary" disabled={busy}>
+        Invite
+      </button>
+      <ErrorNote error={error} />
+    </form>
+  );
+}
+
+function MemberRow({ member, project, admin, onChanged }: { member: Member; project: Project; admin: boolean; onChanged: (member: Member) => void }) {
+  const { error, run, busy } = useAction();
+  const isOwner = member.userId === project.ownerId;
+  const changeRole = async (role: Role) => {
+    const updated = await run(() => client.members.changeRole.mutate({ id: project.id, memberId: member.id, role }));
+    if (updated) onChanged(updated);
+  };
+  return (
+    <tr data-member-id={member.id}>
+      <td>{member.name}</td>
+      <td>{member.email}</td>
+      <td>
+        {admin && !isOwner ? (
+          <label>
+            <span class="visually-hidden">Role of {member.name}</span>
+            <select value={member.role} disabled={busy} onChange={(e) => changeRole(e.currentTarget.value as Role)}>
+              {ROLES.map((value) => (
+                <option key={value} value={value}>
+                  {ROLE_LABELS[value]}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : (
+          <span>{isOwner ? 'Owner' : ROLE_LABELS[member.role]}</span>
+        )}
+        <ErrorNote error={error} />
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,143 @@
+import type { Project } from '@tasklane/schemas';
+import { paginate } from '@tasklane/sdk';
+import { useState } from 'preact/hooks';
+import { useCurrentUser } from '../app';
+import { canAdminister, ROLE_LABELS } from '../format';
+import { useAction, useLoad } from '../hooks';
+import { client } from '../session';
+import { ConfirmButton, ErrorNote, Loading, Page } from '../ui';
+
+async function allProjects(): Promise<Project[]> {
+  const projects: Project[] = [];
+  for await (const project of paginate(client.projects.listPage, {})) projects.push(project);
+  return projects;
+}
+
+export function ProjectsPage() {
+  const projects = useLoad(allProjects, []);
+  return (
+    <Page title="Projects">
+      <NewProject onCreated={(project) => projects.setData((list) => [...(list ?? []), project])} />
+      <ErrorNote error={projects.error} />
+      {projects.loading && !projects.data ? <Loading what="projects" /> : null}
+      {projects.data?.length === 0 && <p class="muted">No projects yet: create one above, or ask to be invited.</p>}
+      <ul class="project-list">
+        {projects.data?.map((project) => (
+          <ProjectItem
+            key={project.id}
+            project={project}
+            onChanged={(changed) => projects.setData((list) => list?.map((item) => (item.id === changed.id ? changed : item)))}
+            onDeleted={() => projects.setData((list) => list?.filter((item) => item.id !== project.id))}
+          />
+        ))}
+      </ul>
+    </Page>
+  );
+}
+
+function NewProject({ onCreated }: { onCreated: (project: Project) => void }) {
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const { busy, error, run } = useAction();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const project = await run(() => client.projects.create.mutate({ name, description }));
+    if (!project) return;
+    onCreated(project);
+    setName('');
+    setDescription('');
+  };
+  return (
+    <form class="card inline-form" onSubmit={submit} aria-label="New project">
+      <label>
+        Project name
+        <input value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={200} />
+      </label>
+      <label class="grow">
+        Description
+        <input value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+      </label>
+      <button type="submit" class="primary" disabled={busy}>
+        Create project
+      </button>
+      <ErrorNote error={error} />
+    </form>
+  );
+}
+
+function ProjectItem(props: { project: Project; onChanged: (project: Project) => void; onDeleted: () => void }) {
+  const { project } = props;
+  const me = useCurrentUser();
+  const [editing, setEditing] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [name, setName] = useState(project.name);
+  const [description, setDescription] = useState(project.description);
+  const { busy, error, run } = useAction();
+  const isOwner = project.ownerId === me.id;
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    const updated = await run(() => client.projects.update.mutate({ id: project.id, name, description }));
+    if (updated) {
+      props.onChanged(updated);
+      setEditing(false);
+    }
+  };
+  const remove = async () => {
+    const done = await run(() => client.projects.delete.mutate({ id: project.id }));
+    if (done) props.onDeleted();
+  };
+
+  return (
+    <li class="card project">
+      {editing ? (
+        <form class="stack" onSubmit={save} aria-label={`Edit ${project.name}`}>
+          <label>
+            Name
+            <input value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={200} />
+          </label>
+          <label>
+            Description
+            <textarea value={description} onInput={(e) => setDescription(e.currentTarget.value)} rows={3} />
+          </label>
+          <div class="row">
+            <button type="submit" class="primary" disabled={busy}>
+              Save
+            </button>
+            <button type="button" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : (
+        <>
+          <h2>
+            <a href={`/projects/${project.id}`}>{project.name}</a>
+          </h2>
+          <p class="role-badge">{isOwner ? 'Owner' : ROLE_LABELS[project.role]}</p>
+          {project.description && <p class="muted">{project.description}</p>}
+          <div class="row">
+            <a href={`/projects/${project.id}/members`}>Members</a>
+            {canAdminister(project.role) && (
+              <button type="button" onClick={() => setEditing(true)}>
+                Edit
+              </button>
+            )}
+            {isOwner && (
+              <ConfirmButton
+                label="Delete"
+                question={`Delete “${project.name}” with all its tasks?`}
+                confirmLabel="Delete project"
+                onConfirm={remove}
+                busy={busy}
+                open={confirming}
+                setOpen={setConfirming}
+              />
+            )}
+          </div>
+        </>
+      )}
+      <ErrorNote error={error} />
+    </li>
+  );
+}
