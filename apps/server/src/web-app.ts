@@ -12,13 +12,11 @@ export const WEB_APP_ROOT = fileURLToPath(new URL('../../web/dist/', import.meta
 
 const HASHED_ASSETS = /[/\\]assets[/\\]/;
 const NOT_AN_APP_PAGE = /^\/(api|docs)(\/|$)|\.[a-z0-9]+$/i;
-// Everything the app loads comes from this server; the policy makes that a promise to the browser.
-const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
 
 /**
  * Serves the web app at `/`: hashed assets cached for a year, index.html never cached, and every
  * other GET that is not an API, docs or file path answered with index.html (the app routes it).
+ * The content security policy (http/security.ts) keeps the app to this server's own files.
  */
 export async function registerWebApp(app: FastifyInstance, root = WEB_APP_ROOT): Promise<void> {
   if (!existsSync(join(root, 'index.html'))) {
@@ -32,7 +30,6 @@ export async function registerWebApp(app: FastifyInstance, root = WEB_APP_ROOT):
     setHeaders(reply, path) {
       if (HASHED_ASSETS.test(path)) reply.header('cache-control', 'public, max-age=31536000, immutable');
       else reply.header('cache-control', 'no-cache');
-      if (path.endsWith('.html')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
     },
   });
   app.get('/*', (request, reply) => {

@@ -46,7 +46,11 @@ function Session() {
     if (!hasStoredToken()) return;
     client.auth.me
       .query()
-      .then(setUser, (error: unknown) => setNotice(describeError(error)))
+      .then(setUser, (error: unknown) => {
+        // A 401 has already signed out with the "session expired" notice; anything else is shown as is.
+        const message = describeError(error);
+        if (hasStoredToken()) setNotice(message);
+      })
       .finally(() => setChecking(false));
   }, []);
 

@@ -1,0 +1,195 @@
+import { join } from 'node:path';
+import { SignJWT } from 'jose';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { card, column, JWT_SECRET, launchChromium, newPerson, type Person, register, SCREENSHOTS, type Server, startServer } from './harness';
+
+/**
+ * One team in three browsers: the owner sets up a project, an editor works the board, a viewer
+ * watches. Each step is what a person does: click, type, drag; nothing is set up behind the UI.
+ */
+describe('the Kanban board in Chromium', () => {
+  let server: Server;
+  let browser: Browser;
+  let owner: Person;
+  let editor: Person;
+  let viewer: Person;
+  let boardUrl: string;
+  const run = Date.now().toString(36);
+  const emails = { owner: `ada-${run}@example.com`, editor: `grace-${run}@example.com`, viewer: `alan-${run}@example.com` };
+
+  beforeAll(async () => {
+    server = await startServer();
+    browser = await launchChromium();
+    owner = await newPerson(browser, server.baseUrl);
+    editor = await newPerson(browser, server.baseUrl);
+    viewer = await newPerson(browser, server.baseUrl);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('lets everyone register; the owner creates a project and sees their role', async () => {
+    await register(owner, 'Ada Lovelace', emails.owner);
+    await register(editor, 'Grace Hopper', emails.editor);
+    await register(viewer, 'Alan Turing', emails.viewer);
+
+    const { page } = owner;
+    await page.getByLabel('Project name').fill('Launch');
+    await page.getByLabel('Description').fill('Everything for the launch');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    const item = page.locator('.project', { hasText: 'Launch' });
+    await expect.poll(() => item.locator('.role-badge').textContent()).toBe('Owner');
+    await item.getByRole('link', { name: 'Launch' }).click();
+    await page.getByRole('heading', { name: 'Launch', level: 1 }).waitFor();
+    boardUrl = new URL(page.url()).pathname;
+    expect(boardUrl).toMatch(/^\/projects\/[0-9a-f-]{36}$/);
+  });
+
+  it('invites an editor and a viewer; a refusal shows the server message', async () => {
+    const { page } = owner;
+    await page.getByRole('link', { name: 'Members' }).click();
+    const invite = page.getByRole('form', { name: 'Invite a member' });
+    await invite.getByLabel('Email').fill(`nobody-${run}@example.com`);
+    await invite.getByRole('button', { name: 'Invite' }).click();
+    await expect.poll(() => invite.getByRole('alert').textContent()).toBe('No registered user has this email');
+
+    for (const [email, role] of [
+      [emails.editor, 'EDITOR'],
+      [emails.viewer, 'VIEWER'],
+    ] as const) {
+      await invite.getByLabel('Email').fill(email);
+      await invite.getByLabel('Role').selectOption(role);
+      await invite.getByRole('button', { name: 'Invite' }).click();
+      await expect.poll(() => invite.getByLabel('Email').inputValue()).toBe('');
+    }
+    const rows = page.locator('table.members tbody tr');
+    await expect.poll(() => rows.allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining('Grace Hopper'), expect.stringContaining('Alan Turing')]),
+    );
+    await expect.poll(() => page.getByLabel('Role of Grace Hopper').inputValue()).toBe('EDITOR');
+    await page.screenshot({ path: join(SCREENSHOTS, 'members.png'), fullPage: true });
+  });
+
+  it('creates tasks in columns from the board', async () => {
+    const { page } = owner;
+    await page.goto(boardUrl);
+    for (const [title, columnLabel] of [
+      ['Write the launch post', 'To do'],
+      ['Record the demo', 'To do'],
+      ['Fix the signup form', 'In progress'],
+    ] as const) {
+      const target = column(page, columnLabel);
+      await target.getByPlaceholder('Add a task…').fill(title);
+      await target.getByRole('button', { name: /^Add task/ }).click();
+      await card(target, title).waitFor();
+    }
+    expect(await column(page, 'To do').locator('.task-card').count()).toBe(2);
+  });
+
+  it('the editor drags a card to Done', async () => {
+    const { page } = editor;
+    await page.goto(boardUrl);
+    const source = card(page, 'Write the launch post');
+    await source.waitFor();
+    expect(await source.getAttribute('draggable')).toBe('true');
+    await source.dragTo(column(page, 'Done'));
+    await card(column(page, 'Done'), 'Write the launch post').waitFor();
+    // The server has it too: a fresh load shows the card in Done.
+    await page.reload();
+    await card(column(page, 'Done'), 'Write the launch post').waitFor();
+  });
+
+  it('moves a card with the keyboard alone (the status menu on the card)', async () => {
+    const { page } = owner;
+    await page.goto(boardUrl);
+    const menu = page.getByLabel('Status of Record the demo');
+    await menu.focus();
+    await menu.selectOption('IN_REVIEW');
+    await card(column(page, 'In review'), 'Record the demo').waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, 'board.png'), fullPage: true });
+  });
+
+  it('shows the viewer no drag handles, no task forms and no delete button', async () => {
+    const { page } = viewer;
+    await page.goto(boardUrl);
+    await card(page, 'Fix the signup form').waitFor();
+    expect(await page.locator('.drag-handle').count()).toBe(0);
+    expect(await page.locator('[draggable="true"]').count()).toBe(0);
+    expect(await page.getByPlaceholder('Add a task…').count()).toBe(0);
+    await card(page, 'Fix the signup form').getByRole('link').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Title').waitFor();
+    expect(await dialog.getByLabel('Title').isDisabled()).toBe(true);
+    expect(await dialog.getByRole('button', { name: /delete/i }).count()).toBe(0);
+    expect(await dialog.getByRole('button', { name: 'Save changes' }).count()).toBe(0);
+  });
+
+  it('edits every field of a task in the detail dialog', async () => {
+    const { page } = owner;
+    await page.goto(boardUrl);
+    await card(page, 'Fix the signup form').getByRole('link').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Title').fill('Fix the signup form on mobile');
+    await dialog.getByLabel('Description').fill('The button is hidden below 400 px.');
+    await dialog.getByLabel('Priority').selectOption('URGENT');
+    await dialog.getByLabel('Due date').fill('2020-01-31');
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => dialog.getByRole('heading', { level: 2 }).textContent()).toBe('Fix the signup form on mobile');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    const updated = card(page, 'Fix the signup form on mobile');
+    await expect.poll(() => updated.getAttribute('class')).toContain('overdue');
+    expect(await updated.textContent()).toContain('Urgent');
+  });
+
+  it('reads well at 360 px wide', async () => {
+    const phone = await newPerson(browser, server.baseUrl, { width: 360, height: 740 });
+    await phone.page.goto('/login');
+    await phone.page.getByLabel('Email').fill(emails.owner);
+    await phone.page.getByLabel('Password').fill('password-123');
+    await phone.page.getByRole('button', { name: 'Log in' }).click();
+    await phone.page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    await phone.page.goto(boardUrl);
+    await card(phone.page, 'Record the demo').waitFor();
+    const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await phone.page.screenshot({ path: join(SCREENSHOTS, 'board-360px.png'), fullPage: true });
+    await phone.context.close();
+  });
+
+  it('sends someone with an expired token back to the login page, saying why', async () => {
+    const { page } = viewer;
+    const userId = await page.evaluate(() => JSON.parse(atob(localStorage.getItem('tasklane.token')!.split('.')[1]!)).sub as string);
+    const expired = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(userId)
+      .setIssuedAt(Math.floor(Date.now() / 1000) - 7200)
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 3600)
+      .setJti(`expired-${run}`)
+      .sign(new TextEncoder().encode(JWT_SECRET));
+    await page.evaluate((token) => localStorage.setItem('tasklane.token', token), expired);
+    await page.goto(boardUrl);
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    expect(await page.getByRole('status').textContent()).toMatch(/session has expired/i);
+    expect(await page.evaluate(() => localStorage.getItem('tasklane.token'))).toBeNull();
+  });
+
+  it('logs out, and a reload keeps a signed-in person signed in', async () => {
+    const { page } = editor;
+    await page.goto('/');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+  });
+
+  it('loaded nothing from anywhere but the server, and threw no errors', () => {
+    for (const person of [owner, editor, viewer]) {
+      expect(person.foreignRequests).toEqual([]);
+      expect(person.pageErrors).toEqual([]);
+    }
+  });
+});

@@ -1,0 +1,93 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createDatabase, type Database } from '@tasklane/db';
+import { buildApp, loadConfig } from '@tasklane/server';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+
+export const JWT_SECRET = 'e2e-secret-that-is-long-enough-for-hs256-signing';
+export const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
+const WEB_DIST = fileURLToPath(new URL('../dist/index.html', import.meta.url));
+/** This suite's port (4350–4399 are the web app's); override with E2E_PORT. */
+const PORT = Number(process.env.E2E_PORT ?? 4351);
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export interface Server {
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+/** The real server (buildApp) on a fresh PGlite database, serving apps/web/dist as in production. */
+export async function startServer(): Promise<Server> {
+  if (!existsSync(WEB_DIST)) throw new Error(`Build the web app first (${WEB_DIST} is missing): npx vite build`);
+  const dataDir = await mkdtemp(join(tmpdir(), 'tasklane-e2e-'));
+  const database: Database = await createDatabase({ kind: 'pglite' });
+  await database.migrate();
+  const config = loadConfig({
+    JWT_SECRET,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    BCRYPT_COST: '4',
+    AUTH_RATE_LIMIT: '1000',
+    HOST: '127.0.0.1',
+    PORT: String(PORT),
+  });
+  const app = await buildApp(config, { database, logger: false });
+  await app.listen({ port: config.port, host: config.host });
+  return {
+    baseUrl: `http://127.0.0.1:${PORT}`,
+    async close() {
+      await app.close();
+      await database.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+export interface Person {
+  context: BrowserContext;
+  page: Page;
+  /** Requests to anywhere but the server: the app must load nothing from the internet. */
+  foreignRequests: string[];
+  /** Uncaught page errors and console errors other than failed API calls the test provoked. */
+  pageErrors: string[];
+}
+
+/** A person with a browser profile of their own (own localStorage, own token). */
+export async function newPerson(browser: Browser, baseUrl: string, viewport = { width: 1280, height: 800 }): Promise<Person> {
+  const context = await browser.newContext({ baseURL: baseUrl, viewport });
+  const foreignRequests: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(baseUrl) || url.startsWith('data:')) return route.continue();
+    foreignRequests.push(url);
+    return route.abort();
+  });
+  const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  return { context, page, foreignRequests, pageErrors };
+}
+
+export async function register(person: Person, name: string, email: string, password = 'password-123') {
+  const { page } = person;
+  await page.goto('/register');
+  await page.getByLabel('Full name').fill(name);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Register' }).click();
+  await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+}
+
+/** The board column of a status, found by its heading as a person would. */
+export const column = (page: Page, label: string) => page.getByRole('region', { name: new RegExp(`^${label}\\b`) });
+export const card = (page: Page | Locator, title: string) => page.locator('.task-card', { hasText: title });
