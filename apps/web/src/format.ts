@@ -11,10 +11,8 @@ export const STATUS_LABELS = {
 export const STATUSES = Object.keys(STATUS_LABELS) as TaskStatus[];
 
 export const PRIORITY_LABELS = { LOW: 'Low', MEDIUM: 'Medium', HIGH: 'High', URGENT: 'Urgent' } as const satisfies Record<TaskPriority, string>;
-export const PRIORITIES = Object.keys(PRIORITY_LABELS) as TaskPriority[];
 
 export const ROLE_LABELS = { VIEWER: 'Viewer', EDITOR: 'Editor', ADMIN: 'Admin' } as const satisfies Record<Role, string>;
-export const ROLES = Object.keys(ROLE_LABELS) as Role[];
 
 /** What a role may do, as the server's policy table says (the server still decides). */
 export const canEditTasks = (role: Role | undefined) => role === 'EDITOR' || role === 'ADMIN';

@@ -1,3 +1,4 @@
+import type { Member } from '@tasklane/schemas';
 import type { ComponentChildren } from 'preact';
 
 /** An API refusal or failure, with the server's message; announced to screen readers. */
@@ -53,5 +54,31 @@ export function Page({ title, actions, children }: { title: string; actions?: Co
       </div>
       {children}
     </main>
+  );
+}
+
+/** The `<option>`s of a select over an enum, labelled for people. */
+export function EnumOptions({ labels }: { labels: Record<string, string> }) {
+  return (
+    <>
+      {Object.entries(labels).map(([value, label]) => (
+        <option key={value} value={value}>
+          {label}
+        </option>
+      ))}
+    </>
+  );
+}
+
+/** The `<option>`s for picking a project member, by user id. */
+export function MemberOptions({ members }: { members: Member[] }) {
+  return (
+    <>
+      {members.map((member) => (
+        <option key={member.userId} value={member.userId}>
+          {member.name}
+        </option>
+      ))}
+    </>
   );
 }

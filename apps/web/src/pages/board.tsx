@@ -2,11 +2,11 @@ import type { Member, Project, Task, TaskStatus } from '@tasklane/schemas';
 import { useLocation } from 'preact-iso';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { loadMembers, loadTasks, NO_FILTERS, type TaskFilters } from '../data';
-import { canEditTasks, formatDay, isOverdue, PRIORITIES, PRIORITY_LABELS, STATUS_LABELS, STATUSES } from '../format';
+import { canEditTasks, formatDay, isOverdue, PRIORITY_LABELS, STATUS_LABELS, STATUSES } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { useProjectEvents } from '../live';
 import { client } from '../session';
-import { ErrorNote, Loading, Page } from '../ui';
+import { EnumOptions, ErrorNote, Loading, MemberOptions, Page } from '../ui';
 import { TaskDetail } from './task-detail';
 
 const DRAG_TYPE = 'application/x-tasklane-task';
@@ -111,11 +111,7 @@ function Filters(props: {
           <option value="">Anyone</option>
           <option value="me">Me</option>
           <option value="none">Unassigned</option>
-          {props.members.map((member) => (
-            <option key={member.userId} value={member.userId}>
-              {member.name}
-            </option>
-          ))}
+          <MemberOptions members={props.members} />
         </select>
       </label>
       <label>
@@ -125,11 +121,7 @@ function Filters(props: {
           onChange={(e) => setFilters((current) => ({ ...current, priority: e.currentTarget.value as TaskFilters['priority'] }))}
         >
           <option value="">Any</option>
-          {PRIORITIES.map((priority) => (
-            <option key={priority} value={priority}>
-              {PRIORITY_LABELS[priority]}
-            </option>
-          ))}
+          <EnumOptions labels={PRIORITY_LABELS} />
         </select>
       </label>
       <label class="grow">
@@ -215,11 +207,7 @@ function Card({ task, members, editable, onMove }: { task: Task; members: Member
         <label class="move">
           <span class="visually-hidden">Status of {task.title}</span>
           <select value={task.status} onChange={(e) => onMove(task.id, e.currentTarget.value as TaskStatus)}>
-            {STATUSES.map((status) => (
-              <option key={status} value={status}>
-                {STATUS_LABELS[status]}
-              </option>
-            ))}
+            <EnumOptions labels={STATUS_LABELS} />
           </select>
         </label>
       )}

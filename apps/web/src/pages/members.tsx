@@ -1,10 +1,10 @@
 import type { Member, Project, Role } from '@tasklane/schemas';
 import { useState } from 'preact/hooks';
 import { loadMembers } from '../data';
-import { canAdminister, ROLE_LABELS, ROLES } from '../format';
+import { canAdminister, ROLE_LABELS } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { client } from '../session';
-import { ErrorNote, Loading, Page } from '../ui';
+import { EnumOptions, ErrorNote, Loading, Page } from '../ui';
 
 export function MembersPage({ params }: { params: { projectId: string } }) {
   const { projectId } = params;
@@ -70,11 +70,7 @@ function Invite({ projectId, onInvited }: { projectId: string; onInvited: (membe
       <label>
         Role
         <select value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
-          {ROLES.map((value) => (
-            <option key={value} value={value}>
-              {ROLE_LABELS[value]}
-            </option>
-          ))}
+          <EnumOptions labels={ROLE_LABELS} />
         </select>
       </label>
       <button type="submit" class="primary" disabled={busy}>
@@ -101,11 +97,7 @@ function MemberRow({ member, project, admin, onChanged }: { member: Member; proj
           <label>
             <span class="visually-hidden">Role of {member.name}</span>
             <select value={member.role} disabled={busy} onChange={(e) => changeRole(e.currentTarget.value as Role)}>
-              {ROLES.map((value) => (
-                <option key={value} value={value}>
-                  {ROLE_LABELS[value]}
-                </option>
-              ))}
+              <EnumOptions labels={ROLE_LABELS} />
             </select>
           </label>
         ) : (

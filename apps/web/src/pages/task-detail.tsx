@@ -1,10 +1,10 @@
 import type { Comment, Member, Project, Task, TaskPriority, TaskStatus } from '@tasklane/schemas';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useCurrentUser } from '../app';
-import { canEditTasks, dayFromDueDate, dueDateFromDay, formatTime, PRIORITIES, PRIORITY_LABELS, STATUS_LABELS, STATUSES } from '../format';
+import { canEditTasks, dayFromDueDate, dueDateFromDay, formatTime, PRIORITY_LABELS, STATUS_LABELS } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { client } from '../session';
-import { ConfirmButton, ErrorNote, Loading } from '../ui';
+import { ConfirmButton, EnumOptions, ErrorNote, Loading, MemberOptions } from '../ui';
 
 interface Props {
   taskId: string;
@@ -103,32 +103,20 @@ function TaskForm(props: { task: Task; project: Project; members: Member[]; onSa
           <label>
             Status
             <select value={status} onChange={(e) => setStatus(e.currentTarget.value as TaskStatus)}>
-              {STATUSES.map((value) => (
-                <option key={value} value={value}>
-                  {STATUS_LABELS[value]}
-                </option>
-              ))}
+              <EnumOptions labels={STATUS_LABELS} />
             </select>
           </label>
           <label>
             Priority
             <select value={priority} onChange={(e) => setPriority(e.currentTarget.value as TaskPriority)}>
-              {PRIORITIES.map((value) => (
-                <option key={value} value={value}>
-                  {PRIORITY_LABELS[value]}
-                </option>
-              ))}
+              <EnumOptions labels={PRIORITY_LABELS} />
             </select>
           </label>
           <label>
             Assignee
             <select value={assigneeId} onChange={(e) => setAssigneeId(e.currentTarget.value)}>
               <option value="">Unassigned</option>
-              {props.members.map((member) => (
-                <option key={member.userId} value={member.userId}>
-                  {member.name}
-                </option>
-              ))}
+              <MemberOptions members={props.members} />
             </select>
           </label>
           <label>
