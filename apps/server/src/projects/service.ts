@@ -3,7 +3,7 @@ import type { CreateProjectInput, Project, Role, UpdateProjectInput } from '@tas
 import { requireProjectAccess } from '../access';
 import { changedFields, recordActivity } from '../activity/service';
 import { deleteProjectActivity } from '../activity/store';
-import { newId } from '../lib/ids';
+import { isId, newId } from '../lib/ids';
 import { decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { insertMember } from '../members/store';
 import { authorize } from '../policy';
@@ -49,10 +49,10 @@ export function createProjectsService(db: Db) {
     },
 
     async get(userId: string, projectId: string): Promise<Project> {
-      const access = await requireProjectAccess(db, projectId, userId);
-      const row = await store.findProject(db, projectId);
-      if (!row) throw notFound('Project');
-      return toProject(row, access.role);
+      // Membership and project in one query: a non-member gets the same 404 as an unknown id.
+      const found = isId(projectId) ? await store.findProjectForMember(db, projectId, userId) : undefined;
+      if (!found) throw notFound('Project');
+      return toProject(found.project, found.role);
     },
 
     async update(userId: string, { id, ...patch }: UpdateProjectInput): Promise<Project> {

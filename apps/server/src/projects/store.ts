@@ -1,18 +1,36 @@
 import { type Db, memberships, projects } from '@tasklane/db';
-import { and, asc, eq, gt } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { preparedFor } from '../lib/prepared';
 
 export type ProjectRow = typeof projects.$inferSelect;
 
+const accessStatement = preparedFor((db) =>
+  db
+    .select({ role: memberships.role, ownerId: projects.ownerId })
+    .from(memberships)
+    .innerJoin(projects, eq(projects.id, memberships.projectId))
+    .where(and(eq(memberships.projectId, sql.placeholder('projectId')), eq(memberships.userId, sql.placeholder('userId'))))
+    .limit(1)
+    .prepare('project_access'),
+);
+
 /** The caller's membership of a project and its owner, in one query; undefined for non-members. */
 export const findAccess = async (db: Db, projectId: string, userId: string) =>
-  (
-    await db
-      .select({ role: memberships.role, ownerId: projects.ownerId })
-      .from(memberships)
-      .innerJoin(projects, eq(projects.id, memberships.projectId))
-      .where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId)))
-      .limit(1)
-  )[0];
+  (await accessStatement(db).execute({ projectId, userId }))[0];
+
+const projectForMemberStatement = preparedFor((db) =>
+  db
+    .select({ project: projects, role: memberships.role })
+    .from(projects)
+    .innerJoin(memberships, and(eq(memberships.projectId, projects.id), eq(memberships.userId, sql.placeholder('userId'))))
+    .where(eq(projects.id, sql.placeholder('projectId')))
+    .limit(1)
+    .prepare('project_for_member'),
+);
+
+/** A project with the caller's role, in one query; undefined for non-members and unknown projects alike. */
+export const findProjectForMember = async (db: Db, projectId: string, userId: string) =>
+  (await projectForMemberStatement(db).execute({ projectId, userId }))[0];
 
 export const findProject = async (db: Db, id: string, options: { forUpdate?: boolean } = {}) => {
   const query = db.select().from(projects).where(eq(projects.id, id)).limit(1);

@@ -2,20 +2,24 @@ import { type Db, memberships, projects, tasks } from '@tasklane/db';
 import type { TaskPriority, TaskSortField, TaskStatus } from '@tasklane/schemas';
 import { type SQL, and, asc, desc, eq, gt, ilike, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { CursorValue } from '../lib/paging';
+import { preparedFor } from '../lib/prepared';
 
 export type TaskRow = typeof tasks.$inferSelect;
 
+const taskForUserStatement = preparedFor((db) =>
+  db
+    .select({ task: tasks, role: memberships.role, ownerId: projects.ownerId })
+    .from(tasks)
+    .innerJoin(memberships, and(eq(memberships.projectId, tasks.projectId), eq(memberships.userId, sql.placeholder('userId'))))
+    .innerJoin(projects, eq(projects.id, tasks.projectId))
+    .where(eq(tasks.id, sql.placeholder('taskId')))
+    .limit(1)
+    .prepare('task_for_user'),
+);
+
 /** A task with the caller's membership of its project; undefined when either is missing. */
 export const findTaskForUser = async (db: Db, taskId: string, userId: string) =>
-  (
-    await db
-      .select({ task: tasks, role: memberships.role, ownerId: projects.ownerId })
-      .from(tasks)
-      .innerJoin(memberships, and(eq(memberships.projectId, tasks.projectId), eq(memberships.userId, userId)))
-      .innerJoin(projects, eq(projects.id, tasks.projectId))
-      .where(eq(tasks.id, taskId))
-      .limit(1)
-  )[0];
+  (await taskForUserStatement(db).execute({ taskId, userId }))[0];
 
 export const findTask = async (db: Db, id: string, options: { forUpdate?: boolean } = {}) => {
   const query = db.select().from(tasks).where(eq(tasks.id, id)).limit(1);
