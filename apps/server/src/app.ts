@@ -27,6 +27,8 @@ export interface BuildOptions {
   database?: Database;
   /** Fastify's logger; defaults to JSON logs at the configured level. */
   logger?: boolean | object;
+  /** Where the default logger writes (stdout otherwise); tests read the real log output from it. */
+  logStream?: NodeJS.WritableStream;
 }
 
 export async function openDatabase(config: Config): Promise<Database> {
@@ -47,6 +49,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logger: options.logger ?? {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+      ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: BODY_LIMIT,
     requestIdHeader: 'x-request-id',

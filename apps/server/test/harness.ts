@@ -70,9 +70,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+/** `logStream`: the server's own logger writes there (otherwise tests log nothing). */
+export async function startTestApp(overrides: Partial<Config> = {}, { logStream }: { logStream?: NodeJS.WritableStream } = {}): Promise<TestApp> {
   const { database, drop } = await openTestDatabase();
-  const app = await buildApp(testConfig(overrides), { database, logger: false });
+  const app = await buildApp(testConfig(overrides), { database, ...(logStream ? { logStream } : { logger: false }) });
   await app.ready();
   return {
     app,
