@@ -35,3 +35,8 @@ export function loadTasks(projectId: string, filters: TaskFilters): Promise<Task
 export function loadMembers(_projectId: string): Promise<Member[]> {
   return Promise.resolve([]);
 }
+
+/** A history entry as the SDK returns it (its JSON form of the Activity schema). */
+export type HistoryEntry = Awaited<ReturnType<typeof client.activity.listForTaskPage.query>>['items'][number];
+
+export const loadTaskHistory = (taskId: string): Promise<HistoryEntry[]> => collect(paginate(client.activity.listForTaskPage, { id: taskId }));

@@ -137,6 +137,16 @@ describe('the Kanban board in Chromium', () => {
     await dialog.getByLabel('Due date').fill('2020-01-31');
     await dialog.getByRole('button', { name: 'Save changes' }).click();
     await expect.poll(() => dialog.getByRole('heading', { level: 2 }).textContent()).toBe('Fix the signup form on mobile');
+    const history = dialog.getByRole('region', { name: 'History' });
+    await expect.poll(() => history.textContent()).toContain('changed the priority from Medium to Urgent');
+    expect(await history.textContent()).toContain('changed the title from “Fix the signup form” to “Fix the signup form on mobile”');
+    expect(await history.textContent()).toContain('created the task');
+
+    await dialog.getByLabel('Add a comment').fill('The button moved into view; checked at 360 px.');
+    await dialog.getByRole('button', { name: 'Comment' }).click();
+    await dialog.locator('.comment-list', { hasText: 'checked at 360 px' }).waitFor();
+    await expect.poll(() => history.textContent()).toContain('commented');
+    await page.screenshot({ path: join(SCREENSHOTS, 'task-detail.png') });
     await dialog.getByRole('button', { name: 'Close' }).click();
     const updated = card(page, 'Fix the signup form on mobile');
     await expect.poll(() => updated.getAttribute('class')).toContain('overdue');

@@ -2,8 +2,10 @@ import type { Comment, Member, Project, Task, TaskPriority, TaskStatus } from '@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useCurrentUser } from '../app';
 import { canEditTasks, dayFromDueDate, dueDateFromDay, formatTime, PRIORITY_LABELS, STATUS_LABELS } from '../format';
+import { loadTaskHistory } from '../data';
 import { useAction, useLoad } from '../hooks';
 import { client } from '../session';
+import { TaskHistory } from './task-history';
 import { ConfirmButton, EnumOptions, ErrorNote, Loading, MemberOptions } from '../ui';
 
 interface Props {
@@ -18,6 +20,7 @@ interface Props {
 export function TaskDetail({ taskId, project, members, onClose, onChanged }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
   const task = useLoad(() => client.tasks.get.query({ id: taskId }), [taskId]);
+  const history = useLoad(() => loadTaskHistory(taskId), [taskId]);
 
   useEffect(() => {
     const element = dialog.current;
@@ -43,6 +46,7 @@ export function TaskDetail({ taskId, project, members, onClose, onChanged }: Pro
             members={members}
             onSaved={(saved) => {
               task.setData(() => saved);
+              history.reload();
               onChanged();
             }}
             onDeleted={() => {
@@ -50,7 +54,8 @@ export function TaskDetail({ taskId, project, members, onClose, onChanged }: Pro
               dialog.current?.close();
             }}
           />
-          <Comments task={task.data} members={members} editable={canEditTasks(project.role)} />
+          <Comments task={task.data} members={members} editable={canEditTasks(project.role)} onAdded={history.reload} />
+          <TaskHistory history={history} members={members} />
         </>
       )}
     </dialog>
@@ -149,7 +154,7 @@ function TaskForm(props: { task: Task; project: Project; members: Member[]; onSa
   );
 }
 
-function Comments({ task, members, editable }: { task: Task; members: Member[]; editable: boolean }) {
+function Comments({ task, members, editable, onAdded }: { task: Task; members: Member[]; editable: boolean; onAdded: () => void }) {
   const me = useCurrentUser();
   const [added, setAdded] = useState<Comment[]>([]);
   const [text, setText] = useState('');
@@ -163,6 +168,7 @@ function Comments({ task, members, editable }: { task: Task; members: Member[]; 
     if (!comment) return;
     setAdded((list) => [...list, comment]);
     setText('');
+    onAdded();
   };
 
   return (

@@ -1,0 +1,67 @@
+import type { Activity, Member, TaskPriority, TaskStatus } from '@tasklane/schemas';
+import type { HistoryEntry } from '../data';
+import { useCurrentUser } from '../app';
+import { formatDay, formatTime, PRIORITY_LABELS, STATUS_LABELS } from '../format';
+import type { Loaded } from '../hooks';
+import { ErrorNote } from '../ui';
+
+const FIELD_NAMES: Record<string, string> = {
+  title: 'title',
+  description: 'description',
+  status: 'status',
+  priority: 'priority',
+  dueDate: 'due date',
+  assigneeId: 'assignee',
+};
+
+const WHAT_HAPPENED: Partial<Record<Activity['type'], string>> = {
+  'task.created': 'created the task',
+  'task.deleted': 'deleted the task',
+  'comment.created': 'commented',
+  'comment.updated': 'edited a comment',
+  'comment.deleted': 'deleted a comment',
+};
+
+/** The task's history, newest first: who changed what, from what to what. */
+export function TaskHistory({ history, members }: { history: Loaded<HistoryEntry[]>; members: Member[] }) {
+  const me = useCurrentUser();
+  const nameOf = (userId: unknown) =>
+    typeof userId !== 'string' ? 'nobody' : userId === me.id ? me.name : (members.find((member) => member.userId === userId)?.name ?? 'a former member');
+
+  const valueOf = (field: string, value: unknown): string => {
+    if (value === null || value === undefined || value === '') return 'nothing';
+    if (field === 'status') return STATUS_LABELS[value as TaskStatus] ?? String(value);
+    if (field === 'priority') return PRIORITY_LABELS[value as TaskPriority] ?? String(value);
+    if (field === 'dueDate') return formatDay(String(value));
+    if (field === 'assigneeId') return nameOf(value);
+    if (field === 'description') return 'a new text';
+    return `“${String(value)}”`;
+  };
+
+  return (
+    <section aria-labelledby="history-title">
+      <h3 id="history-title">History</h3>
+      <ErrorNote error={history.error} />
+      <ol class="history">
+        {history.data?.map((entry) => (
+          <li key={entry.id}>
+            <p class="small muted">
+              {nameOf(entry.actorId)} · <time dateTime={entry.time}>{formatTime(entry.time)}</time>
+            </p>
+            {entry.changes ? (
+              <ul>
+                {Object.entries(entry.changes).map(([field, change]) => (
+                  <li key={field}>
+                    changed the {FIELD_NAMES[field] ?? field} from {valueOf(field, change?.old)} to {valueOf(field, change?.new)}
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              <p>{WHAT_HAPPENED[entry.type] ?? entry.type}</p>
+            )}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
