@@ -1,7 +1,25 @@
-/** True for PostgreSQL's unique_violation (23505), as raised by postgres.js, PGlite or wrapped by drizzle. */
-export function isUniqueViolation(error: unknown): boolean {
+/** Whether an error, or any error in its `cause` chain (drizzle wraps driver errors), carries a code that matches. */
+function hasCode(error: unknown, matches: (code: string) => boolean): boolean {
   for (let current: unknown = error; current && typeof current === 'object'; current = (current as { cause?: unknown }).cause) {
-    if ((current as { code?: unknown }).code === '23505') return true;
+    const { code } = current as { code?: unknown };
+    if (typeof code === 'string' && matches(code)) return true;
   }
   return false;
 }
+
+/** True for PostgreSQL's unique_violation (23505), as raised by postgres.js, PGlite or wrapped by drizzle. */
+export const isUniqueViolation = (error: unknown): boolean => hasCode(error, (code) => code === '23505');
+
+/** postgres.js's own codes for a connection that could not be made or was lost, and the socket errors under them. */
+const CONNECTION_CODES = new Set([
+  'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED',
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE',
+]);
+
+/**
+ * True when the database is unreachable rather than the request wrong: a connection error, or
+ * PostgreSQL's class 08 (connection exception), 57P01-57P03 (shutting down, cannot connect now)
+ * and 53300 (too many connections).
+ */
+export const isDatabaseUnavailable = (error: unknown): boolean =>
+  hasCode(error, (code) => CONNECTION_CODES.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300');

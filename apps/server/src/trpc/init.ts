@@ -1,4 +1,5 @@
 import { initTRPC } from '@trpc/server';
+import { isDatabaseUnavailable } from '../lib/db-errors';
 import type { Services } from '../services';
 import { ApiError, formatError } from './errors';
 
@@ -53,9 +54,14 @@ const t = initTRPC
 
 export const router = t.router;
 
-export const publicProcedure = t.procedure.use(({ ctx, next }) =>
-  next({ ctx: { services: ctx.services as unknown as Services } }),
-);
+/** An unreachable database is the service's outage, not a bug of the request: 503, quickly, never a 500. */
+export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
+  const result = await next({ ctx: { services: ctx.services as unknown as Services } });
+  if (!result.ok && isDatabaseUnavailable(result.error)) {
+    throw new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', 'DATABASE_UNAVAILABLE');
+  }
+  return result;
+});
 
 /** Every procedure but register and login: resolves the bearer token to the caller's id. */
 export const protectedProcedure = publicProcedure.use(async ({ ctx, next }) => {
