@@ -1,4 +1,4 @@
-import { createTRPCClient, httpBatchLink, TRPCClientError, type TRPCClient } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink, TRPCClientError, type TRPCClient } from '@trpc/client';
 import type { AppRouter } from '@tasklane/server/router';
 
 export type { AppRouter };
@@ -9,6 +9,8 @@ export interface TasklaneClientOptions {
   /** A bearer token; `auth.register` and `auth.login` set one too. */
   token?: string;
   fetch?: typeof globalThis.fetch;
+  /** For live subscriptions where there is no global `EventSource` (Node 20): e.g. the `eventsource` package. */
+  EventSource?: typeof globalThis.EventSource;
 }
 
 export interface ErrorIssue {
@@ -85,12 +87,22 @@ export type TasklaneClient = TRPCClient<AppRouter> & {
 
 export function createTasklaneClient(options: TasklaneClientOptions): TasklaneClient {
   const holder: TokenHolder = { token: options.token };
+  const url = `${options.baseUrl.replace(/\/+$/, '')}/api/trpc`;
   const trpc = createTRPCClient<AppRouter>({
     links: [
-      httpBatchLink({
-        url: `${options.baseUrl.replace(/\/+$/, '')}/api/trpc`,
-        headers: () => (holder.token ? { authorization: `Bearer ${holder.token}` } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
+      splitLink({
+        condition: (operation) => operation.type === 'subscription',
+        // Server-Sent Events cannot carry headers: the token travels as a connection parameter.
+        true: httpSubscriptionLink({
+          url,
+          connectionParams: () => (holder.token ? { token: holder.token } : null),
+          ...(options.EventSource ? { EventSource: options.EventSource } : {}),
+        }),
+        false: httpBatchLink({
+          url,
+          headers: () => (holder.token ? { authorization: `Bearer ${holder.token}` } : {}),
+          ...(options.fetch ? { fetch: options.fetch } : {}),
+        }),
       }),
     ],
   });
