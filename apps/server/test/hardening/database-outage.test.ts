@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { readdirSync } from 'node:fs';
 import { migrationsFolder } from '@tasklane/db';
@@ -7,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app';
 import { expectErrorBody } from '../checks';
 import { testConfig, type TestApp } from '../harness';
-import { hardeningPort } from './support';
+import { freshPostgresDatabase as freshDatabase, hardeningPort } from './support';
 
 /**
  * PostgreSQL only (PGlite lives in the process and cannot become unreachable). The machine's
@@ -38,24 +37,6 @@ function postgresProxy(port: number) {
       server?.close(() => resolve());
     });
   return { start, stop };
-}
-
-async function freshDatabase(): Promise<{ url: (port: number) => string; drop: () => Promise<void> }> {
-  const admin = postgres(process.env.TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
-  const name = `tasklane_outage_${randomBytes(6).toString('hex')}`;
-  await admin.unsafe(`create database ${name}`);
-  return {
-    url: (port) => {
-      const url = new URL(process.env.TEST_DATABASE_URL!);
-      url.port = String(port);
-      url.pathname = `/${name}`;
-      return url.toString();
-    },
-    drop: async () => {
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    },
-  };
 }
 
 describe.runIf(onPostgres)('PostgreSQL unreachable', () => {

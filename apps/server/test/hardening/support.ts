@@ -1,4 +1,5 @@
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
+import postgres from 'postgres';
 import type { FastifyInstance } from 'fastify';
 
 /**
@@ -45,4 +46,23 @@ export function isTrpcErrorBody(body: unknown, status: number): boolean {
       error.data.stack === undefined
     );
   });
+}
+
+/** An empty PostgreSQL database of its own (not migrated), reachable through any port (a proxy's). */
+export async function freshPostgresDatabase(): Promise<{ url: (port: number) => string; drop: () => Promise<void> }> {
+  const admin = postgres(process.env.TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
+  const name = `tasklane_outage_${randomBytes(6).toString('hex')}`;
+  await admin.unsafe(`create database ${name}`);
+  return {
+    url: (port) => {
+      const url = new URL(process.env.TEST_DATABASE_URL!);
+      url.port = String(port);
+      url.pathname = `/${name}`;
+      return url.toString();
+    },
+    drop: async () => {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
 }

@@ -1,0 +1,48 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The built server (`npm test` builds before testing); the process tests run it as production does. */
+export const SERVER_ENTRY = join(import.meta.dirname, '../../dist/main.mjs');
+
+export interface ServerProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  /** Resolves with the exit code (or the signal's name). */
+  exited: Promise<number | string>;
+  output(): string;
+}
+
+export async function startServerProcess(env: Record<string, string>, port: number): Promise<ServerProcess> {
+  if (!existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: build the server first (npx -y pnpm@12.21.0 turbo run build)`);
+  const child = spawn(process.execPath, [SERVER_ENTRY, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', BCRYPT_COST: '4', TOKEN_RATE_LIMIT: '0', AUTH_RATE_LIMIT: '100000', JWT_SECRET: 'process-test-secret-that-is-long-enough-for-hs256', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  for (;;) {
+    const state = await Promise.race([
+      exited.then(() => 'exited' as const),
+      fetch(`${baseUrl}/readyz`).then((response) => (response.ok ? ('ready' as const) : ('waiting' as const)), () => 'waiting' as const),
+    ]);
+    if (state === 'ready') break;
+    if (state === 'exited') throw new Error(`server exited while starting:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, baseUrl, exited, output: () => output };
+}
+
+/** JSON over HTTP against a server process. */
+export async function call(baseUrl: string, method: string, path: string, { token, body }: { token?: string; body?: unknown } = {}) {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
