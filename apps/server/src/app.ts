@@ -96,6 +96,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const document = buildOpenApiDocument(appRouter, VERSION);
   const creates = createdPaths(appRouter);
+  /** A 401 names the scheme that would be accepted (RFC 6750), on both transports. */
+  const challengeHeaders = (errors: readonly { code: string }[]): Record<string, string> =>
+    errors.some((error) => error.code === 'UNAUTHORIZED') ? { 'www-authenticate': 'Bearer' } : {};
   app.get('/api/v1/openapi.json', async () => document);
 
   await app.register(async (rest) => {
@@ -109,9 +112,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       createContext: ({ req }: { req: FastifyRequest }) => contextFor('rest', req, `/api/v1${req.url}`),
       onError: logFailure,
       responseMeta: ({ ctx, paths, errors }: { ctx?: Context; paths?: readonly string[]; errors: { code: string }[] }) => {
-        if (errors.length > 0) {
-          return errors[0]?.code === 'UNAUTHORIZED' ? { headers: { 'www-authenticate': 'Bearer' } } : {};
-        }
+        if (errors.length > 0) return { headers: challengeHeaders(errors) };
         const path = paths?.[0];
         return {
           status: ctx?.response.status ?? (path && creates.has(path) ? 201 : 200),
@@ -127,6 +128,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       router: appRouter,
       createContext: ({ req }: { req: FastifyRequest }) => contextFor('trpc', req, req.url),
       onError: logFailure,
+      responseMeta: ({ errors }: { errors: { code: string }[] }) => ({ headers: challengeHeaders(errors) }),
     },
   } as never);
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, UnsecuredJWT } from 'jose';
+import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { expect } from 'vitest';
 import { testConfig, type TestApp, type TestResponse } from './harness';
 
@@ -72,6 +73,7 @@ export const CODE_BY_STATUS: Record<number, string> = {
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
+  405: 'METHOD_NOT_SUPPORTED',
   409: 'CONFLICT',
   412: 'PRECONDITION_FAILED',
   413: 'PAYLOAD_TOO_LARGE',
@@ -101,6 +103,7 @@ export function expectErrorBody(response: TestResponse, status: number, expected
     ...(expected.reason ? { reason: expected.reason } : {}),
     ...(expected.issues ? { issues: expected.issues } : {}),
   });
+  expectNoStack(body);
   if (status === 401) expect(response.headers['www-authenticate']).toBe('Bearer');
 }
 
@@ -110,3 +113,33 @@ export const issueAt = (path: (string | number)[], code?: string) => ({
   message: expect.any(String),
   ...(code ? { code } : { code: expect.any(String) }),
 });
+
+/** No stack trace anywhere in a body, however deep (the `stack` key or V8's "    at …" lines). */
+export function expectNoStack(body: unknown): void {
+  const text = JSON.stringify(body) ?? '';
+  expect(text).not.toMatch(/"stack"|\\n\s+at /);
+}
+
+/**
+ * The native tRPC error, as the tRPC client reads it: `{ error: { message, code: <JSON-RPC number>,
+ * data: { code, httpStatus, reason?, issues? } } }` and nothing else — no stack, no path, no input.
+ */
+export function expectTrpcError(response: TestResponse, status: number, expected: ExpectedError = {}): void {
+  const { status: actualStatus, body } = response;
+  expect({ status: actualStatus, body }).toMatchObject({ status });
+  const code = CODE_BY_STATUS[status] as TRPC_ERROR_CODE_KEY;
+  expect(body).toStrictEqual({
+    error: {
+      message: expected.message ?? expect.stringMatching(/\S/),
+      code: TRPC_ERROR_CODES_BY_KEY[code],
+      data: {
+        code,
+        httpStatus: status,
+        ...(expected.reason ? { reason: expected.reason } : {}),
+        ...(expected.issues ? { issues: expected.issues } : {}),
+      },
+    },
+  });
+  expectNoStack(body);
+  if (status === 401) expect(response.headers['www-authenticate']).toBe('Bearer');
+}

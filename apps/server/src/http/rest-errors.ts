@@ -1,8 +1,13 @@
 import type { ErrorBody } from '@tasklane/schemas';
 import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { ErrorData } from '../trpc/errors';
-import { summarizeIssues } from '../trpc/errors';
+import {
+  type ErrorData,
+  MALFORMED_JSON_MESSAGE,
+  MALFORMED_JSON_REASON,
+  summarizeIssues,
+  UNSUPPORTED_MEDIA_TYPE_MESSAGE,
+} from '../trpc/errors';
 
 const CODE_BY_STATUS: Record<number, string> = {
   400: 'BAD_REQUEST',
@@ -55,7 +60,7 @@ export function fastifyErrorToBody(error: FastifyError): { status: number; body:
   const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return { status: 400, body: errorBody(400, 'Malformed JSON body', 'MALFORMED_JSON') };
+      return { status: 400, body: errorBody(400, MALFORMED_JSON_MESSAGE, MALFORMED_JSON_REASON) };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { status: 400, body: errorBody(400, 'The JSON body is empty', 'MALFORMED_JSON') };
     case 'JSON_TOO_DEEP':
@@ -63,7 +68,7 @@ export function fastifyErrorToBody(error: FastifyError): { status: number; body:
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, body: errorBody(413, 'The request body exceeds 1 MiB') };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, body: errorBody(415, 'Unsupported content type: send application/json') };
+      return { status: 415, body: errorBody(415, UNSUPPORTED_MEDIA_TYPE_MESSAGE) };
     default:
       break;
   }

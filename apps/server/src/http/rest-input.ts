@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { type ErrorIssue, summarizeIssues } from '../trpc/errors';
+import { type ErrorIssue, summarizeIssues, UNSUPPORTED_MEDIA_TYPE_MESSAGE } from '../trpc/errors';
 import { errorBody } from './rest-errors';
 
 const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT']);
@@ -31,7 +31,7 @@ export function registerRestInputChecks(rest: FastifyInstance, basePath: string,
     let input: object = request.query as object;
     if (BODY_METHODS.has(request.method)) {
       if (!request.headers['content-type']?.toLowerCase().startsWith('application/json')) {
-        return reply.code(415).send(errorBody(415, 'Unsupported content type: send application/json'));
+        return reply.code(415).send(errorBody(415, UNSUPPORTED_MEDIA_TYPE_MESSAGE));
       }
       const body: unknown = request.body;
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {

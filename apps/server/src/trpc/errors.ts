@@ -15,6 +15,11 @@ export class ApiError extends TRPCError {
 
 export const notFound = (what: string) => new ApiError('NOT_FOUND', `${what} not found`);
 
+/** The answers to an unparsable body and a non-JSON one, the same from Fastify, REST and native tRPC. */
+export const MALFORMED_JSON_MESSAGE = 'Malformed JSON body';
+export const MALFORMED_JSON_REASON = 'MALFORMED_JSON';
+export const UNSUPPORTED_MEDIA_TYPE_MESSAGE = 'Unsupported content type: send application/json';
+
 /** Zod issues reduced to what a client needs; an unknown key is named in the path and the message. */
 export function normalizeIssues(error: ZodError): ErrorIssue[] {
   return error.issues.flatMap((issue): ErrorIssue[] => {
@@ -52,14 +57,22 @@ export function formatError({
 }) {
   const issues = error.cause instanceof ZodError ? normalizeIssues(error.cause) : undefined;
   const internal = error.code === 'INTERNAL_SERVER_ERROR';
+  // tRPC's own parse error carries the parser's text, its 415 a garbled one: answer as REST does.
+  const malformedJson = error.cause instanceof SyntaxError;
+  const reason = malformedJson ? MALFORMED_JSON_REASON : error instanceof ApiError ? error.reason : undefined;
   const data: ErrorData = {
     code: shape.data.code,
     httpStatus: shape.data.httpStatus,
-    ...(error instanceof ApiError && error.reason ? { reason: error.reason } : {}),
+    ...(reason ? { reason } : {}),
     ...(issues ? { issues } : {}),
   };
+  let message = shape.message;
+  if (issues) message = summarizeIssues(issues);
+  else if (internal) message = 'Internal server error';
+  else if (malformedJson) message = MALFORMED_JSON_MESSAGE;
+  else if (error.code === 'UNSUPPORTED_MEDIA_TYPE') message = UNSUPPORTED_MEDIA_TYPE_MESSAGE;
   return {
-    message: issues ? summarizeIssues(issues) : internal ? 'Internal server error' : shape.message,
+    message,
     code: shape.code,
     data,
   };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseSnapshot, expectErrorBody, queryRows } from '../checks';
+import { databaseSnapshot, expectErrorBody, issueAt, queryRows } from '../checks';
 import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from '../harness';
 
 /**
@@ -216,9 +216,7 @@ const queryCases: Case[] = [
 ];
 
 const expectedIssue = (issue: Issue) =>
-  typeof issue === 'string'
-    ? { path: issue.split('.'), message: expect.any(String), code: expect.any(String) }
-    : { message: expect.any(String), code: expect.any(String), ...issue };
+  typeof issue === 'string' ? issueAt(issue.split('.')) : { message: expect.any(String), code: expect.any(String), ...issue };
 
 describe('bad input on every endpoint: the documented error, nothing written', () => {
   const world = {} as World;
