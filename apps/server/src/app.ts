@@ -9,6 +9,7 @@ import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import { createPasswordHasher } from './auth/password';
 import { createTokenService } from './auth/tokens';
 import type { Config } from './config';
+import { registerAdminRoutes } from './http/admin';
 import { registerRateLimits } from './http/rate-limits';
 import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from './http/rest-errors';
 import { clientErrorHandler, registerSecurity } from './http/security';
@@ -136,6 +137,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true } });
   await registerWebApp(app);
 
+  registerAdminRoutes(app, database, config.adminToken);
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     try {

@@ -31,6 +31,7 @@ const EnvSchema = z.object({
   AUTH_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
   TOKEN_RATE_LIMIT: z.coerce.number().int().min(0).default(6000),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   TRUST_PROXY: z
     .string()
     .transform((raw): boolean | string => (raw === 'true' ? true : raw === 'false' ? false : raw))
@@ -65,6 +66,8 @@ export interface Config {
   redisUrl?: string;
   /** Browser origins allowed by CORS; empty means no cross-origin access. */
   corsOrigins: string[];
+  /** Enables GET /admin/backup (PGlite) for `tasklane backup` against a running server. */
+  adminToken?: string;
   /** Fastify's trustProxy (true, or the proxies' addresses): behind a load balancer the client IP comes from X-Forwarded-For. */
   trustProxy: boolean | string;
   bcryptCost: number;
@@ -102,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(values.REDIS_URL ? { redisUrl: values.REDIS_URL } : {}),
     corsOrigins: values.CORS_ORIGINS,
     trustProxy: values.TRUST_PROXY,
+    ...(values.ADMIN_TOKEN ? { adminToken: values.ADMIN_TOKEN } : {}),
     bcryptCost: values.BCRYPT_COST,
     workers: values.WORKERS,
   };

@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { buildApp, openDatabase } from './app';
+import { CLI_COMMANDS, runCli } from './cli';
 import { type Config, ConfigError, loadConfig } from './config';
 
 async function main(command = 'serve'): Promise<void> {
@@ -10,7 +11,10 @@ async function main(command = 'serve'): Promise<void> {
     console.log('Migrations applied.');
     return;
   }
-  if (command !== 'serve') throw new ConfigError(`Unknown command "${command}". Commands: serve (default), migrate`);
+  if (await runCli(config, command, process.argv.slice(3))) return;
+  if (command !== 'serve') {
+    throw new ConfigError(`Unknown command "${command}". Commands: serve (default), migrate, ${CLI_COMMANDS.join(', ')}`);
+  }
   if (config.workers > 1 && cluster.isPrimary) return superviseWorkers(config);
   await serve(config);
 }

@@ -31,8 +31,8 @@ export interface Database {
    * is (re)established, so a caller can catch up on what it missed while disconnected.
    */
   listen(channel: string, onNotify: (payload: string) => void, onListen?: () => void): Promise<() => Promise<void>>;
-  /** PGlite only: a consistent copy of the whole data directory. */
-  dumpDataDir?(): Promise<Blob>;
+  /** PGlite only: a consistent copy of the whole data directory (a .tar, gzipped when asked). */
+  dumpDataDir?(compression?: 'gzip' | 'none'): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -70,7 +70,7 @@ async function openPglite(config: Extract<DbConfig, { kind: 'pglite' }>): Promis
       onListen?.();
       return unlisten;
     },
-    dumpDataDir: () => client.dumpDataDir('none') as Promise<Blob>,
+    dumpDataDir: (compression = 'none') => client.dumpDataDir(compression) as Promise<Blob>,
     close: () => client.close(),
   };
 }

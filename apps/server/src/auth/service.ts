@@ -41,6 +41,14 @@ export function createAuthService(db: Db, passwords: PasswordHasher, tokens: Tok
       return respond(user);
     },
 
+    /** The operator's reset (CLI `reset-password`): a new password, and every existing token revoked. */
+    async resetPassword(email: string, password: string): Promise<User> {
+      const user = await store.findUserByEmail(db, email.trim().toLowerCase());
+      if (!user) throw new ApiError('NOT_FOUND', 'No user with this email', 'USER_NOT_FOUND');
+      const updated = await store.replacePassword(db, user.id, await passwords.hash(password));
+      return toUser(updated ?? user);
+    },
+
     async me(userId: string): Promise<User> {
       const user = await store.findUserById(db, userId);
       if (!user) throw new ApiError('UNAUTHORIZED', 'Missing, invalid or expired token');

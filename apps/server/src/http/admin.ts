@@ -1,0 +1,29 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Database } from '@tasklane/db';
+import type { FastifyInstance } from 'fastify';
+import { errorBody } from './rest-errors';
+
+const sameSecret = (given: string, expected: string) =>
+  given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+
+/**
+ * `GET /admin/backup` (PGlite only, and only when ADMIN_TOKEN is set): a consistent copy of the
+ * live data directory. PGlite runs one statement at a time, so the dump is taken between
+ * transactions while the server keeps serving; `tasklane backup` calls it.
+ */
+export function registerAdminRoutes(app: FastifyInstance, database: Database, adminToken: string | undefined): void {
+  const dump = database.dumpDataDir;
+  if (!adminToken || !dump) return;
+  app.get('/admin/backup', async (request, reply) => {
+    const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
+    if (!sameSecret(given, adminToken)) {
+      return reply.code(401).header('www-authenticate', 'Bearer').send(errorBody(401, 'Admin token required'));
+    }
+    const archive = await dump();
+    return reply
+      .header('content-type', 'application/gzip')
+      .header('content-disposition', 'attachment; filename="tasklane-backup.tar.gz"')
+      .header('cache-control', 'no-store')
+      .send(Buffer.from(await archive.arrayBuffer()));
+  });
+}
