@@ -5,7 +5,7 @@ import { newId } from '../lib/ids';
 import { ApiError } from '../trpc/errors';
 import type { PasswordHasher } from './password';
 import * as store from './store';
-import type { TokenService } from './tokens';
+import type { TokenClaims, TokenService } from './tokens';
 
 const toUser = (row: { id: string; name: string; email: string }): User => ({ id: row.id, name: row.name, email: row.email });
 
@@ -55,14 +55,17 @@ export function createAuthService(db: Db, passwords: PasswordHasher, tokens: Tok
       return toUser(user);
     },
 
-    /** The caller's user id for an `Authorization: Bearer` header, or null when it does not hold. */
-    async authenticate(authorization: string | undefined): Promise<string | null> {
+    /** The claims of an `Authorization: Bearer` header whose signature and expiry hold (no database). */
+    async identify(authorization: string | undefined): Promise<TokenClaims | null> {
       const match = authorization ? /^Bearer ([A-Za-z0-9_.-]{1,4096})$/i.exec(authorization.trim()) : null;
       if (!match?.[1]) return null;
-      const claims = await tokens.verify(match[1]);
-      if (!claims) return null;
+      return (await tokens.verify(match[1])) ?? null;
+    },
+
+    /** Whether a verified token still holds in the database: its user exists and has not revoked it since. */
+    async isCurrent(claims: TokenClaims): Promise<boolean> {
       const user = await store.findUserById(db, claims.userId);
-      return user && user.tokenVersion === claims.tokenVersion ? user.id : null;
+      return user !== undefined && user.tokenVersion === claims.tokenVersion;
     },
   };
 }
