@@ -24,6 +24,8 @@ const { values: options } = parseArgs({
     'pg-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
     port: { type: 'string', default: process.env.BENCH_PORT ?? '4250' },
     profile: { type: 'boolean', default: false },
+    // Another build of the server (e.g. an older commit's) for before/after comparisons.
+    server: { type: 'string' },
     // For repeated runs while optimising: keep the seeded scratch database, or reuse a kept one.
     'keep-db': { type: 'boolean', default: false },
     'reuse-db': { type: 'string' },
@@ -31,7 +33,7 @@ const { values: options } = parseArgs({
 });
 
 const root = new URL('../../', import.meta.url).pathname;
-const serverMain = join(root, 'apps/server/dist/main.mjs');
+const serverMain = options.server ?? join(root, 'apps/server/dist/main.mjs');
 const resultsDir = join(root, 'bench/results');
 const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
 const duration = Number(options.duration);
@@ -162,6 +164,11 @@ async function benchDatabase(db) {
   let server = await startOurServer(db, prepared);
   const fixtureList = await logIn(server.url, fixtures(connections));
   const floodList = floodEmails(connections).map((email) => ({ email }));
+  if (warmup > 0) {
+    // Every route once through the JIT before anything is measured, or the first scenario pays for it.
+    say(`${db}: warming the server up with the mix for ${2 * warmup} s`);
+    await runLoad({ url: server.url, scenario: 'mix', connections, duration: 2 * warmup, warmup: 0, fixtures: fixtureList });
+  }
 
   const results = { hello: await baseline('hello', connections, fixtureList) };
   // The floor reads with postgres.js, so it needs PostgreSQL; on PGlite-only runs it is left out.
