@@ -1,19 +1,33 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openTestDatabase } from './harness';
 
 const MAIN = new URL('../dist/main.mjs', import.meta.url).pathname;
-/** This file's ports (helper perf5 owns 4250-4299): one per vitest project, so both can run at once. */
-const PORT = process.env.TEST_DB === 'postgres' ? 4296 : 4291;
+const running = new Set<ChildProcess>();
 
-function start(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+/** A port nobody listens on now: fixed ports collide when two checkouts run the suite at once. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function start(port: number, env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(PORT), LOG_LEVEL: 'warn', JWT_SECRET: 'cluster-test-secret-long-enough-for-hs256', ...env },
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', JWT_SECRET: 'cluster-test-secret-long-enough-for-hs256', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.on('exit', () => running.delete(child));
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -53,16 +67,20 @@ async function waitUntilReady(url: string, exited: Promise<number | null>): Prom
 describe('WORKERS (cluster mode)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'tasklane-cluster-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  // A server that did not stop as the test expected must not outlive it.
+  afterEach(() => {
+    for (const child of running) child.kill('SIGKILL');
+  });
 
   it('refuses more than one worker on the embedded PGlite database, saying why', async () => {
-    const server = start({ WORKERS: '2', DATA_DIR: dataDir });
+    const server = start(await freePort(), { WORKERS: '2', DATA_DIR: dataDir });
     expect(await server.exited).toBe(1);
     expect(server.output()).toContain('WORKERS=2');
     expect(server.output()).toContain('DATABASE_URL');
   });
 
   it('refuses a WORKERS value that is neither a number nor auto', async () => {
-    const server = start({ WORKERS: 'many', DATA_DIR: dataDir });
+    const server = start(await freePort(), { WORKERS: 'many', DATA_DIR: dataDir });
     expect(await server.exited).toBe(1);
     expect(server.output()).toContain('WORKERS');
   });
@@ -70,9 +88,10 @@ describe('WORKERS (cluster mode)', () => {
   if (process.env.TEST_DB === 'postgres') {
     it('serves from two worker processes sharing one port on PostgreSQL, and stops them on SIGTERM', async () => {
       const { url, drop } = await openTestDatabase();
-      const server = start({ WORKERS: '2', DATABASE_URL: url! });
+      const port = await freePort();
+      const server = start(port, { WORKERS: '2', DATABASE_URL: url! });
       try {
-        const base = `http://127.0.0.1:${PORT}`;
+        const base = `http://127.0.0.1:${port}`;
         await waitUntilReady(`${base}/readyz`, server.exited);
         // Both workers listen once the second is up; until then the first one answers alone.
         for (let attempt = 0; attempt < 100 && childrenOf(server.child.pid!).length < 2; attempt += 1) {
@@ -99,6 +118,7 @@ describe('WORKERS (cluster mode)', () => {
         expect(await server.exited).toBe(0);
         await drop();
       }
-    });
+      // Three Node processes start and stop here: on a busy machine that alone takes tens of seconds.
+    }, 120_000);
   }
 });
