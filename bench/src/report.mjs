@@ -12,7 +12,7 @@ export const LABELS = {
   patch: 'PATCH /tasks/{id} status',
   comment: 'POST /tasks/{id}/comments',
   mix: '80/20 mix',
-  login: 'POST /auth/login (bcrypt cost 10)',
+  login: 'POST /auth/login (bcrypt cost 10, 4 connections)',
   flood: 'GET /tasks/{id} during a login flood',
 };
 
@@ -35,6 +35,8 @@ export function verdicts(db, rows, baselines, rssMb) {
   for (const row of rows) {
     const missed = [];
     if (row.errors > 0) missed.push(`${row.errors} errors`);
+    if (row.requests === 0) missed.push('no response completed within the run');
+    if (row.scenario === 'flood' && row.floodLogins?.rps === 0) missed.push('no login completed beside it');
     if (db === 'postgres') {
       const target = POSTGRES_TARGETS[row.scenario];
       if (target?.floor && baselines.floor && row.rps / baselines.floor < target.floor) missed.push(`< ${target.floor * 100} % of floor`);
