@@ -1,6 +1,6 @@
 // Child processes of the benchmark: servers (ours and the baselines) and load generators.
 import { spawn } from 'node:child_process';
-import { createWriteStream, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -119,6 +119,7 @@ export function runLoad(spec) {
       output += chunk;
     });
     child.on('exit', (code) => {
+      rmSync(file, { force: true });
       if (code !== 0) return reject(new Error(`load for ${spec.scenario} exited with ${code}`));
       resolve(JSON.parse(output.trim().split('\n').pop()));
     });
