@@ -8,5 +8,13 @@ export default defineConfig({
   clean: true,
   // Runtime code comes only from @trpc/client; the server is imported for its router type alone.
   external: ['@trpc/client', '@trpc/server'],
-  dts: false,
+  dts: {
+    compilerOptions: {
+      ignoreDeprecations: '6.0',
+      paths: {
+        '@tasklane/server/router': ['../../apps/server/src/trpc/router.ts'],
+        '@tasklane/schemas': ['../schemas/src/index.ts'],
+      },
+    },
+  },
 });

@@ -38,17 +38,35 @@ export class TasklaneError extends Error {
   static from(error: unknown): TasklaneError {
     if (error instanceof TasklaneError) return error;
     if (error instanceof TRPCClientError) {
-      const data = (error.data ?? {}) as { code?: string; httpStatus?: number; reason?: string; issues?: ErrorIssue[] };
-      return new TasklaneError(error.message, {
-        code: data.code ?? 'CLIENT_ERROR',
-        ...(data.reason ? { reason: data.reason } : {}),
-        ...(data.httpStatus ? { httpStatus: data.httpStatus } : {}),
-        ...(data.issues ? { issues: data.issues } : {}),
-        cause: error,
-      });
+      const fields = fieldsOf(error);
+      return new TasklaneError(fields.message ?? error.message, { ...fields, cause: error });
     }
     return new TasklaneError(error instanceof Error ? error.message : String(error), { code: 'CLIENT_ERROR', cause: error });
   }
+}
+
+type ErrorFields = { message?: string; code: string; reason?: string; httpStatus?: number; issues?: ErrorIssue[] };
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/**
+ * The server's tRPC errors carry `data: { code, httpStatus, reason?, issues? }`. Anything answering
+ * in front of it (a proxy, an older server) may not: then the HTTP status and a REST-shaped
+ * `{ message, code, reason }` body are the next best source, and `CLIENT_ERROR` means no answer at all.
+ */
+function fieldsOf(error: TRPCClientError<never>): ErrorFields {
+  const data: unknown = error.data;
+  const from = (source: Record<string, unknown>, httpStatus: unknown): ErrorFields => ({
+    code: typeof source.code === 'string' ? source.code : 'CLIENT_ERROR',
+    ...(typeof source.reason === 'string' ? { reason: source.reason } : {}),
+    ...(typeof httpStatus === 'number' ? { httpStatus } : {}),
+    ...(Array.isArray(source.issues) ? { issues: source.issues as ErrorIssue[] } : {}),
+  });
+  if (isRecord(data) && typeof data.code === 'string') return from(data, data.httpStatus);
+  const meta: unknown = error.meta;
+  const response = isRecord(meta) && isRecord(meta.response) ? meta.response : undefined;
+  const body = isRecord(meta) && isRecord(meta.responseJSON) ? meta.responseJSON : {};
+  return { ...from(body, response?.status), ...(typeof body.message === 'string' ? { message: body.message } : {}) };
 }
 
 type TokenHolder = { token: string | undefined };
