@@ -3,14 +3,21 @@ import { generateOpenApiDocument } from 'trpc-to-openapi';
 import type { ProcedureMeta } from './trpc/init';
 import type { AppRouter } from './trpc/router';
 
+type Schema = { description?: string; examples?: unknown[]; example?: unknown };
+type MediaType = { schema?: Schema; example?: unknown };
+type Parameter = { name: string; in: string; description?: string; schema?: Schema };
+type Response = { description: string; headers?: Record<string, unknown>; content?: Record<string, MediaType> };
 type Operation = {
-  responses: Record<string, unknown>;
+  operationId?: string;
+  responses: Record<string, Response>;
   security?: unknown[];
-  parameters?: unknown[];
-  requestBody?: unknown;
+  parameters?: Parameter[];
+  requestBody?: { content?: Record<string, MediaType> };
 };
 type Document = ReturnType<typeof generateOpenApiDocument> & {
   paths?: Record<string, Record<string, Operation>>;
+  tags?: { name: string; description?: string }[];
+  security?: Record<string, string[]>[];
 };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -22,15 +29,29 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   412: 'If-Match was given and is stale',
   413: 'Request body larger than 1 MiB',
   415: 'Content type other than application/json',
-  429: 'Rate limited; see Retry-After',
+  429: 'Rate limited; retry after the number of seconds in Retry-After',
   500: 'Unexpected server error',
 };
 
-const HEADER_DESCRIPTIONS = {
+const HEADERS = {
   ETag: 'Version of the returned resource, for If-Match',
   Link: 'RFC 8288 link to the next page: `<…>; rel="next"` (absent on the last page)',
   Location: 'URL of the created resource',
+  'Retry-After': 'Seconds until the limit resets',
+  'WWW-Authenticate': 'Always `Bearer`',
 } as const;
+
+/** Tags the document describes; a tag used by a route but missing here is still listed, undescribed. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  auth: 'Register, log in and read the current user. Register and login need no token.',
+  projects: 'Projects the caller is a member of; the creator is the owner and an ADMIN member.',
+  members: 'Project memberships and roles (VIEWER, EDITOR, ADMIN).',
+  tasks: 'Tasks of a project: status, priority, due date, assignee; filtered, sorted and paged lists.',
+  comments: 'Comments on tasks.',
+  activity: 'Who changed what and when, per project and per task.',
+};
+
+const header = (name: keyof typeof HEADERS) => ({ [name]: { description: HEADERS[name], schema: { type: 'string' } } });
 
 /** Every procedure's dotted path and meta; `_def.procedures` is flat in tRPC v11. */
 export function procedureMetas(router: AppRouter): [string, ProcedureMeta | undefined][] {
@@ -38,11 +59,11 @@ export function procedureMetas(router: AppRouter): [string, ProcedureMeta | unde
   return Object.entries(procedures).map(([path, procedure]) => [path, procedure._def.meta]);
 }
 
-/** Each procedure's meta, by "method /path" as the document names its operations. */
-function metaByOperation(router: AppRouter): Map<string, ProcedureMeta> {
+/** Each REST procedure's dotted path and meta, by "method /path" as the document names its operations. */
+function proceduresByOperation(router: AppRouter): Map<string, { procedure: string; meta: ProcedureMeta }> {
   return new Map(
-    procedureMetas(router).flatMap(([, meta]) =>
-      meta?.openapi ? [[`${meta.openapi.method.toLowerCase()} ${meta.openapi.path}`, meta] as const] : [],
+    procedureMetas(router).flatMap(([procedure, meta]) =>
+      meta?.openapi ? [[`${meta.openapi.method.toLowerCase()} ${meta.openapi.path}`, { procedure, meta }] as const] : [],
     ),
   );
 }
@@ -51,43 +72,86 @@ function metaByOperation(router: AppRouter): Map<string, ProcedureMeta> {
 export const createdPaths = (router: AppRouter): Set<string> =>
   new Set(procedureMetas(router).flatMap(([path, meta]) => (meta?.successStatus === 201 ? [path] : [])));
 
+/** `tasks.listForProject` → `tasksListForProject`: an identifier every client generator accepts. */
+const operationIdOf = (procedure: string) =>
+  procedure.split('.').map((part, index) => (index === 0 ? part : part[0]!.toUpperCase() + part.slice(1))).join('');
+
+/** `{id}` after `/projects` → "Project id"; `{memberId}` → "Member id". */
+function describePathParameter(path: string, name: string): string {
+  if (name !== 'id') return `${name[0]!.toUpperCase()}${name.slice(1).replace(/Id$/, '')} id`;
+  const segments = path.split('/');
+  const resource = segments[segments.indexOf(`{${name}}`) - 1] ?? 'resource';
+  return `${resource[0]!.toUpperCase()}${resource.slice(1).replace(/s$/, '')} id`;
+}
+
+/** The statuses a route can answer besides its success, from its meta and what every route shares. */
+function errorStatuses(method: string, meta: ProcedureMeta | undefined): number[] {
+  const isProtected = meta?.openapi?.protect !== false;
+  const statuses = new Set([400, 500, ...(meta?.errors ?? [])]);
+  // Every request with a token is rate limited per token; unknown and foreign ids are 404s.
+  if (isProtected) statuses.add(401).add(404).add(429);
+  if (method === 'post' || method === 'patch' || method === 'put') statuses.add(413).add(415);
+  return [...statuses].sort();
+}
+
+function errorResponse(status: number): Response {
+  return {
+    description: ERROR_DESCRIPTIONS[status] ?? 'Error',
+    ...(status === 429 ? { headers: header('Retry-After') } : status === 401 ? { headers: header('WWW-Authenticate') } : {}),
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } as Schema } },
+  };
+}
+
+/** Swagger UI pre-fills "Try it out" from the media type's example: lift the schema's first one. */
+function liftExamples(operation: Operation): void {
+  const media = operation.requestBody?.content?.['application/json'];
+  const example = media?.schema?.examples?.[0] ?? media?.schema?.example;
+  if (media && example !== undefined) media.example = example;
+  for (const parameter of operation.parameters ?? []) {
+    parameter.description ??= parameter.schema?.description;
+  }
+}
+
 /**
- * The document trpc-to-openapi generates, corrected where it cannot know: the real success
- * status (201 for creates), the headers a route sets, and every error status with our error body.
+ * The document trpc-to-openapi generates, completed from each procedure's meta where the generator
+ * cannot know: operation ids, the real success status (201 for creates), the headers a route sets,
+ * every error status with our error body, request examples and which routes need no token.
  */
 export function buildOpenApiDocument(router: AppRouter, version: string): Document {
   const document = generateOpenApiDocument(router, {
     title: 'Tasklane API',
     description:
-      'Self-hosted task and project management. Every operation except register and login needs `Authorization: Bearer <access_token>`. Errors share one body: `{ message, code, reason?, issues? }`.',
+      'Self-hosted task and project management. Every operation except register and login needs `Authorization: Bearer <access_token>` (in Swagger UI: log in with "Try it out", then paste the `access_token` into Authorize). Errors share one body: `{ message, code, reason?, issues? }`. Lists return JSON arrays paged by cursor: `?limit=` (1–500, default 100) and the `Link: <…>; rel="next"` header.',
     version,
     baseUrl: '/api/v1',
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
     defs: { Error: ErrorBodySchema },
   }) as Document;
 
-  const errorResponse = (status: number) => ({
-    description: ERROR_DESCRIPTIONS[status] ?? 'Error',
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-  });
-  const metas = metaByOperation(router);
+  const procedures = proceduresByOperation(router);
+  const usedTags = new Set<string>();
   for (const [path, operations] of Object.entries(document.paths ?? {})) {
     for (const [method, operation] of Object.entries(operations)) {
-      const meta = metas.get(`${method} ${path}`);
-      const success = operation.responses['200'] as { headers?: Record<string, unknown> };
-      const isProtected = meta?.openapi?.protect !== false;
-      success.headers = Object.fromEntries(
-        (meta?.headers ?? []).map((name) => [name, { description: HEADER_DESCRIPTIONS[name], schema: { type: 'string' } }]),
-      );
-      const statuses = new Set([400, 404, 500, ...(isProtected ? [401] : []), ...(meta?.errors ?? [])]);
-      if (method === 'post' && !isProtected && path === '/auth/login') statuses.add(401);
-      if (method === 'post' || method === 'patch') statuses.add(415).add(413);
-      const responses: Record<string, unknown> = { [String(meta?.successStatus ?? 200)]: success };
-      for (const status of [...statuses].sort()) responses[String(status)] = errorResponse(status);
+      const { procedure, meta } = procedures.get(`${method} ${path}`) ?? {};
+      const success = operation.responses['200']!;
+      success.headers = Object.assign({}, ...(meta?.headers ?? []).map(header));
+      if (meta?.successStatus === 201) success.description = meta.openapi?.successDescription ?? 'Created';
+      const responses: Record<string, Response> = { [String(meta?.successStatus ?? 200)]: success };
+      for (const status of errorStatuses(method, meta)) responses[String(status)] = errorResponse(status);
       operation.responses = responses;
-      if (!isProtected) operation.security = [];
+      if (procedure) operation.operationId = meta?.openapi?.operationId ?? operationIdOf(procedure);
+      if (meta?.openapi?.protect === false) operation.security = [];
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in === 'path') parameter.description ??= describePathParameter(path, parameter.name);
+      }
+      liftExamples(operation);
+      for (const tag of meta?.openapi?.tags ?? []) usedTags.add(tag);
     }
   }
+  // trpc-to-openapi's own per-code error schemas are replaced by the one Error schema above.
+  const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;
+  for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
+  document.security = [{ bearerAuth: [] }];
+  document.tags = [...usedTags].map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) }));
   return document;
 }
-

@@ -6,6 +6,7 @@ import postgres from 'postgres';
 import { inject } from 'vitest';
 import { buildApp } from '../src/app';
 import type { Config } from '../src/config';
+import { assertDocumented } from './openapi-conformance';
 
 export const testConfig = (overrides: Partial<Config> = {}): Config => ({
   port: 0,
@@ -95,7 +96,9 @@ export async function startTestApp(overrides: Partial<Config> = {}, { logStream 
       } catch {
         // not JSON: keep the text
       }
-      return { status: response.statusCode, body: body as never, headers: response.headers };
+      const received = { status: response.statusCode, body: body as never, headers: response.headers };
+      await assertDocumented(app, method, url, received);
+      return received;
     },
     async close() {
       await app.close();

@@ -18,7 +18,7 @@ export const authRouter = router({
   login: publicProcedure
     .meta({
       openapi: { method: 'POST', path: '/auth/login', tags, protect: false, summary: 'Log in', description: 'Exchanges email and password for a token. Wrong email and wrong password get the same 401.' },
-      errors: [429],
+      errors: [401, 429],
     })
     .input(LoginInput)
     .output(AuthResponseSchema)

@@ -88,7 +88,12 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, status: 
     error: {
       message: body.message,
       code: TRPC_ERROR_CODES_BY_KEY[code] ?? TRPC_ERROR_CODES_BY_KEY.INTERNAL_SERVER_ERROR,
-      data: { code, httpStatus: status, ...(body.reason ? { reason: body.reason } : {}) },
+      data: {
+        code,
+        httpStatus: status,
+        ...(body.reason ? { reason: body.reason } : {}),
+        ...(body.issues ? { issues: body.issues } : {}),
+      },
     },
   });
 }
