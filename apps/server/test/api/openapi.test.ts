@@ -151,6 +151,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(conformance.problems('POST', '/api/v1/tasks', { status: 200, body: {}, headers: {} })[0]).toMatch(/status not in the document/);
     expect(conformance.problems('GET', '/api/v1/projects/abc', { status: 404, body: { message: 'x', code: 'NOT_FOUND' }, headers: { link: '<x>' } })[0]).toMatch(/header link is not documented/);
     expect(conformance.problems('GET', '/api/v1/nowhere', { status: 200, body: {}, headers: {} })[0]).toMatch(/no operation/);
+    expect(conformance.problems('GET', '/api/v1/nowhere', { status: 404, body: {}, headers: {} })[0]).toMatch(/body does not match/);
     expect(conformance.problems('GET', '/api/v1/projects/abc', { status: 404, body: { message: 'x', code: 'NOT_FOUND' }, headers: {} })).toEqual([]);
   });
 });
