@@ -31,6 +31,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   415: 'Content type other than application/json',
   429: 'Rate limited; retry after the number of seconds in Retry-After',
   500: 'Unexpected server error',
+  503: 'The database is unreachable (reason `DATABASE_UNAVAILABLE`); retry shortly',
 };
 
 const HEADERS = {
@@ -87,7 +88,7 @@ function describePathParameter(path: string, name: string): string {
 /** The statuses a route can answer besides its success, from its meta and what every route shares. */
 function errorStatuses(method: string, meta: ProcedureMeta | undefined): number[] {
   const isProtected = meta?.openapi?.protect !== false;
-  const statuses = new Set([400, 500, ...(meta?.errors ?? [])]);
+  const statuses = new Set([400, 500, 503, ...(meta?.errors ?? [])]);
   // Every request with a token is rate limited per token; unknown and foreign ids are 404s.
   if (isProtected) statuses.add(401).add(404).add(429);
   if (method === 'post' || method === 'patch' || method === 'put') statuses.add(413).add(415);
