@@ -1,4 +1,4 @@
-import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink, TRPCClientError, type TRPCClient } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpLink, httpSubscriptionLink, splitLink, TRPCClientError, type TRPCClient } from '@trpc/client';
 import type { AppRouter } from '@tasklane/server/router';
 
 export type { AppRouter };
@@ -106,6 +106,8 @@ export type TasklaneClient = TRPCClient<AppRouter> & {
 export function createTasklaneClient(options: TasklaneClientOptions): TasklaneClient {
   const holder: TokenHolder = { token: options.token };
   const url = `${options.baseUrl.replace(/\/+$/, '')}/api/trpc`;
+  const authorization = (): Record<string, string> => (holder.token ? { authorization: `Bearer ${holder.token}` } : {});
+  const fetchOption = options.fetch ? { fetch: options.fetch } : {};
   const trpc = createTRPCClient<AppRouter>({
     links: [
       splitLink({
@@ -116,10 +118,11 @@ export function createTasklaneClient(options: TasklaneClientOptions): TasklaneCl
           connectionParams: () => (holder.token ? { token: holder.token } : null),
           ...(options.EventSource ? { EventSource: options.EventSource } : {}),
         }),
-        false: httpBatchLink({
-          url,
-          headers: () => (holder.token ? { authorization: `Bearer ${holder.token}` } : {}),
-          ...(options.fetch ? { fetch: options.fetch } : {}),
+        false: splitLink({
+          // A conditional write travels alone, so its If-Match header applies to it and nothing else.
+          condition: (operation) => typeof operation.context.ifMatch === 'string',
+          true: httpLink({ url, headers: ({ op }) => ({ ...authorization(), 'if-match': String(op.context.ifMatch) }), ...fetchOption }),
+          false: httpBatchLink({ url, headers: authorization, ...fetchOption }),
         }),
       }),
     ],
@@ -131,6 +134,16 @@ export function createTasklaneClient(options: TasklaneClientOptions): TasklaneCl
     },
     getToken: () => holder.token,
   });
+}
+
+/**
+ * Call options for a conditional update or delete: it succeeds only if the resource is still the
+ * version you read (`If-Match`); otherwise it rejects with `code: 'PRECONDITION_FAILED'` (HTTP 412)
+ * and nothing changes. `await client.tasks.update.mutate({ id, title }, ifUnchanged(task))`.
+ */
+export function ifUnchanged(resource: { updatedAt: string }): { context: { ifMatch: string } } {
+  // The server's ETag of a resource is its updatedAt in milliseconds, base 36, quoted.
+  return { context: { ifMatch: `"${new Date(resource.updatedAt).getTime().toString(36)}"` } };
 }
 
 /** Every item of a paged list, page after page: `for await (const task of paginate(c.tasks.listForProjectPage, { projectId }))`. */

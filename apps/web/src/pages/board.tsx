@@ -27,8 +27,10 @@ export function BoardPage({ params }: { params: { projectId: string; taskId?: st
     return () => clearTimeout(timer);
   }, [text]);
 
+  const [taskChanges, setTaskChanges] = useState(0);
   const live = useProjectEvents(projectId, (event) => {
     if (event.type.startsWith('task.')) tasks.reload();
+    if (taskId && event.taskId === taskId) setTaskChanges((count) => count + 1);
     if (event.type.startsWith('member.')) {
       members.reload();
       project.reload();
@@ -87,6 +89,7 @@ export function BoardPage({ params }: { params: { projectId: string; taskId?: st
           taskId={taskId}
           project={project.data as Project}
           members={members.data ?? []}
+          liveChanges={taskChanges}
           onClose={() => route(`/projects/${projectId}`)}
           onChanged={tasks.reload}
         />

@@ -1,26 +1,29 @@
-import type { Comment, Member, Project, Task, TaskPriority, TaskStatus } from '@tasklane/schemas';
+import type { Member, Project, Task, TaskPriority, TaskStatus } from '@tasklane/schemas';
+import { ifUnchanged, TasklaneError } from '@tasklane/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { useCurrentUser } from '../app';
-import { canEditTasks, dayFromDueDate, dueDateFromDay, formatTime, PRIORITY_LABELS, STATUS_LABELS } from '../format';
 import { loadTaskHistory } from '../data';
+import { canEditTasks, dayFromDueDate, dueDateFromDay, formatTime, PRIORITY_LABELS, STATUS_LABELS } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { client } from '../session';
-import { TaskHistory } from './task-history';
 import { ConfirmButton, EnumOptions, ErrorNote, Loading, MemberOptions } from '../ui';
+import { Comments } from './task-comments';
+import { TaskHistory } from './task-history';
 
 interface Props {
   taskId: string;
   project: Project;
   members: Member[];
+  /** Goes up whenever the live stream reports a change to this task or its comments. */
+  liveChanges: number;
   onClose: () => void;
   onChanged: () => void;
 }
 
 /** The task in a modal dialog over the board: every field, delete, comments and history. */
-export function TaskDetail({ taskId, project, members, onClose, onChanged }: Props) {
+export function TaskDetail({ taskId, project, members, liveChanges, onClose, onChanged }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const task = useLoad(() => client.tasks.get.query({ id: taskId }), [taskId]);
-  const history = useLoad(() => loadTaskHistory(taskId), [taskId]);
+  const task = useLoad(() => client.tasks.get.query({ id: taskId }), [taskId, liveChanges]);
+  const history = useLoad(() => loadTaskHistory(taskId), [taskId, liveChanges]);
 
   useEffect(() => {
     const element = dialog.current;
@@ -40,8 +43,7 @@ export function TaskDetail({ taskId, project, members, onClose, onChanged }: Pro
       {task.data && (
         <>
           <TaskForm
-            key={task.data.updatedAt}
-            task={task.data}
+            latest={task.data}
             project={project}
             members={members}
             onSaved={(saved) => {
@@ -49,6 +51,7 @@ export function TaskDetail({ taskId, project, members, onClose, onChanged }: Pro
               history.reload();
               onChanged();
             }}
+            onStale={task.reload}
             onDeleted={() => {
               onChanged();
               dialog.current?.close();
@@ -62,71 +65,130 @@ export function TaskDetail({ taskId, project, members, onClose, onChanged }: Pro
   );
 }
 
-function TaskForm(props: { task: Task; project: Project; members: Member[]; onSaved: (task: Task) => void; onDeleted: () => void }) {
-  const { task } = props;
+type Draft = { title: string; description: string; status: TaskStatus; priority: TaskPriority; assigneeId: string; day: string };
+
+const draftOf = (task: Task): Draft => ({
+  title: task.title,
+  description: task.description,
+  status: task.status,
+  priority: task.priority,
+  assigneeId: task.assigneeId ?? '',
+  day: dayFromDueDate(task.dueDate),
+});
+
+const sameDraft = (a: Draft, b: Draft) => (Object.keys(a) as (keyof Draft)[]).every((key) => a[key] === b[key]);
+
+/**
+ * The edit form keeps what the person typed even when someone else changes the task meanwhile:
+ * an untouched form follows the latest version; a touched one says the task changed and offers it.
+ */
+function TaskForm(props: {
+  latest: Task;
+  project: Project;
+  members: Member[];
+  onSaved: (task: Task) => void;
+  onStale: () => void;
+  onDeleted: () => void;
+}) {
+  const { latest } = props;
   const editable = canEditTasks(props.project.role);
-  const [title, setTitle] = useState(task.title);
-  const [description, setDescription] = useState(task.description);
-  const [status, setStatus] = useState<TaskStatus>(task.status);
-  const [priority, setPriority] = useState<TaskPriority>(task.priority);
-  const [assigneeId, setAssigneeId] = useState(task.assigneeId ?? '');
-  const [day, setDay] = useState(dayFromDueDate(task.dueDate));
+  const [base, setBase] = useState(latest);
+  const [draft, setDraft] = useState(() => draftOf(latest));
   const [confirming, setConfirming] = useState(false);
   const { busy, error, run } = useAction();
+  const [refusedAsStale, setRefusedAsStale] = useState(false);
+  const dirty = !sameDraft(draft, draftOf(base));
+  const changedElsewhere = latest.updatedAt !== base.updatedAt;
+
+  const showLatest = () => {
+    setBase(latest);
+    setDraft(draftOf(latest));
+  };
+  useEffect(() => {
+    // Only a new version from the server moves the form: at once when untouched or after a refused save.
+    if (changedElsewhere && (!dirty || refusedAsStale)) showLatest();
+  }, [latest]);
+
+  const set = <K extends keyof Draft>(key: K) => (value: Draft[K]) => setDraft((current) => ({ ...current, [key]: value }));
 
   const save = async (event: Event) => {
     event.preventDefault();
+    setRefusedAsStale(false);
+    const patch = {
+      id: base.id,
+      title: draft.title,
+      description: draft.description,
+      status: draft.status,
+      priority: draft.priority,
+      assigneeId: draft.assigneeId || null,
+      dueDate: dueDateFromDay(draft.day),
+    };
+    // Saved only if nobody changed the task since this form loaded it (If-Match); else 412.
     const saved = await run(() =>
-      client.tasks.update.mutate({
-        id: task.id,
-        title,
-        description,
-        status,
-        priority,
-        assigneeId: assigneeId || null,
-        dueDate: dueDateFromDay(day),
+      client.tasks.update.mutate(patch, ifUnchanged(base)).catch((failure: unknown) => {
+        if (TasklaneError.from(failure).code !== 'PRECONDITION_FAILED') throw failure;
+        setRefusedAsStale(true);
+        props.onStale();
+        return undefined;
       }),
     );
-    if (saved) props.onSaved(saved);
+    if (!saved) return;
+    setBase(saved);
+    setDraft(draftOf(saved));
+    props.onSaved(saved);
   };
   const remove = async () => {
-    if (await run(() => client.tasks.delete.mutate({ id: task.id }))) props.onDeleted();
+    if (await run(() => client.tasks.delete.mutate({ id: base.id }))) props.onDeleted();
   };
 
   return (
     <form class="stack task-form" onSubmit={save} aria-label="Task fields">
+      {refusedAsStale && (
+        <p class="notice" role="alert">
+          Not saved: someone else saved this task after you opened it. The form now shows their version; make your
+          changes again if they still apply.
+        </p>
+      )}
+      {changedElsewhere && dirty && !refusedAsStale && (
+        <p class="notice" role="status">
+          Someone else changed this task while you were editing it.{' '}
+          <button type="button" onClick={showLatest}>
+            Discard my changes and show the latest
+          </button>
+        </p>
+      )}
       <fieldset disabled={!editable} class="stack">
         <label>
           Title
-          <input value={title} onInput={(e) => setTitle(e.currentTarget.value)} required maxLength={500} />
+          <input value={draft.title} onInput={(e) => set('title')(e.currentTarget.value)} required maxLength={500} />
         </label>
         <label>
           Description
-          <textarea value={description} onInput={(e) => setDescription(e.currentTarget.value)} rows={4} />
+          <textarea value={draft.description} onInput={(e) => set('description')(e.currentTarget.value)} rows={4} />
         </label>
         <div class="fields">
           <label>
             Status
-            <select value={status} onChange={(e) => setStatus(e.currentTarget.value as TaskStatus)}>
+            <select value={draft.status} onChange={(e) => set('status')(e.currentTarget.value as TaskStatus)}>
               <EnumOptions labels={STATUS_LABELS} />
             </select>
           </label>
           <label>
             Priority
-            <select value={priority} onChange={(e) => setPriority(e.currentTarget.value as TaskPriority)}>
+            <select value={draft.priority} onChange={(e) => set('priority')(e.currentTarget.value as TaskPriority)}>
               <EnumOptions labels={PRIORITY_LABELS} />
             </select>
           </label>
           <label>
             Assignee
-            <select value={assigneeId} onChange={(e) => setAssigneeId(e.currentTarget.value)}>
+            <select value={draft.assigneeId} onChange={(e) => set('assigneeId')(e.currentTarget.value)}>
               <option value="">Unassigned</option>
               <MemberOptions members={props.members} />
             </select>
           </label>
           <label>
             Due date
-            <input type="date" value={day} onInput={(e) => setDay(e.currentTarget.value)} />
+            <input type="date" value={draft.day} onInput={(e) => set('day')(e.currentTarget.value)} />
           </label>
         </div>
       </fieldset>
@@ -148,54 +210,8 @@ function TaskForm(props: { task: Task; project: Project; members: Member[]; onSa
         </div>
       )}
       <p class="muted small">
-        Created {formatTime(task.createdAt)} · updated {formatTime(task.updatedAt)}
+        Created {formatTime(latest.createdAt)} · updated {formatTime(latest.updatedAt)}
       </p>
     </form>
-  );
-}
-
-function Comments({ task, members, editable, onAdded }: { task: Task; members: Member[]; editable: boolean; onAdded: () => void }) {
-  const me = useCurrentUser();
-  const [added, setAdded] = useState<Comment[]>([]);
-  const [text, setText] = useState('');
-  const { busy, error, run } = useAction();
-  const authorName = (authorId: string) =>
-    authorId === me.id ? me.name : (members.find((member) => member.userId === authorId)?.name ?? 'A former member');
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const comment = await run(() => client.comments.create.mutate({ id: task.id, text }));
-    if (!comment) return;
-    setAdded((list) => [...list, comment]);
-    setText('');
-    onAdded();
-  };
-
-  return (
-    <section class="comments" aria-labelledby="comments-title">
-      <h3 id="comments-title">Comments</h3>
-      <ol class="comment-list">
-        {added.map((comment) => (
-          <li key={comment.id}>
-            <p class="small muted">
-              {authorName(comment.authorId)} · <time dateTime={comment.createdAt}>{formatTime(comment.createdAt)}</time>
-            </p>
-            <p class="comment-text">{comment.text}</p>
-          </li>
-        ))}
-      </ol>
-      {editable && (
-        <form class="stack" onSubmit={submit}>
-          <label>
-            Add a comment
-            <textarea value={text} onInput={(e) => setText(e.currentTarget.value)} rows={2} required />
-          </label>
-          <ErrorNote error={error} />
-          <button type="submit" disabled={busy}>
-            Comment
-          </button>
-        </form>
-      )}
-    </section>
   );
 }
