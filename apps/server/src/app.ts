@@ -16,6 +16,7 @@ import { clientErrorHandler, registerSecurity } from './http/security';
 import { registerRestInputChecks } from './http/rest-input';
 import { buildOpenApiDocument, createdPaths } from './openapi';
 import { createServices } from './services';
+import { ApiError } from './trpc/errors';
 import type { Context, ServicesHandle } from './trpc/init';
 import { appRouter } from './trpc/router';
 import { registerWebApp } from './web-app';
@@ -31,6 +32,8 @@ export interface BuildOptions {
   /** Where the default logger writes (stdout otherwise); tests read the real log output from it. */
   logStream?: NodeJS.WritableStream;
 }
+
+const singleHeader = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
 
 export async function openDatabase(config: Config): Promise<Database> {
   const database = config.databaseUrl
@@ -87,6 +90,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     transport,
     requestId: request.id,
     authorization: request.headers.authorization,
+    ifMatch: singleHeader(request.headers['if-match']),
+    idempotencyKey: singleHeader(request.headers['idempotency-key']),
     url,
     response: { headers: {} },
     services: servicesHandle,
@@ -113,7 +118,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       createContext: ({ req }: { req: FastifyRequest }) => contextFor('rest', req, `/api/v1${req.url}`),
       onError: logFailure,
       responseMeta: ({ ctx, paths, errors }: { ctx?: Context; paths?: readonly string[]; errors: { code: string }[] }) => {
-        if (errors.length > 0) return { headers: challengeHeaders(errors) };
+        if (errors.length > 0) {
+          // A refusal may carry headers of its own, such as the current ETag of a 412.
+          const [error] = errors;
+          return { headers: { ...challengeHeaders(errors), ...(error instanceof ApiError && error.headers ? error.headers : {}) } };
+        }
         const path = paths?.[0];
         return {
           status: ctx?.response.status ?? (path && creates.has(path) ? 201 : 200),

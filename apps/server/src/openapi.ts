@@ -40,6 +40,12 @@ const HEADERS = {
   Location: 'URL of the created resource',
   'Retry-After': 'Seconds until the limit resets',
   'WWW-Authenticate': 'Always `Bearer`',
+  'Idempotent-Replayed': '`true` when this is the stored response of an earlier request with the same Idempotency-Key',
+} as const;
+
+const REQUEST_HEADERS = {
+  'If-Match': 'ETag of the version you read: the write is refused with 412 if the resource has changed since (without it, last write wins)',
+  'Idempotency-Key': 'A unique key (1–255 visible ASCII characters) per intended create: a retry with the same key and body within 24 h replays the first response; the same key with another body is a 409 IDEMPOTENCY_KEY_REUSED',
 } as const;
 
 /** Tags the document describes; a tag used by a route but missing here is still listed, undescribed. */
@@ -98,7 +104,13 @@ function errorStatuses(method: string, meta: ProcedureMeta | undefined): number[
 function errorResponse(status: number): Response {
   return {
     description: ERROR_DESCRIPTIONS[status] ?? 'Error',
-    ...(status === 429 ? { headers: header('Retry-After') } : status === 401 ? { headers: header('WWW-Authenticate') } : {}),
+    ...(status === 429
+      ? { headers: header('Retry-After') }
+      : status === 401
+        ? { headers: header('WWW-Authenticate') }
+        : status === 412
+          ? { headers: header('ETag') }
+          : {}),
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } as Schema } },
   };
 }
@@ -147,6 +159,9 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
       }
       liftExamples(operation);
       for (const tag of meta?.openapi?.tags ?? []) usedTags.add(tag);
+      for (const name of meta?.requestHeaders ?? []) {
+        operation.parameters = [...(operation.parameters ?? []), { name, in: 'header', description: REQUEST_HEADERS[name] }];
+      }
     }
   }
   // trpc-to-openapi's own per-code error schemas are replaced by the one Error schema above.

@@ -27,6 +27,8 @@ export const PERMISSIONS = {
   'comment.deleteAny': admins,
   'project.update': admins,
   'members.manage': admins,
+  /** Removing oneself from a project (leaving); the owner cannot leave (the members service answers 409). */
+  'members.leave': all,
   'project.delete': ownerOnly,
   'project.transferOwnership': ownerOnly,
 } as const satisfies Record<string, Allowed>;
@@ -46,6 +48,7 @@ const DESCRIPTIONS: Record<Action, string> = {
   'comment.deleteAny': "delete other members' comments",
   'project.update': 'change the project',
   'members.manage': 'manage members',
+  'members.leave': 'leave the project',
   'project.delete': 'delete the project (owner only)',
   'project.transferOwnership': 'transfer ownership (owner only)',
 };
@@ -59,4 +62,14 @@ export function authorize(access: ProjectAccess, action: Action): void {
   if (!can(access, action)) {
     throw new ApiError('FORBIDDEN', `Your role (${access.isOwner ? 'owner' : access.role}) may not ${describeAction(action)}`);
   }
+}
+
+/**
+ * Editing a comment is for its author only; deleting one is for its author or anyone who may
+ * delete any comment (ADMIN, owner).
+ */
+export function authorizeCommentChange(access: ProjectAccess, change: 'edit' | 'delete', isAuthor: boolean): void {
+  if (isAuthor) return authorize(access, 'comment.manageOwn');
+  if (change === 'delete') return authorize(access, 'comment.deleteAny');
+  throw new ApiError('FORBIDDEN', 'Only the author may edit a comment', 'NOT_AUTHOR');
 }

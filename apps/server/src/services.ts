@@ -4,12 +4,16 @@ import type { PasswordHasher } from './auth/password';
 import { createAuthService } from './auth/service';
 import type { TokenService } from './auth/tokens';
 import { createCommentsService } from './comments/service';
+import { createIdempotencyService } from './idempotency/service';
+import { transactionAware } from './lib/ambient-transaction';
 import { createMembersService } from './members/service';
 import { createProjectsService } from './projects/service';
 import { createTasksService } from './tasks/service';
 
 /** Every resource's service over one database; procedures reach them through the context. */
-export function createServices(db: Db, passwords: PasswordHasher, tokens: TokenService) {
+export function createServices(pool: Db, passwords: PasswordHasher, tokens: TokenService) {
+  // Queries join a transaction opened around the call (an idempotent create), else use the pool.
+  const db = transactionAware(pool);
   const tasks = createTasksService(db);
   return {
     auth: createAuthService(db, passwords, tokens),
@@ -18,6 +22,7 @@ export function createServices(db: Db, passwords: PasswordHasher, tokens: TokenS
     tasks,
     comments: createCommentsService(db, tasks),
     activity: createActivityService(db, tasks),
+    idempotency: createIdempotencyService(db),
   };
 }
 

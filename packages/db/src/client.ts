@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -54,6 +55,8 @@ async function openPglite(config: Extract<DbConfig, { kind: 'pglite' }>): Promis
     // Every commit is written through to the data directory before the query resolves (the
     // default, stated so nobody trades it for speed): a SIGKILL loses no acknowledged write.
     relaxedDurability: false,
+    // The migrations create pg_trgm (trigram indexes for text search); PGlite ships it as a loadable extension.
+    extensions: { pg_trgm },
     ...(config.dataDir ? { dataDir: config.dataDir } : {}),
     ...(config.loadDataDir ? { loadDataDir: config.loadDataDir } : {}),
   });

@@ -52,6 +52,8 @@ export const memberships = pgTable(
     uniqueIndex('memberships_project_user_key').on(table.projectId, table.userId),
     // GET /projects pages a user's memberships by project id.
     uniqueIndex('memberships_user_project_key').on(table.userId, table.projectId),
+    // GET /projects/{id}/members pages a project's memberships by membership id.
+    index('memberships_project_id_idx').on(table.projectId, table.id),
   ],
 );
 
@@ -84,6 +86,9 @@ export const tasks = pgTable(
     index('tasks_project_status_idx').on(table.projectId, table.status, table.createdAt, table.id),
     index('tasks_project_assignee_idx').on(table.projectId, table.assigneeId, table.createdAt, table.id),
     index('tasks_assignee_idx').on(table.assigneeId, table.createdAt, table.id),
+    // `q` is a case-insensitive substring search (ILIKE '%…%'): trigram indexes serve it (pg_trgm).
+    index('tasks_title_trgm_idx').using('gin', table.title.op('gin_trgm_ops')),
+    index('tasks_description_trgm_idx').using('gin', table.description.op('gin_trgm_ops')),
   ],
 );
 
@@ -199,4 +204,17 @@ export const webhookDeliveries = pgTable(
       .where(sql`${table.state} = 'PENDING'`),
     index('webhook_deliveries_log_idx').on(table.webhookId, table.id),
   ],
+);
+
+/** Tokens revoked by POST /auth/logout, kept until they would have expired anyway. */
+export const revokedTokens = pgTable(
+  'revoked_tokens',
+  {
+    jti: text('jti').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull(),
+  },
+  (table) => [index('revoked_tokens_expires_idx').on(table.expiresAt)],
 );

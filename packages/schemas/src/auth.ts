@@ -38,7 +38,28 @@ export const TokenSchema = z.object({
 
 export const AuthResponseSchema = TokenSchema.extend({ user: UserSchema }).meta({ id: 'AuthResponse' });
 
+export const UpdateMeInput = z
+  .object({
+    name: trimmed(1, 200).optional(),
+    email: EmailSchema.optional(),
+    password: PasswordSchema.optional().meta({ description: 'The new password; revokes every token issued before the change' }),
+    currentPassword: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .meta({ description: 'Required to change email or password' }),
+  })
+  .strict()
+  .superRefine((input, context) => {
+    if ((input.email !== undefined || input.password !== undefined) && input.currentPassword === undefined) {
+      context.addIssue({ code: 'custom', path: ['currentPassword'], message: 'Required to change email or password' });
+    }
+  })
+  .meta({ examples: [{ name: 'Ada King' }, { password: 'a new passphrase', currentPassword: 'correct horse' }] });
+
 export type User = z.infer<typeof UserSchema>;
 export type RegisterInput = z.infer<typeof RegisterInput>;
 export type LoginInput = z.infer<typeof LoginInput>;
 export type AuthResponse = z.infer<typeof AuthResponseSchema>;
+export type UpdateMeInput = z.infer<typeof UpdateMeInput>;

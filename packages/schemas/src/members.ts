@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IdSchema, PathIdSchema } from './common';
+import { IdSchema, PageQueryShape, PathIdSchema } from './common';
 
 export const ROLES = ['VIEWER', 'EDITOR', 'ADMIN'] as const;
 export const RoleSchema = z.enum(ROLES).meta({ id: 'Role' });
@@ -29,7 +29,22 @@ export const ChangeRoleInput = z
   .strict()
   .meta({ examples: [{ role: 'ADMIN' }] });
 
+export const ListMembersInput = z.object({ id: PathIdSchema, ...PageQueryShape }).strict();
+
+export const MemberPathInput = z.object({ id: PathIdSchema, memberId: PathIdSchema }).strict();
+
+export const TransferOwnershipInput = z
+  .object({
+    id: PathIdSchema,
+    userId: z.string().max(200).meta({ description: 'User id of an existing member, who becomes owner and ADMIN' }),
+  })
+  .strict()
+  .meta({ examples: [{ userId: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b' }] });
+
 export type Role = z.infer<typeof RoleSchema>;
 export type Member = z.infer<typeof MemberSchema>;
 export type InviteMemberInput = z.infer<typeof InviteMemberInput>;
 export type ChangeRoleInput = z.infer<typeof ChangeRoleInput>;
+export type ListMembersInput = z.infer<typeof ListMembersInput>;
+export type MemberPathInput = z.infer<typeof MemberPathInput>;
+export type TransferOwnershipInput = z.infer<typeof TransferOwnershipInput>;

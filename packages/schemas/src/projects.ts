@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IdSchema, PageQueryShape, PathIdSchema, TimestampSchema, trimmed } from './common';
 import { RoleSchema } from './members';
+import type { TASK_STATUSES } from './tasks';
 
 export const PROJECT_NAME_MAX = 200;
 export const PROJECT_DESCRIPTION_MAX = 10_000;
@@ -16,6 +17,18 @@ export const ProjectSchema = z
     updatedAt: TimestampSchema,
   })
   .meta({ id: 'Project' });
+
+const taskCount = z.number().int();
+
+/** GET /projects/{id}: the project with its task counts by status. */
+export const ProjectDetailSchema = ProjectSchema.extend({
+  taskCounts: z
+    .object({ TODO: taskCount, IN_PROGRESS: taskCount, IN_REVIEW: taskCount, DONE: taskCount, CANCELLED: taskCount } satisfies Record<
+      (typeof TASK_STATUSES)[number],
+      z.ZodType
+    >)
+    .meta({ description: 'Number of tasks in each status (every status present, 0 when none)' }),
+}).meta({ id: 'ProjectDetail' });
 
 export const CreateProjectInput = z
   .object({
@@ -39,3 +52,4 @@ export const ListProjectsInput = z.object({ ...PageQueryShape }).strict();
 export type Project = z.infer<typeof ProjectSchema>;
 export type CreateProjectInput = z.infer<typeof CreateProjectInput>;
 export type UpdateProjectInput = z.infer<typeof UpdateProjectInput>;
+export type ProjectDetail = z.infer<typeof ProjectDetailSchema>;

@@ -1,7 +1,7 @@
 import type { Db } from '@tasklane/db';
 import type { Activity, ActivityType, FieldChange, ListProjectActivityInput } from '@tasklane/schemas';
 import { requireProjectAccess } from '../access';
-import { decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
+import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import type { TasksService } from '../tasks/service';
 import { enqueueDeliveries } from '../webhooks/store';
 import * as store from './store';
@@ -63,7 +63,7 @@ export function changedFields<T extends object>(before: T, after: T, fields: rea
 export function createActivityService(db: Db, tasks: TasksService) {
   async function page(scope: { projectId: string } | { taskId: string }, query: Omit<ListProjectActivityInput, 'id'>): Promise<Page<Activity>> {
     const limit = pageSize(query.limit);
-    const [beforeId] = decodeCursor(query.cursor, 1) ?? [];
+    const [beforeId] = decodeCursor(query.cursor, [cursorChecks.positiveInteger]) ?? [];
     const rows = await store.listNewestFirst(db, scope, typeof beforeId === 'number' ? beforeId : undefined, limit + 1);
     return toPage(rows, limit, toActivity, (row) => [row.id]);
   }

@@ -1,4 +1,4 @@
-import { AuthResponseSchema, LoginInput, RegisterInput, UserSchema } from '@tasklane/schemas';
+import { AuthResponseSchema, LoginInput, MessageSchema, RegisterInput, UpdateMeInput, UserSchema } from '@tasklane/schemas';
 import { z } from 'zod';
 import { protectedProcedure, publicProcedure, router } from '../trpc/init';
 
@@ -29,4 +29,19 @@ export const authRouter = router({
     .input(z.object({}).strict().optional())
     .output(UserSchema)
     .query(({ ctx }) => ctx.services.auth.me(ctx.userId)),
+
+  updateMe: protectedProcedure
+    .meta({
+      openapi: { method: 'PATCH', path: '/auth/me', tags, summary: 'Update my account', description: 'Name; email and password need `currentPassword` (403 INVALID_CURRENT_PASSWORD when wrong). A new password revokes every token issued before it, this one included: log in again.' },
+      errors: [403, 409],
+    })
+    .input(UpdateMeInput)
+    .output(UserSchema)
+    .mutation(({ ctx, input }) => ctx.services.auth.updateMe(ctx.userId, input)),
+
+  logout: protectedProcedure
+    .meta({ openapi: { method: 'POST', path: '/auth/logout', tags, summary: 'Log out', description: 'Revokes the presented token on every instance; later requests with it get 401.' } })
+    .input(z.object({}).strict().optional())
+    .output(MessageSchema)
+    .mutation(({ ctx }) => ctx.services.auth.logout(ctx.userId, ctx.token)),
 });

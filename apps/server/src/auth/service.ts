@@ -1,5 +1,5 @@
 import type { Db } from '@tasklane/db';
-import type { AuthResponse, LoginInput, RegisterInput, User } from '@tasklane/schemas';
+import type { AuthResponse, LoginInput, RegisterInput, UpdateMeInput, User } from '@tasklane/schemas';
 import { isUniqueViolation } from '../lib/db-errors';
 import { newId } from '../lib/ids';
 import { ApiError } from '../trpc/errors';
@@ -11,6 +11,8 @@ const toUser = (row: { id: string; name: string; email: string }): User => ({ id
 
 const invalidCredentials = () => new ApiError('UNAUTHORIZED', 'Invalid email or password', 'INVALID_CREDENTIALS');
 
+const emailTaken = () => new ApiError('CONFLICT', 'This email is already registered', 'EMAIL_TAKEN');
+
 export function createAuthService(db: Db, passwords: PasswordHasher, tokens: TokenService) {
   async function respond(user: { id: string; name: string; email: string; tokenVersion: number }): Promise<AuthResponse> {
     const { token, expiresIn } = await tokens.issue(user.id, user.tokenVersion);
@@ -19,7 +21,6 @@ export function createAuthService(db: Db, passwords: PasswordHasher, tokens: Tok
 
   return {
     async register(input: RegisterInput): Promise<AuthResponse> {
-      const emailTaken = () => new ApiError('CONFLICT', 'This email is already registered', 'EMAIL_TAKEN');
       if (await store.findUserByEmail(db, input.email)) throw emailTaken();
       const passwordHash = await passwords.hash(input.password);
       try {
@@ -55,6 +56,36 @@ export function createAuthService(db: Db, passwords: PasswordHasher, tokens: Tok
       return toUser(user);
     },
 
+    /**
+     * Name at will; email and password only with the current password. A new password revokes
+     * every token issued before it, the one of this request included: the client logs in again.
+     */
+    async updateMe(userId: string, { currentPassword, password, ...patch }: UpdateMeInput): Promise<User> {
+      const user = await store.findUserById(db, userId);
+      if (!user) throw new ApiError('UNAUTHORIZED', 'Missing, invalid or expired token');
+      if (currentPassword !== undefined && !(await passwords.verify(currentPassword, user.passwordHash))) {
+        throw new ApiError('FORBIDDEN', 'The current password is wrong', 'INVALID_CURRENT_PASSWORD');
+      }
+      if (patch.email !== undefined && patch.email !== user.email && (await store.findUserByEmail(db, patch.email))) throw emailTaken();
+      try {
+        const updated = await store.updateUser(db, userId, {
+          ...patch,
+          ...(password !== undefined ? { passwordHash: await passwords.hash(password) } : {}),
+        });
+        if (!updated) throw new ApiError('UNAUTHORIZED', 'Missing, invalid or expired token');
+        return toUser(updated);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw emailTaken();
+        throw error;
+      }
+    },
+
+    /** Revokes the presented token, in the database, so every instance refuses it from now on. */
+    async logout(userId: string, token: Pick<TokenClaims, 'jti' | 'expiresAt'>): Promise<{ message: string }> {
+      await store.revokeToken(db, { jti: token.jti, userId, expiresAt: new Date(token.expiresAt * 1000) });
+      return { message: 'Logged out' };
+    },
+
     /** The claims of an `Authorization: Bearer` header whose signature and expiry hold (no database). */
     async identify(authorization: string | undefined): Promise<TokenClaims | null> {
       const match = authorization ? /^Bearer ([A-Za-z0-9_.-]{1,4096})$/i.exec(authorization.trim()) : null;
@@ -64,8 +95,8 @@ export function createAuthService(db: Db, passwords: PasswordHasher, tokens: Tok
 
     /** Whether a verified token still holds in the database: its user exists and has not revoked it since. */
     async isCurrent(claims: TokenClaims): Promise<boolean> {
-      const user = await store.findUserById(db, claims.userId);
-      return user !== undefined && user.tokenVersion === claims.tokenVersion;
+      const state = await store.findTokenState(db, claims.userId, claims.jti);
+      return state !== undefined && !state.revoked && state.tokenVersion === claims.tokenVersion;
     },
   };
 }

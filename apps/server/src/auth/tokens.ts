@@ -5,6 +5,9 @@ export interface TokenClaims {
   userId: string;
   /** The user's token version when issued; a password change bumps it and so revokes the token. */
   tokenVersion: number;
+  /** The token's own id, which POST /auth/logout revokes. */
+  jti: string;
+  /** Seconds since the epoch. */
   expiresAt: number;
 }
 
@@ -35,10 +38,11 @@ export function createTokenService(secret: string, ttlSeconds: number) {
     }
     try {
       const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['sub', 'exp', 'jti'] });
-      if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number') return undefined;
+      if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number' || typeof payload.jti !== 'string') return undefined;
       const claims: TokenClaims = {
         userId: payload.sub,
         tokenVersion: typeof payload.tv === 'number' ? payload.tv : 0,
+        jti: payload.jti,
         expiresAt: payload.exp,
       };
       if (verified.size >= CACHE_LIMIT) {

@@ -1,30 +1,91 @@
 import type { Db } from '@tasklane/db';
-import type { Comment, CreateCommentInput } from '@tasklane/schemas';
-import { recordActivity } from '../activity/service';
-import { newId } from '../lib/ids';
-import { authorize } from '../policy';
+import type { Comment, CommentPathInput, CreateCommentInput, ListCommentsInput, UpdateCommentInput } from '@tasklane/schemas';
+import { changedFields, recordActivity } from '../activity/service';
+import { findUserById } from '../auth/store';
+import { isId, newId } from '../lib/ids';
+import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
+import { nextVersion, requireVersion } from '../lib/versions';
+import { authorize, authorizeCommentChange } from '../policy';
 import type { TasksService } from '../tasks/service';
+import { notFound } from '../trpc/errors';
 import * as store from './store';
 
 export const toComment = (row: store.CommentRow): Comment => ({
   id: row.id,
   text: row.text,
   authorId: row.authorId,
+  authorName: row.authorName,
   taskId: row.taskId,
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });
 
 export function createCommentsService(db: Db, tasks: TasksService) {
+  /** The comment and the caller's access to its task's project; 404 when either is not visible. */
+  async function loadComment(userId: string, { id: taskId, commentId }: CommentPathInput) {
+    const { access } = await tasks.loadTask(userId, taskId);
+    const comment = isId(commentId) ? await store.findComment(db, taskId, commentId) : undefined;
+    if (!comment) throw notFound('Comment');
+    return { comment, access };
+  }
+
   return {
     async create(userId: string, { id: taskId, text }: CreateCommentInput): Promise<Comment> {
       const { access } = await tasks.loadTask(userId, taskId);
       authorize(access, 'comment.create');
+      const author = await findUserById(db, userId);
       return db.transaction(async (tx) => {
-        const comment = toComment(await store.insertComment(tx, { id: newId(), taskId, authorId: userId, text }));
+        const row = await store.insertComment(tx, { id: newId(), taskId, authorId: userId, text });
+        const comment = toComment({ ...row, authorName: author?.name ?? '' });
         await recordActivity(tx, { projectId: access.projectId, taskId, actorId: userId, type: 'comment.created', resource: comment });
         return comment;
       });
+    },
+
+    /** Oldest first, paged by (createdAt, id). */
+    async list(userId: string, { id: taskId, ...query }: ListCommentsInput): Promise<Page<Comment>> {
+      await tasks.loadTask(userId, taskId);
+      const limit = pageSize(query.limit);
+      const cursor = decodeCursor(query.cursor, [cursorChecks.timestamp, cursorChecks.id]);
+      const rows = await store.listComments(db, taskId, cursor, limit + 1);
+      return toPage(rows, limit, toComment, (row) => [row.createdAt.toISOString(), row.id]);
+    },
+
+    async get(userId: string, path: CommentPathInput): Promise<Comment> {
+      return toComment((await loadComment(userId, path)).comment);
+    },
+
+    /** The author only; `versions` (If-Match) is checked under the row lock. */
+    async update(userId: string, { text, ...path }: UpdateCommentInput, versions?: Date[]): Promise<Comment> {
+      const { comment, access } = await loadComment(userId, path);
+      authorizeCommentChange(access, 'edit', comment.authorId === userId);
+      return db.transaction(async (tx) => {
+        const before = requireVersion(await store.lockComment(tx, comment.id), versions, 'Comment');
+        const row = await store.updateComment(tx, comment.id, { text, updatedAt: nextVersion(before.updatedAt) });
+        if (!row) throw notFound('Comment');
+        const after = toComment({ ...row, authorName: comment.authorName });
+        const changes = changedFields(toComment({ ...before, authorName: comment.authorName }), after, ['text']);
+        if (changes) await recordActivity(tx, { projectId: access.projectId, taskId: comment.taskId, actorId: userId, type: 'comment.updated', resource: after, changes });
+        return after;
+      });
+    },
+
+    /** The author, or ADMIN and owner; `versions` (If-Match) is checked under the row lock. */
+    async remove(userId: string, path: CommentPathInput, versions?: Date[]): Promise<{ message: string }> {
+      const { comment, access } = await loadComment(userId, path);
+      authorizeCommentChange(access, 'delete', comment.authorId === userId);
+      await db.transaction(async (tx) => {
+        const before = requireVersion(await store.lockComment(tx, comment.id), versions, 'Comment');
+        await recordActivity(tx, {
+          projectId: access.projectId,
+          taskId: comment.taskId,
+          actorId: userId,
+          type: 'comment.deleted',
+          resource: toComment({ ...before, authorName: comment.authorName }),
+        });
+        await store.deleteComment(tx, comment.id);
+      });
+      return { message: 'Comment deleted' };
     },
   };
 }

@@ -1,6 +1,7 @@
 import { DEFAULT_PAGE_SIZE } from '@tasklane/schemas';
 import { ApiError } from '../trpc/errors';
 import type { ResponseMeta } from '../trpc/init';
+import { isId } from './ids';
 
 export type CursorValue = string | number | null;
 
@@ -17,15 +18,31 @@ export function encodeCursor(values: CursorValue[]): string {
   return Buffer.from(JSON.stringify(values)).toString('base64url');
 }
 
-export function decodeCursor(raw: string | undefined, length: number): CursorValue[] | undefined {
+/** Checks of one cursor position: a cursor is only used in SQL once each value has the column's type. */
+export type CursorCheck = (value: unknown) => boolean;
+
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+const isTimestamp: CursorCheck = (value) => typeof value === 'string' && ISO_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value));
+
+export const cursorChecks = {
+  id: (value: unknown) => typeof value === 'string' && isId(value),
+  timestamp: isTimestamp,
+  nullableTimestamp: (value: unknown) => value === null || isTimestamp(value),
+  positiveInteger: (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value > 0,
+  text: (value: unknown) => typeof value === 'string' && !value.includes('\u0000'),
+  oneOf:
+    (allowed: readonly string[]): CursorCheck =>
+    (value) =>
+      typeof value === 'string' && allowed.includes(value),
+} satisfies Record<string, CursorCheck | ((...args: never[]) => CursorCheck)>;
+
+/** The values of a cursor, each checked against its position's type; anything else is a 400. */
+export function decodeCursor(raw: string | undefined, checks: CursorCheck[]): CursorValue[] | undefined {
   if (raw === undefined) return undefined;
   try {
     const values: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (
-      Array.isArray(values) &&
-      values.length === length &&
-      values.every((value) => value === null || typeof value === 'string' || typeof value === 'number')
-    ) {
+    if (Array.isArray(values) && values.length === checks.length && values.every((value, index) => checks[index]?.(value))) {
       return values as CursorValue[];
     }
   } catch {
@@ -33,6 +50,10 @@ export function decodeCursor(raw: string | undefined, length: number): CursorVal
   }
   throw new ApiError('BAD_REQUEST', 'Invalid cursor: use the cursor from the Link header of the previous page', 'INVALID_CURSOR');
 }
+
+/** The cursor of a list ordered by id alone. */
+export const decodeIdCursor = (raw: string | undefined): string | undefined =>
+  decodeCursor(raw, [cursorChecks.id])?.[0] as string | undefined;
 
 /** Fetches one row more than the page size to learn whether a next page exists. */
 export function toPage<Row, T>(rows: Row[], limit: number, map: (row: Row) => T, cursorOf: (row: Row) => CursorValue[]): Page<T> {

@@ -1,4 +1,5 @@
 import type { Db } from '@tasklane/db';
+import { currentHandle } from './ambient-transaction';
 
 /**
  * A statement built once per database handle instead of once per request: drizzle's query building
@@ -7,7 +8,9 @@ import type { Db } from '@tasklane/db';
  */
 export function preparedFor<Statement>(build: (db: Db) => Statement): (db: Db) => Statement {
   const statements = new WeakMap<Db, Statement>();
-  return (db) => {
+  return (handle) => {
+    // A transaction-aware handle stands for the pool or the open transaction: cache per real handle.
+    const db = currentHandle(handle);
     let statement = statements.get(db);
     if (!statement) {
       statement = build(db);

@@ -1,18 +1,52 @@
-import { ChangeRoleInput, InviteMemberInput, MemberSchema } from '@tasklane/schemas';
+import {
+  ChangeRoleInput,
+  InviteMemberInput,
+  ListMembersInput,
+  MemberPathInput,
+  MemberSchema,
+  MessageSchema,
+  pageOf,
+} from '@tasklane/schemas';
+import { z } from 'zod';
+import { announceNextPage } from '../lib/paging';
+import { idempotentCreate } from '../trpc/idempotent';
 import { protectedProcedure, router } from '../trpc/init';
 
 const tags = ['members'];
 
 export const membersRouter = router({
+  list: protectedProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/projects/{id}/members', tags, summary: 'List members', description: "The project's members with their names and emails, in the order they joined, paged by cursor. Any member." },
+      headers: ['Link'],
+    })
+    .input(ListMembersInput)
+    .output(z.array(MemberSchema))
+    .query(async ({ ctx, input }) => {
+      const page = await ctx.services.members.list(ctx.userId, input);
+      announceNextPage(ctx.response, ctx.url, page.nextCursor);
+      return page.items;
+    }),
+
+  /** The same list for tRPC clients, with the next cursor in the body (the SDK's paging). */
+  listPage: protectedProcedure
+    .input(ListMembersInput)
+    .output(pageOf(MemberSchema))
+    .query(({ ctx, input }) => ctx.services.members.list(ctx.userId, input)),
+
   invite: protectedProcedure
     .meta({
-      openapi: { method: 'POST', path: '/projects/{id}/members/invite', tags, summary: 'Invite a user', description: 'Adds a registered user to the project by email (role defaults to VIEWER). ADMIN or owner.' },
+      openapi: { method: 'POST', path: '/projects/{id}/members/invite', tags, summary: 'Invite a user', description: 'Adds a registered user to the project by email (role defaults to VIEWER). ADMIN or owner. Honours Idempotency-Key.' },
       successStatus: 201,
       errors: [403, 409],
+      headers: ['Idempotent-Replayed'],
+      requestHeaders: ['Idempotency-Key'],
     })
     .input(InviteMemberInput)
     .output(MemberSchema)
-    .mutation(({ ctx, input }) => ctx.services.members.invite(ctx.userId, input)),
+    .mutation(({ ctx, input }) =>
+      idempotentCreate(ctx, 'members.invite', input, () => ctx.services.members.invite(ctx.userId, input)),
+    ),
 
   changeRole: protectedProcedure
     .meta({
@@ -22,4 +56,13 @@ export const membersRouter = router({
     .input(ChangeRoleInput)
     .output(MemberSchema)
     .mutation(({ ctx, input }) => ctx.services.members.changeRole(ctx.userId, input)),
+
+  remove: protectedProcedure
+    .meta({
+      openapi: { method: 'DELETE', path: '/projects/{id}/members/{memberId}', tags, summary: 'Remove a member, or leave', description: "ADMIN or owner remove anyone but the owner (409 OWNER_IMMUTABLE); any member may remove themselves (leave). The member's tasks in the project are unassigned." },
+      errors: [403, 409],
+    })
+    .input(MemberPathInput)
+    .output(MessageSchema)
+    .mutation(({ ctx, input }) => ctx.services.members.remove(ctx.userId, input)),
 });

@@ -1,21 +1,37 @@
 import type { Db } from '@tasklane/db';
-import type { ChangeRoleInput, InviteMemberInput, Member } from '@tasklane/schemas';
+import type { ChangeRoleInput, InviteMemberInput, ListMembersInput, Member, MemberPathInput } from '@tasklane/schemas';
 import { requireProjectAccess } from '../access';
 import { changedFields, recordActivity } from '../activity/service';
 import { findUserByEmail } from '../auth/store';
 import { isUniqueViolation } from '../lib/db-errors';
 import { isId, newId } from '../lib/ids';
+import { decodeIdCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { authorize } from '../policy';
 import { findProject } from '../projects/store';
+import { toTask } from '../tasks/service';
 import { ApiError, notFound } from '../trpc/errors';
 import * as store from './store';
 
 const toMember = (row: store.MemberRow): Member => ({ ...row });
 
 const alreadyMember = () => new ApiError('CONFLICT', 'This user is already a member of the project', 'ALREADY_MEMBER');
+const ownerImmutable = (message: string) => new ApiError('CONFLICT', message, 'OWNER_IMMUTABLE');
 
 export function createMembersService(db: Db) {
+  async function requireMember(projectId: string, memberId: string): Promise<store.MemberRow> {
+    const member = isId(memberId) ? await store.findMember(db, projectId, memberId) : undefined;
+    if (!member) throw notFound('Member');
+    return member;
+  }
+
   return {
+    async list(userId: string, { id: projectId, ...query }: ListMembersInput): Promise<Page<Member>> {
+      await requireProjectAccess(db, projectId, userId);
+      const limit = pageSize(query.limit);
+      const rows = await store.listMembers(db, projectId, decodeIdCursor(query.cursor), limit + 1);
+      return toPage(rows, limit, toMember, (row) => [row.id]);
+    },
+
     async invite(userId: string, { id: projectId, email, role = 'VIEWER' }: InviteMemberInput): Promise<Member> {
       authorize(await requireProjectAccess(db, projectId, userId), 'members.manage');
       const invitee = await findUserByEmail(db, email);
@@ -36,12 +52,9 @@ export function createMembersService(db: Db) {
 
     async changeRole(userId: string, { id: projectId, memberId, role }: ChangeRoleInput): Promise<Member> {
       authorize(await requireProjectAccess(db, projectId, userId), 'members.manage');
-      const member = isId(memberId) ? await store.findMember(db, projectId, memberId) : undefined;
-      if (!member) throw notFound('Member');
+      const member = await requireMember(projectId, memberId);
       const project = await findProject(db, projectId);
-      if (project?.ownerId === member.userId) {
-        throw new ApiError('CONFLICT', "The owner's membership cannot be changed", 'OWNER_IMMUTABLE');
-      }
+      if (project?.ownerId === member.userId) throw ownerImmutable("The owner's membership cannot be changed");
       const updated = toMember({ ...member, role });
       await db.transaction(async (tx) => {
         await store.updateRole(tx, memberId, role);
@@ -49,6 +62,33 @@ export function createMembersService(db: Db) {
         if (changes) await recordActivity(tx, { projectId, actorId: userId, type: 'member.updated', resource: updated, changes });
       });
       return updated;
+    },
+
+    /**
+     * ADMIN and owner remove anyone but the owner; every member may remove themselves (leave).
+     * The membership goes and the member's tasks in the project are unassigned, in one transaction.
+     */
+    async remove(userId: string, { id: projectId, memberId }: MemberPathInput): Promise<{ message: string }> {
+      const access = await requireProjectAccess(db, projectId, userId);
+      const member = await requireMember(projectId, memberId);
+      const leaving = member.userId === userId;
+      authorize(access, leaving ? 'members.leave' : 'members.manage');
+      await db.transaction(async (tx) => {
+        // Locked so an ownership transfer cannot make this member the owner meanwhile.
+        const project = await findProject(tx, projectId, { forUpdate: true });
+        if (!project) throw notFound('Project');
+        if (project.ownerId === member.userId) {
+          throw ownerImmutable(leaving ? 'The owner cannot leave the project: transfer ownership first' : "The owner's membership cannot be removed");
+        }
+        await store.deleteMember(tx, member.id);
+        await recordActivity(tx, { projectId, actorId: userId, type: 'member.removed', resource: toMember(member) });
+        for (const row of await store.unassignTasks(tx, projectId, member.userId)) {
+          const task = toTask(row);
+          const changes = { assigneeId: { old: member.userId, new: null } };
+          await recordActivity(tx, { projectId, taskId: task.id, actorId: userId, type: 'task.updated', resource: task, changes });
+        }
+      });
+      return { message: leaving ? 'You left the project' : 'Member removed' };
     },
   };
 }

@@ -1,5 +1,6 @@
-import { type Db, memberships, users } from '@tasklane/db';
-import { and, eq } from 'drizzle-orm';
+import { type Db, memberships, tasks, users } from '@tasklane/db';
+import { and, asc, eq, gt } from 'drizzle-orm';
+import { nextVersionSql } from '../lib/versions';
 
 const memberColumns = {
   id: memberships.id,
@@ -36,3 +37,29 @@ export const isMember = async (db: Db, projectId: string, userId: string): Promi
 
 export const updateRole = (db: Db, memberId: string, role: MemberRow['role']) =>
   db.update(memberships).set({ role, updatedAt: new Date() }).where(eq(memberships.id, memberId));
+
+/** A project's members with their names and emails, in membership order, after `afterId`. */
+export const listMembers = (db: Db, projectId: string, afterId: string | undefined, limit: number): Promise<MemberRow[]> =>
+  db
+    .select(memberColumns)
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.projectId, projectId), afterId ? gt(memberships.id, afterId) : undefined))
+    .orderBy(asc(memberships.id))
+    .limit(limit);
+
+export const deleteMember = (db: Db, memberId: string) => db.delete(memberships).where(eq(memberships.id, memberId));
+
+export const setRoleOfUser = (db: Db, projectId: string, userId: string, role: MemberRow['role']) =>
+  db
+    .update(memberships)
+    .set({ role, updatedAt: new Date() })
+    .where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId)));
+
+/** A member who leaves keeps no tasks: theirs in this project become unassigned (a new version each). */
+export const unassignTasks = (db: Db, projectId: string, userId: string) =>
+  db
+    .update(tasks)
+    .set({ assigneeId: null, updatedAt: nextVersionSql(tasks.updatedAt) })
+    .where(and(eq(tasks.projectId, projectId), eq(tasks.assigneeId, userId)))
+    .returning();

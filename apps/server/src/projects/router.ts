@@ -3,12 +3,16 @@ import {
   ListProjectsInput,
   MessageSchema,
   PathIdInput,
+  ProjectDetailSchema,
   ProjectSchema,
+  TransferOwnershipInput,
   UpdateProjectInput,
   pageOf,
 } from '@tasklane/schemas';
 import { z } from 'zod';
 import { announceNextPage } from '../lib/paging';
+import { acceptedVersions, withETag } from '../lib/versions';
+import { idempotentCreate } from '../trpc/idempotent';
 import { protectedProcedure, router } from '../trpc/init';
 
 const tags = ['projects'];
@@ -35,34 +39,57 @@ export const projectsRouter = router({
 
   create: protectedProcedure
     .meta({
-      openapi: { method: 'POST', path: '/projects', tags, summary: 'Create a project', description: 'The caller becomes its owner and an ADMIN member.' },
+      openapi: { method: 'POST', path: '/projects', tags, summary: 'Create a project', description: 'The caller becomes its owner and an ADMIN member. Honours Idempotency-Key.' },
       successStatus: 201,
+      errors: [409],
+      headers: ['ETag', 'Idempotent-Replayed'],
+      requestHeaders: ['Idempotency-Key'],
     })
     .input(CreateProjectInput)
     .output(ProjectSchema)
-    .mutation(({ ctx, input }) => ctx.services.projects.create(ctx.userId, input)),
+    .mutation(async ({ ctx, input }) =>
+      withETag(ctx.response, await idempotentCreate(ctx, 'projects.create', input, () => ctx.services.projects.create(ctx.userId, input))),
+    ),
 
   get: protectedProcedure
-    .meta({ openapi: { method: 'GET', path: '/projects/{id}', tags, summary: 'Get a project', description: 'Members only; anyone else gets 404.' } })
+    .meta({
+      openapi: { method: 'GET', path: '/projects/{id}', tags, summary: 'Get a project', description: "Members only; anyone else gets 404. Also returns `taskCounts` by status and the caller's `role` (OWNER for the owner). The ETag is the project's version, for If-Match." },
+      headers: ['ETag'],
+    })
     .input(PathIdInput)
-    .output(ProjectSchema)
-    .query(({ ctx, input }) => ctx.services.projects.get(ctx.userId, input.id)),
+    .output(ProjectDetailSchema)
+    .query(async ({ ctx, input }) => withETag(ctx.response, await ctx.services.projects.get(ctx.userId, input.id))),
 
   update: protectedProcedure
     .meta({
-      openapi: { method: 'PATCH', path: '/projects/{id}', tags, summary: 'Update a project', description: 'Name and description; ADMIN or owner.' },
-      errors: [403],
+      openapi: { method: 'PATCH', path: '/projects/{id}', tags, summary: 'Update a project', description: 'Name and description; ADMIN or owner. With If-Match, a stale version is refused (412).' },
+      errors: [403, 412],
+      headers: ['ETag'],
+      requestHeaders: ['If-Match'],
     })
     .input(UpdateProjectInput)
     .output(ProjectSchema)
-    .mutation(({ ctx, input }) => ctx.services.projects.update(ctx.userId, input)),
+    .mutation(async ({ ctx, input }) =>
+      withETag(ctx.response, await ctx.services.projects.update(ctx.userId, input, acceptedVersions(ctx.ifMatch))),
+    ),
 
   delete: protectedProcedure
     .meta({
-      openapi: { method: 'DELETE', path: '/projects/{id}', tags, summary: 'Delete a project', description: 'Owner only. Deletes its tasks, comments and memberships too.' },
-      errors: [403],
+      openapi: { method: 'DELETE', path: '/projects/{id}', tags, summary: 'Delete a project', description: 'Owner only. Deletes its tasks, comments and memberships too. With If-Match, a stale version is refused (412).' },
+      errors: [403, 412],
+      requestHeaders: ['If-Match'],
     })
     .input(PathIdInput)
     .output(MessageSchema)
-    .mutation(({ ctx, input }) => ctx.services.projects.remove(ctx.userId, input.id)),
+    .mutation(({ ctx, input }) => ctx.services.projects.remove(ctx.userId, input.id, acceptedVersions(ctx.ifMatch))),
+
+  transferOwnership: protectedProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/projects/{id}/transfer-ownership', tags, summary: 'Transfer ownership', description: 'Owner only. `userId` must be a member (400 NOT_A_MEMBER); they become owner and ADMIN, the former owner stays an ADMIN member.' },
+      errors: [403],
+      headers: ['ETag'],
+    })
+    .input(TransferOwnershipInput)
+    .output(ProjectSchema)
+    .mutation(async ({ ctx, input }) => withETag(ctx.response, await ctx.services.projects.transferOwnership(ctx.userId, input))),
 });

@@ -1,13 +1,22 @@
 import type { Db } from '@tasklane/db';
-import type { CreateProjectInput, Project, Role, UpdateProjectInput } from '@tasklane/schemas';
+import {
+  type CreateProjectInput,
+  type Project,
+  type ProjectDetail,
+  type Role,
+  TASK_STATUSES,
+  type TransferOwnershipInput,
+  type UpdateProjectInput,
+} from '@tasklane/schemas';
 import { requireProjectAccess } from '../access';
 import { changedFields, recordActivity } from '../activity/service';
 import { deleteProjectActivity } from '../activity/store';
 import { isId, newId } from '../lib/ids';
-import { decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
-import { insertMember } from '../members/store';
+import { decodeIdCursor, type Page, pageSize, toPage } from '../lib/paging';
+import { nextVersion, requireVersion } from '../lib/versions';
+import { insertMember, isMember, setRoleOfUser } from '../members/store';
 import { authorize } from '../policy';
-import { notFound } from '../trpc/errors';
+import { ApiError, notFound } from '../trpc/errors';
 import * as store from './store';
 
 /** The project as events and history report it: the same for every reader, so without a caller's role. */
@@ -27,8 +36,7 @@ export function createProjectsService(db: Db) {
   return {
     async list(userId: string, query: { limit?: string; cursor?: string }): Promise<Page<Project>> {
       const limit = pageSize(query.limit);
-      const [afterId] = decodeCursor(query.cursor, 1) ?? [];
-      const rows = await store.listProjectsOfMember(db, userId, typeof afterId === 'string' ? afterId : undefined, limit + 1);
+      const rows = await store.listProjectsOfMember(db, userId, decodeIdCursor(query.cursor), limit + 1);
       return toPage(rows, limit, ({ project, role }) => toProject(project, role), ({ project }) => [project.id]);
     },
 
@@ -48,20 +56,24 @@ export function createProjectsService(db: Db) {
       return toProject(row, 'ADMIN');
     },
 
-    async get(userId: string, projectId: string): Promise<Project> {
+    /** The project with its task counts by status, so a client needs no second call. */
+    async get(userId: string, projectId: string): Promise<ProjectDetail> {
       // Membership and project in one query: a non-member gets the same 404 as an unknown id.
       const found = isId(projectId) ? await store.findProjectForMember(db, projectId, userId) : undefined;
       if (!found) throw notFound('Project');
-      return toProject(found.project, found.role);
+      const taskCounts = Object.fromEntries(TASK_STATUSES.map((status) => [status, 0])) as ProjectDetail['taskCounts'];
+      for (const { status, count } of await store.countTasksByStatus(db, projectId)) taskCounts[status] = count;
+      return { ...toProject(found.project, found.role), taskCounts };
     },
 
-    async update(userId: string, { id, ...patch }: UpdateProjectInput): Promise<Project> {
+    /** `versions` comes from If-Match: checked under the row lock, so the check and the write are one. */
+    async update(userId: string, { id, ...patch }: UpdateProjectInput, versions?: Date[]): Promise<Project> {
       const access = await requireProjectAccess(db, id, userId);
       authorize(access, 'project.update');
       const row = await db.transaction(async (tx) => {
-        const before = await store.findProject(tx, id, { forUpdate: true });
-        const after = before && (await store.updateProject(tx, id, patch));
-        if (!before || !after) throw notFound('Project');
+        const before = requireVersion(await store.findProject(tx, id, { forUpdate: true }), versions, 'Project');
+        const after = await store.updateProject(tx, id, { ...patch, updatedAt: nextVersion(before.updatedAt) });
+        if (!after) throw notFound('Project');
         const changes = changedFields(projectResource(before), projectResource(after), ['name', 'description']);
         if (changes) await recordActivity(tx, { projectId: id, actorId: userId, type: 'project.updated', resource: projectResource(after), changes });
         return after;
@@ -69,16 +81,36 @@ export function createProjectsService(db: Db) {
       return toProject(row, access.role);
     },
 
-    async remove(userId: string, projectId: string): Promise<{ message: string }> {
+    async remove(userId: string, projectId: string, versions?: Date[]): Promise<{ message: string }> {
       authorize(await requireProjectAccess(db, projectId, userId), 'project.delete');
       await db.transaction(async (tx) => {
-        const project = await store.findProject(tx, projectId, { forUpdate: true });
-        if (!project) throw notFound('Project');
+        const project = requireVersion(await store.findProject(tx, projectId, { forUpdate: true }), versions, 'Project');
         await deleteProjectActivity(tx, projectId);
         await recordActivity(tx, { projectId, actorId: userId, type: 'project.deleted', resource: projectResource(project) });
         await store.deleteProject(tx, projectId);
       });
       return { message: 'Project deleted' };
+    },
+
+    /** Owner only: an existing member becomes owner (and ADMIN); the former owner stays an ADMIN member. */
+    async transferOwnership(userId: string, { id: projectId, userId: newOwnerId }: TransferOwnershipInput): Promise<Project> {
+      authorize(await requireProjectAccess(db, projectId, userId), 'project.transferOwnership');
+      const row = await db.transaction(async (tx) => {
+        const before = await store.findProject(tx, projectId, { forUpdate: true });
+        if (!before) throw notFound('Project');
+        // Checked again under the lock: a concurrent transfer may have moved ownership already.
+        if (before.ownerId !== userId) throw new ApiError('FORBIDDEN', 'Only the owner may transfer ownership');
+        if (!isId(newOwnerId) || !(await isMember(tx, projectId, newOwnerId))) {
+          throw new ApiError('BAD_REQUEST', 'The new owner must be a member of the project', 'NOT_A_MEMBER');
+        }
+        await setRoleOfUser(tx, projectId, newOwnerId, 'ADMIN');
+        const after = await store.updateProject(tx, projectId, { ownerId: newOwnerId, updatedAt: nextVersion(before.updatedAt) });
+        if (!after) throw notFound('Project');
+        const changes = changedFields(projectResource(before), projectResource(after), ['ownerId']);
+        if (changes) await recordActivity(tx, { projectId, actorId: userId, type: 'project.updated', resource: projectResource(after), changes });
+        return after;
+      });
+      return toProject(row, 'ADMIN');
     },
   };
 }

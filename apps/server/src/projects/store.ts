@@ -1,5 +1,5 @@
-import { type Db, memberships, projects } from '@tasklane/db';
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { type Db, memberships, projects, tasks } from '@tasklane/db';
+import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
 import { preparedFor } from '../lib/prepared';
 
 export type ProjectRow = typeof projects.$inferSelect;
@@ -50,8 +50,13 @@ export const listProjectsOfMember = (db: Db, userId: string, afterId: string | u
 export const insertProject = async (db: Db, project: typeof projects.$inferInsert) =>
   (await db.insert(projects).values(project).returning())[0]!;
 
-export const updateProject = async (db: Db, id: string, patch: { name?: string; description?: string }) =>
-  (await db.update(projects).set({ ...patch, updatedAt: new Date() }).where(eq(projects.id, id)).returning())[0];
+/** `updatedAt` comes from the caller, who read the row under its lock (see lib/versions.ts). */
+export const updateProject = async (db: Db, id: string, patch: { name?: string; description?: string; ownerId?: string; updatedAt: Date }) =>
+  (await db.update(projects).set(patch).where(eq(projects.id, id)).returning())[0];
 
 /** Tasks, comments and memberships go with it through ON DELETE CASCADE; its webhooks are orphaned (see schema). */
 export const deleteProject = (db: Db, id: string) => db.delete(projects).where(eq(projects.id, id));
+
+/** Tasks per status; the (project_id, status, …) index answers it without reading the table. */
+export const countTasksByStatus = (db: Db, projectId: string) =>
+  db.select({ status: tasks.status, count: count() }).from(tasks).where(eq(tasks.projectId, projectId)).groupBy(tasks.status);

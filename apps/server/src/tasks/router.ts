@@ -10,6 +10,8 @@ import {
 } from '@tasklane/schemas';
 import { z } from 'zod';
 import { announceNextPage } from '../lib/paging';
+import { acceptedVersions, withETag } from '../lib/versions';
+import { idempotentCreate } from '../trpc/idempotent';
 import { protectedProcedure, router } from '../trpc/init';
 
 const tags = ['tasks'];
@@ -56,35 +58,47 @@ export const tasksRouter = router({
 
   create: protectedProcedure
     .meta({
-      openapi: { method: 'POST', path: '/tasks', tags, summary: 'Create a task', description: 'EDITOR, ADMIN or owner. Status defaults to TODO, priority to MEDIUM; the assignee must be a member.' },
+      openapi: { method: 'POST', path: '/tasks', tags, summary: 'Create a task', description: 'EDITOR, ADMIN or owner. Status defaults to TODO, priority to MEDIUM; the assignee must be a member. Honours Idempotency-Key.' },
       successStatus: 201,
-      errors: [403],
+      errors: [403, 409],
+      headers: ['ETag', 'Idempotent-Replayed'],
+      requestHeaders: ['Idempotency-Key'],
     })
     .input(CreateTaskInput)
     .output(TaskSchema)
-    .mutation(({ ctx, input }) => ctx.services.tasks.create(ctx.userId, input)),
+    .mutation(async ({ ctx, input }) =>
+      withETag(ctx.response, await idempotentCreate(ctx, 'tasks.create', input, () => ctx.services.tasks.create(ctx.userId, input))),
+    ),
 
   get: protectedProcedure
-    .meta({ openapi: { method: 'GET', path: '/tasks/{id}', tags, summary: 'Get a task', description: 'Members of its project only.' } })
+    .meta({
+      openapi: { method: 'GET', path: '/tasks/{id}', tags, summary: 'Get a task', description: 'Members of its project only. The ETag is for If-Match on PATCH and DELETE.' },
+      headers: ['ETag'],
+    })
     .input(PathIdInput)
     .output(TaskSchema)
-    .query(({ ctx, input }) => ctx.services.tasks.get(ctx.userId, input.id)),
+    .query(async ({ ctx, input }) => withETag(ctx.response, await ctx.services.tasks.get(ctx.userId, input.id))),
 
   update: protectedProcedure
     .meta({
-      openapi: { method: 'PATCH', path: '/tasks/{id}', tags, summary: 'Update a task', description: 'Any of title, description, status, priority, dueDate, assigneeId (null clears). EDITOR, ADMIN or owner.' },
-      errors: [403],
+      openapi: { method: 'PATCH', path: '/tasks/{id}', tags, summary: 'Update a task', description: 'Any of title, description, status, priority, dueDate, assigneeId (null clears). EDITOR, ADMIN or owner. With If-Match, a stale version is refused (412).' },
+      errors: [403, 412],
+      headers: ['ETag'],
+      requestHeaders: ['If-Match'],
     })
     .input(UpdateTaskInput)
     .output(TaskSchema)
-    .mutation(({ ctx, input }) => ctx.services.tasks.update(ctx.userId, input)),
+    .mutation(async ({ ctx, input }) =>
+      withETag(ctx.response, await ctx.services.tasks.update(ctx.userId, input, acceptedVersions(ctx.ifMatch))),
+    ),
 
   delete: protectedProcedure
     .meta({
-      openapi: { method: 'DELETE', path: '/tasks/{id}', tags, summary: 'Delete a task', description: 'Deletes its comments too. EDITOR, ADMIN or owner.' },
-      errors: [403],
+      openapi: { method: 'DELETE', path: '/tasks/{id}', tags, summary: 'Delete a task', description: 'Deletes its comments too. EDITOR, ADMIN or owner. With If-Match, a stale version is refused (412).' },
+      errors: [403, 412],
+      requestHeaders: ['If-Match'],
     })
     .input(PathIdInput)
     .output(MessageSchema)
-    .mutation(({ ctx, input }) => ctx.services.tasks.remove(ctx.userId, input.id)),
+    .mutation(({ ctx, input }) => ctx.services.tasks.remove(ctx.userId, input.id, acceptedVersions(ctx.ifMatch))),
 });

@@ -11,7 +11,8 @@ import type {
 import { requireProjectAccess } from '../access';
 import { changedFields, recordActivity } from '../activity/service';
 import { isId, newId } from '../lib/ids';
-import { decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
+import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
+import { nextVersion, requireVersion } from '../lib/versions';
 import { isMember } from '../members/store';
 import { authorize, type ProjectAccess } from '../policy';
 import { ApiError, notFound } from '../trpc/errors';
@@ -51,7 +52,7 @@ function columnsToSet(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow,
     ...(patch.dueDate !== undefined ? { dueDate: patch.dueDate === null ? null : new Date(patch.dueDate) } : {}),
     ...(patch.assigneeId !== undefined ? { assigneeId: patch.assigneeId } : {}),
     ...(enteringDone ? { completedAt: now } : leavingDone ? { completedAt: null } : {}),
-    updatedAt: now,
+    updatedAt: nextVersion(before.updatedAt, now),
   };
 }
 
@@ -94,7 +95,7 @@ export function createTasksService(db: Db) {
       dueAfter: query.dueAfter ? new Date(query.dueAfter) : undefined,
       text: query.q?.trim() || undefined,
     };
-    return { filters, order: { field, descending }, cursor: decodeCursor(query.cursor, 2), limit: pageSize(query.limit) };
+    return { filters, order: { field, descending }, cursor: decodeCursor(query.cursor, [store.SORT_CURSOR_CHECKS[field], cursorChecks.id]), limit: pageSize(query.limit) };
   }
 
   async function listWhere(userId: string, scope: Parameters<typeof store.listTasks>[1], query: TaskListQuery): Promise<Page<Task>> {
@@ -142,15 +143,16 @@ export function createTasksService(db: Db) {
       });
     },
 
-    async update(userId: string, { id, ...patch }: UpdateTaskInput): Promise<Task> {
+    /** `versions` comes from If-Match: checked under the row lock, so the check and the write are one. */
+    async update(userId: string, { id, ...patch }: UpdateTaskInput, versions?: Date[]): Promise<Task> {
       const { task, access } = await loadTask(userId, id);
       authorize(access, 'task.write');
       await requireAssignable(task.projectId, patch.assigneeId);
       return db.transaction(async (tx) => {
         // Read again under a row lock, so the recorded old values are the ones this update replaced.
-        const before = await store.findTask(tx, id, { forUpdate: true });
-        const row = before && (await store.updateTask(tx, id, columnsToSet(patch, before, new Date())));
-        if (!before || !row) throw notFound('Task');
+        const before = requireVersion(await store.findTask(tx, id, { forUpdate: true }), versions, 'Task');
+        const row = await store.updateTask(tx, id, columnsToSet(patch, before, new Date()));
+        if (!row) throw notFound('Task');
         const after = toTask(row);
         const changes = changedFields(toTask(before), after, TRACKED_TASK_FIELDS);
         if (changes) await recordActivity(tx, { projectId: after.projectId, taskId: id, actorId: userId, type: 'task.updated', resource: after, changes });
@@ -158,12 +160,11 @@ export function createTasksService(db: Db) {
       });
     },
 
-    async remove(userId: string, taskId: string): Promise<{ message: string }> {
+    async remove(userId: string, taskId: string, versions?: Date[]): Promise<{ message: string }> {
       const { access } = await loadTask(userId, taskId);
       authorize(access, 'task.write');
       await db.transaction(async (tx) => {
-        const task = await store.findTask(tx, taskId, { forUpdate: true });
-        if (!task) throw notFound('Task');
+        const task = requireVersion(await store.findTask(tx, taskId, { forUpdate: true }), versions, 'Task');
         await recordActivity(tx, { projectId: task.projectId, taskId, actorId: userId, type: 'task.deleted', resource: toTask(task) });
         await store.deleteTask(tx, taskId);
       });

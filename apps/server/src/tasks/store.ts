@@ -1,7 +1,7 @@
 import { type Db, memberships, projects, tasks } from '@tasklane/db';
-import type { TaskPriority, TaskSortField, TaskStatus } from '@tasklane/schemas';
+import { TASK_PRIORITIES, type TaskPriority, type TaskSortField, type TaskStatus } from '@tasklane/schemas';
 import { type SQL, and, asc, desc, eq, gt, ilike, inArray, isNull, lt, or, sql } from 'drizzle-orm';
-import type { CursorValue } from '../lib/paging';
+import { type CursorCheck, type CursorValue, cursorChecks } from '../lib/paging';
 import { preparedFor } from '../lib/prepared';
 
 export type TaskRow = typeof tasks.$inferSelect;
@@ -63,6 +63,15 @@ const SORT_CASTS: Record<TaskSortField, string> = {
   dueDate: 'timestamptz',
   priority: 'task_priority',
   title: 'text',
+};
+
+/** What the first cursor value must be under each sort, so a forged cursor is a 400, not a SQL error. */
+export const SORT_CURSOR_CHECKS: Record<TaskSortField, CursorCheck> = {
+  createdAt: cursorChecks.timestamp,
+  updatedAt: cursorChecks.timestamp,
+  dueDate: cursorChecks.nullableTimestamp,
+  priority: cursorChecks.oneOf(TASK_PRIORITIES),
+  title: cursorChecks.text,
 };
 
 /** The cursor of a row: its sort value and its id (the tie-breaker). */

@@ -7,9 +7,12 @@ export type ErrorIssue = { path: (string | number)[]; message: string; code?: st
 /** A refusal the service means to give: status via the tRPC code, plus a stable `reason` key. */
 export class ApiError extends TRPCError {
   readonly reason: string | undefined;
-  constructor(code: TRPC_ERROR_CODE_KEY, message: string, reason?: string) {
+  /** Response headers the refusal carries on REST (e.g. the current ETag of a 412). */
+  readonly headers: Record<string, string> | undefined;
+  constructor(code: TRPC_ERROR_CODE_KEY, message: string, reason?: string, headers?: Record<string, string>) {
     super({ code, message });
     this.reason = reason;
+    this.headers = headers;
   }
 }
 

@@ -17,6 +17,10 @@ export interface Context {
   transport: 'rest' | 'trpc';
   requestId: string;
   authorization: string | undefined;
+  /** The `If-Match` request header, for conditional PATCH and DELETE. */
+  ifMatch: string | undefined;
+  /** The `Idempotency-Key` request header, for safely retried creates. */
+  idempotencyKey: string | undefined;
   /** Path and query of the request, for building `Link` headers. */
   url: string;
   /** What a procedure wants on the REST response (status, ETag, Link), read by responseMeta. */
@@ -44,7 +48,9 @@ export type ProcedureMeta = {
   /** Error statuses this route can answer besides 400/401/404/500, for the OpenAPI document. */
   errors?: number[];
   /** Response headers the route sets, for the OpenAPI document. */
-  headers?: ('ETag' | 'Link' | 'Location')[];
+  headers?: ('ETag' | 'Link' | 'Location' | 'Idempotent-Replayed')[];
+  /** Request headers the route honours, for the OpenAPI document. */
+  requestHeaders?: ('If-Match' | 'Idempotency-Key')[];
 };
 
 const t = initTRPC
@@ -77,9 +83,9 @@ export const protectedProcedure = publicProcedure.use(async ({ ctx, type, next }
   const current = ctx.services.auth.isCurrent(claims);
   if (type !== 'query') {
     if (!(await current)) throw unauthorized();
-    return next({ ctx: { userId: claims.userId } });
+    return next({ ctx: { userId: claims.userId, token: claims } });
   }
-  const [isCurrent, result] = await Promise.all([current, next({ ctx: { userId: claims.userId } })]);
+  const [isCurrent, result] = await Promise.all([current, next({ ctx: { userId: claims.userId, token: claims } })]);
   if (!isCurrent) throw unauthorized();
   return result;
 });

@@ -191,6 +191,7 @@ describe('the interface flow, endpoint by endpoint', () => {
       id: expect.stringMatching(UUID),
       text: 'Loops!',
       authorId: colleague.id,
+      authorName: colleague.name,
       taskId,
       createdAt: expect.stringMatching(ISO_MS),
       updatedAt: expect.stringMatching(ISO_MS),
