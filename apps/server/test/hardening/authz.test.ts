@@ -27,7 +27,8 @@ describe('an outsider across every route', () => {
     const comment = await t.request('POST', `/api/v1/tasks/${task.id}/comments`, { token: owner.token, body: { text: 'Secret comment 5d2b' } });
     ids = { project: project.id, task: task.id, member: membership.id, comment: comment.body.id, owner: owner.id, memberUser: member.id };
     secrets = [...Object.values(ids), 'Secret project 7f3a', 'Secret task 9c1e', 'Secret comment 5d2b', member.email];
-    routes = await discoverRestRoutes(t);
+    // Logout revokes the outsider's own token (by design), which would turn every later call into a 401.
+    routes = (await discoverRestRoutes(t)).filter((route) => route.path !== '/auth/logout');
   });
   afterAll(() => t.close());
 
