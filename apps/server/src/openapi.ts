@@ -3,7 +3,7 @@ import { generateOpenApiDocument } from 'trpc-to-openapi';
 import type { ProcedureMeta } from './trpc/init';
 import type { AppRouter } from './trpc/router';
 
-type Schema = { description?: string; examples?: unknown[]; example?: unknown };
+type Schema = { type?: string; maxLength?: number; description?: string; examples?: unknown[]; example?: unknown };
 type MediaType = { schema?: Schema; example?: unknown };
 type Parameter = { name: string; in: string; description?: string; schema?: Schema };
 type Response = { description: string; headers?: Record<string, unknown>; content?: Record<string, MediaType> };
@@ -160,7 +160,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
       liftExamples(operation);
       for (const tag of meta?.openapi?.tags ?? []) usedTags.add(tag);
       for (const name of meta?.requestHeaders ?? []) {
-        operation.parameters = [...(operation.parameters ?? []), { name, in: 'header', description: REQUEST_HEADERS[name] }];
+        operation.parameters = [...(operation.parameters ?? []), { name, in: 'header', description: REQUEST_HEADERS[name], schema: { type: 'string', maxLength: 255 } }];
       }
     }
   }

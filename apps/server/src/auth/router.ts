@@ -40,8 +40,8 @@ export const authRouter = router({
     .mutation(({ ctx, input }) => ctx.services.auth.updateMe(ctx.userId, input)),
 
   logout: protectedProcedure
-    .meta({ openapi: { method: 'POST', path: '/auth/logout', tags, summary: 'Log out', description: 'Revokes the presented token on every instance; later requests with it get 401.' } })
-    .input(z.object({}).strict().optional())
+    .meta({ openapi: { method: 'POST', path: '/auth/logout', tags, summary: 'Log out', description: 'Revokes the presented token on every instance; later requests with it get 401. Send an empty JSON object.' } })
+    .input(z.object({}).strict().meta({ examples: [{}] }).optional())
     .output(MessageSchema)
     .mutation(({ ctx }) => ctx.services.auth.logout(ctx.userId, ctx.token)),
 });
