@@ -6,14 +6,18 @@ import { createDatabase, type Database } from '@tasklane/db';
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
+import { startActivityHub } from './activity/hub';
+import { registerEventStreamRoute } from './activity/sse';
 import { createPasswordHasher } from './auth/password';
 import { createTokenService } from './auth/tokens';
 import type { Config } from './config';
 import { registerAdminRoutes } from './http/admin';
 import { registerRateLimits } from './http/rate-limits';
 import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from './http/rest-errors';
+import { requestSerializer } from './http/log-serializers';
 import { clientErrorHandler, registerSecurity } from './http/security';
 import { registerRestInputChecks } from './http/rest-input';
+import { createMetrics, registerMetricsRoute } from './metrics';
 import { buildOpenApiDocument, createdPaths } from './openapi';
 import { createServices } from './services';
 import { ApiError } from './trpc/errors';
@@ -46,7 +50,9 @@ export async function openDatabase(config: Config): Promise<Database> {
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const database = options.database ?? (await openDatabase(config));
   const passwords = createPasswordHasher(config.bcryptCost);
-  const services = createServices(database.db, passwords, createTokenService(config.jwtSecret, config.jwtTtlSeconds));
+  const metrics = createMetrics();
+  const hub = await startActivityHub(database, database.db, (error) => app.log.error({ err: error }, 'reading new activity failed'), config.eventHeartbeatMs);
+  const services = createServices(database.db, passwords, createTokenService(config.jwtSecret, config.jwtTtlSeconds), { hub, metrics });
   const servicesHandle = services as unknown as ServicesHandle;
 
   const app = Fastify({
@@ -54,6 +60,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
       ...(options.logStream ? { stream: options.logStream } : {}),
+      serializers: { req: requestSerializer },
     },
     bodyLimit: BODY_LIMIT,
     requestIdHeader: 'x-request-id',
@@ -67,6 +74,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   app.addHook('onClose', async () => {
     await passwords.close();
+    await hub.close();
     if (!options.database) await database.close();
   });
 
@@ -136,7 +144,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     prefix: '/api/trpc',
     trpcOptions: {
       router: appRouter,
-      createContext: ({ req }: { req: FastifyRequest }) => contextFor('trpc', req, req.url),
+      // An SSE subscription cannot send headers: the SDK passes the token as a connection parameter.
+      createContext: ({ req, info }: { req: FastifyRequest; info: { connectionParams: Record<string, string> | null } }) => {
+        const context = contextFor('trpc', req, req.url);
+        const token = info.connectionParams?.token;
+        return token && !context.authorization ? { ...context, authorization: `Bearer ${token}` } : context;
+      },
       onError: logFailure,
       responseMeta: ({ errors }: { errors: { code: string }[] }) => ({ headers: challengeHeaders(errors) }),
     },
@@ -147,6 +160,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await registerWebApp(app);
 
   registerAdminRoutes(app, database, config.adminToken);
+  registerEventStreamRoute(app, { auth: services.auth, events: services.events, db: database.db, heartbeatMs: config.eventHeartbeatMs });
+  registerMetricsRoute(app, metrics);
+
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     try {

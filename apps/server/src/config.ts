@@ -17,6 +17,8 @@ const durationSeconds = z
   })
   .refine((seconds) => seconds >= 60 && seconds <= 30 * 86_400, 'must be between 1 minute and 30 days');
 
+const milliseconds = z.coerce.number().int().min(10).max(30 * 86_400_000);
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -48,6 +50,13 @@ const EnvSchema = z.object({
     .transform((raw) => (raw === 'auto' ? availableParallelism() : Number.parseInt(raw, 10)))
     .pipe(z.number().max(256, 'at most 256'))
     .default(1),
+  EVENT_HEARTBEAT_MS: milliseconds.default(15_000),
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  WEBHOOK_POLL_MS: milliseconds.default(1000),
+  WEBHOOK_TIMEOUT_MS: milliseconds.default(10_000),
+  WEBHOOK_RETRY_BASE_MS: milliseconds.default(10_000),
+  WEBHOOK_RETRY_MAX_DELAY_MS: milliseconds.default(6 * 3_600_000),
+  WEBHOOK_RETRY_WINDOW_MS: milliseconds.default(24 * 3_600_000),
 });
 
 export interface Config {
@@ -73,6 +82,23 @@ export interface Config {
   bcryptCost: number;
   /** Server processes sharing the port (Node cluster); more than one only on PostgreSQL. */
   workers: number;
+  /** Interval of the heartbeat comment on live event streams. */
+  eventHeartbeatMs: number;
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** Allow targets on private, loopback and link-local addresses (off by default: SSRF). */
+  allowPrivate: boolean;
+  /** How often each instance looks for due deliveries (it is also woken by every change). */
+  pollMs: number;
+  /** Time allowed for one delivery attempt. */
+  timeoutMs: number;
+  /** First retry delay; it doubles per attempt up to `retryMaxDelayMs`. */
+  retryBaseMs: number;
+  retryMaxDelayMs: number;
+  /** A delivery is retried until it is this old; then it fails and its webhook is disabled. */
+  retryWindowMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -108,6 +134,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(values.ADMIN_TOKEN ? { adminToken: values.ADMIN_TOKEN } : {}),
     bcryptCost: values.BCRYPT_COST,
     workers: values.WORKERS,
+    eventHeartbeatMs: values.EVENT_HEARTBEAT_MS,
+    webhooks: {
+      allowPrivate: values.WEBHOOK_ALLOW_PRIVATE === 'true',
+      pollMs: values.WEBHOOK_POLL_MS,
+      timeoutMs: values.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: values.WEBHOOK_RETRY_BASE_MS,
+      retryMaxDelayMs: values.WEBHOOK_RETRY_MAX_DELAY_MS,
+      retryWindowMs: values.WEBHOOK_RETRY_WINDOW_MS,
+    },
   };
 }
 

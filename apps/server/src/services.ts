@@ -1,4 +1,6 @@
 import type { Db } from '@tasklane/db';
+import { createEventsService } from './activity/follow';
+import type { ActivityHub } from './activity/hub';
 import { createActivityService } from './activity/service';
 import type { PasswordHasher } from './auth/password';
 import { createAuthService } from './auth/service';
@@ -8,10 +10,11 @@ import { createIdempotencyService } from './idempotency/service';
 import { transactionAware } from './lib/ambient-transaction';
 import { createMembersService } from './members/service';
 import { createProjectsService } from './projects/service';
+import type { Metrics } from './metrics';
 import { createTasksService } from './tasks/service';
 
 /** Every resource's service over one database; procedures reach them through the context. */
-export function createServices(pool: Db, passwords: PasswordHasher, tokens: TokenService) {
+export function createServices(pool: Db, passwords: PasswordHasher, tokens: TokenService, live: { hub: ActivityHub; metrics: Metrics }) {
   // Queries join a transaction opened around the call (an idempotent create), else use the pool.
   const db = transactionAware(pool);
   const tasks = createTasksService(db);
@@ -23,6 +26,7 @@ export function createServices(pool: Db, passwords: PasswordHasher, tokens: Toke
     comments: createCommentsService(db, tasks),
     activity: createActivityService(db, tasks),
     idempotency: createIdempotencyService(db),
+    events: createEventsService(db, live.hub, live.metrics.eventStreams),
   };
 }
 

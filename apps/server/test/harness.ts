@@ -21,10 +21,13 @@ export const testConfig = (overrides: Partial<Config> = {}): Config => ({
   trustProxy: false,
   bcryptCost: 4,
   workers: 1,
+  eventHeartbeatMs: 15_000,
+  webhooks: { allowPrivate: true, pollMs: 1000, timeoutMs: 5000, retryBaseMs: 1000, retryMaxDelayMs: 60_000, retryWindowMs: 86_400_000 },
   ...overrides,
 });
 
 /** A database of its own for one test file: a PGlite clone, or a fresh PostgreSQL database. */
+/** `url` (PostgreSQL only) lets a test open a second connection pool, as a second instance would. */
 export async function openTestDatabase(): Promise<{ database: Database; drop: () => Promise<void>; url?: string }> {
   if (process.env.TEST_DB === 'postgres') {
     const url = process.env.TEST_DATABASE_URL!;

@@ -1,4 +1,5 @@
-import { ActivitySchema, ListProjectActivityInput, ListTaskActivityInput, pageOf } from '@tasklane/schemas';
+import { ActivitySchema, ListProjectActivityInput, ListTaskActivityInput, ProjectEventsInput, pageOf } from '@tasklane/schemas';
+import { tracked } from '@trpc/server';
 import { z } from 'zod';
 import { announceNextPage } from '../lib/paging';
 import { protectedProcedure, router } from '../trpc/init';
@@ -44,3 +45,18 @@ export const activityRouter = router({
     .output(pageOf(ActivitySchema))
     .query(({ ctx, input }) => ctx.services.activity.listForTask(ctx.userId, input)),
 });
+
+/**
+ * `projects.events`: the live stream as a tRPC subscription (SSE transport). Each event is tracked
+ * by its id, so the client's automatic reconnect resumes after the last one it received.
+ */
+export const projectEvents = protectedProcedure
+  .input(ProjectEventsInput)
+  .subscription(async function* ({ ctx, input, signal }) {
+    const events = ctx.services.events.follow(ctx.userId, input.projectId, {
+      lastEventId: input.lastEventId ?? null,
+      ...(signal ? { signal } : {}),
+      transport: 'trpc',
+    });
+    for await (const entry of events) yield tracked(entry.id, entry);
+  });

@@ -10,6 +10,7 @@ import {
   pageOf,
 } from '@tasklane/schemas';
 import { z } from 'zod';
+import { projectEvents } from '../activity/router';
 import { announceNextPage } from '../lib/paging';
 import { acceptedVersions, withETag } from '../lib/versions';
 import { idempotentCreate } from '../trpc/idempotent';
@@ -92,4 +93,6 @@ export const projectsRouter = router({
     .input(TransferOwnershipInput)
     .output(ProjectSchema)
     .mutation(async ({ ctx, input }) => withETag(ctx.response, await ctx.services.projects.transferOwnership(ctx.userId, input))),
+
+  events: projectEvents,
 });

@@ -56,7 +56,8 @@ export type ProcedureMeta = {
 const t = initTRPC
   .context<Context>()
   .meta<ProcedureMeta>()
-  .create({ errorFormatter: formatError });
+  // Live subscriptions (SSE) send a ping like the REST stream's heartbeat, so proxies keep them open.
+  .create({ errorFormatter: formatError, sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 30_000 } } });
 
 export const router = t.router;
 

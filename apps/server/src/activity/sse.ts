@@ -1,0 +1,101 @@
+import { once } from 'node:events';
+import type { Db } from '@tasklane/db';
+import type { Activity } from '@tasklane/schemas';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthService } from '../auth/service';
+import { errorBody, sendError } from '../http/rest-errors';
+import { requireProjectAccess } from '../access';
+import { ApiError } from '../trpc/errors';
+import type { EventsService } from './follow';
+
+/** A client whose unsent output exceeds this is too slow; it is disconnected rather than buffered for. */
+const MAX_UNSENT_BYTES = 1024 * 1024;
+const EVENT_ID = /^\d{1,18}$/;
+
+export interface EventStreamOptions {
+  auth: AuthService;
+  events: EventsService;
+  db: Db;
+  heartbeatMs: number;
+}
+
+/** The bearer token from the Authorization header, or from `?access_token=` (EventSource cannot set headers). */
+export const authorizationOf = (request: FastifyRequest): string | undefined => {
+  const token = (request.query as { access_token?: unknown }).access_token;
+  return request.headers.authorization ?? (typeof token === 'string' ? `Bearer ${token}` : undefined);
+};
+
+/**
+ * `GET /api/v1/projects/{id}/events`: a plain Fastify route, since the REST adapter does not stream.
+ * Every open stream is ended when the app closes.
+ */
+export function registerEventStreamRoute(app: FastifyInstance, options: EventStreamOptions): void {
+  const open = new Set<AbortController>();
+  app.addHook('preClose', async () => {
+    for (const stream of open) stream.abort();
+  });
+
+  app.get('/api/v1/projects/:id/events', async (request: FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string | undefined> }>, reply) => {
+    const userId = await options.auth.authenticate(authorizationOf(request));
+    if (!userId) {
+      reply.header('www-authenticate', 'Bearer');
+      return sendError(request, reply, 401, errorBody(401, 'Missing, invalid or expired token'));
+    }
+    const lastEventId = (request.headers['last-event-id'] as string | undefined) ?? request.query.lastEventId;
+    if (lastEventId !== undefined && !EVENT_ID.test(lastEventId)) {
+      return sendError(request, reply, 400, errorBody(400, 'Last-Event-ID must be an event id', 'INVALID_EVENT_ID'));
+    }
+    try {
+      await requireProjectAccess(options.db, request.params.id, userId);
+    } catch (error) {
+      if (error instanceof ApiError) return sendError(request, reply, 404, errorBody(404, error.message));
+      throw error;
+    }
+    const controller = new AbortController();
+    open.add(controller);
+    const events = options.events.follow(userId, request.params.id, { lastEventId: lastEventId ?? null, signal: controller.signal, transport: 'sse' });
+    await writeStream(request, reply, events, controller, options.heartbeatMs);
+    open.delete(controller);
+  });
+}
+
+/** One SSE event; JSON has no raw newlines, so the data fits on one `data:` line. */
+const formatEvent = (entry: Activity) => `id: ${entry.id}\nevent: ${entry.type}\ndata: ${JSON.stringify(entry)}\n\n`;
+
+async function writeStream(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  events: AsyncGenerator<Activity>,
+  controller: AbortController,
+  heartbeatMs: number,
+): Promise<void> {
+  reply.hijack();
+  const response = reply.raw;
+  response.writeHead(200, {
+    ...(reply.getHeaders() as Record<string, string>),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'x-request-id': request.id,
+  });
+  // Heartbeats ignore backpressure but are tiny; a client that stops reading altogether is cut off here.
+  const heartbeat = setInterval(() => {
+    response.write(': heartbeat\n\n');
+    if (response.writableLength > MAX_UNSENT_BYTES) controller.abort();
+  }, heartbeatMs);
+  response.on('close', () => controller.abort());
+  response.write(': connected\n\n');
+  try {
+    // Waiting for the socket to drain lets events queue in the stream's bounded queue instead of
+    // in memory here; a client too slow for that queue gets SlowConsumerError and is disconnected.
+    for await (const entry of events) {
+      if (!response.write(formatEvent(entry))) await once(response, 'drain', { signal: controller.signal });
+    }
+  } catch (error) {
+    if (!controller.signal.aborted) request.log.warn({ err: error }, 'event stream ended by an error');
+  } finally {
+    clearInterval(heartbeat);
+    response.end();
+  }
+}

@@ -1,0 +1,27 @@
+import type { FastifyRequest } from 'fastify';
+
+/** Query parameters that carry credentials: EventSource and tRPC's SSE link cannot send headers. */
+const SECRET_PARAMS = ['access_token', 'connectionParams'];
+
+/** The URL with secret query values replaced, for logs. */
+export function redactUrl(url: string): string {
+  if (!url.includes('?')) return url;
+  const parsed = new URL(url, 'http://localhost');
+  let changed = false;
+  for (const name of SECRET_PARAMS) {
+    if (parsed.searchParams.has(name)) {
+      parsed.searchParams.set(name, '[redacted]');
+      changed = true;
+    }
+  }
+  return changed ? `${parsed.pathname}${parsed.search}` : url;
+}
+
+/** Fastify's default request serializer, with the URL redacted. */
+export const requestSerializer = (request: FastifyRequest) => ({
+  method: request.method,
+  url: redactUrl(request.url),
+  host: request.host,
+  remoteAddress: request.ip,
+  remotePort: request.socket?.remotePort,
+});
