@@ -18,6 +18,7 @@ import { requestSerializer } from './http/log-serializers';
 import { clientErrorHandler, registerSecurity } from './http/security';
 import { registerRestInputChecks } from './http/rest-input';
 import { createMetrics, registerMetricsRoute } from './metrics';
+import { startDeliveryWorker } from './webhooks/worker';
 import { buildOpenApiDocument, createdPaths } from './openapi';
 import { createServices } from './services';
 import { ApiError } from './trpc/errors';
@@ -52,7 +53,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const passwords = createPasswordHasher(config.bcryptCost);
   const metrics = createMetrics();
   const hub = await startActivityHub(database, database.db, (error) => app.log.error({ err: error }, 'reading new activity failed'), config.eventHeartbeatMs);
-  const services = createServices(database.db, passwords, createTokenService(config.jwtSecret, config.jwtTtlSeconds), { hub, metrics });
+  const services = createServices(database.db, passwords, createTokenService(config.jwtSecret, config.jwtTtlSeconds), { hub, metrics, webhooks: config.webhooks });
+  const deliveryWorker = startDeliveryWorker(database.db, config.webhooks, (error) => app.log.error({ err: error }, 'webhook delivery failed'));
+  hub.onAnyActivity(deliveryWorker.wake);
   const servicesHandle = services as unknown as ServicesHandle;
 
   const app = Fastify({
@@ -74,6 +77,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   app.addHook('onClose', async () => {
     await passwords.close();
+    await deliveryWorker.stop();
     await hub.close();
     if (!options.database) await database.close();
   });

@@ -29,6 +29,7 @@ export const PERMISSIONS = {
   'members.manage': admins,
   /** Removing oneself from a project (leaving); the owner cannot leave (the members service answers 409). */
   'members.leave': all,
+  'webhooks.manage': admins,
   'project.delete': ownerOnly,
   'project.transferOwnership': ownerOnly,
 } as const satisfies Record<string, Allowed>;
@@ -49,6 +50,7 @@ const DESCRIPTIONS: Record<Action, string> = {
   'project.update': 'change the project',
   'members.manage': 'manage members',
   'members.leave': 'leave the project',
+  'webhooks.manage': 'manage webhooks',
   'project.delete': 'delete the project (owner only)',
   'project.transferOwnership': 'transfer ownership (owner only)',
 };

@@ -3,6 +3,7 @@ import { createEventsService } from './activity/follow';
 import type { ActivityHub } from './activity/hub';
 import { createActivityService } from './activity/service';
 import type { PasswordHasher } from './auth/password';
+import type { WebhookConfig } from './config';
 import { createAuthService } from './auth/service';
 import type { TokenService } from './auth/tokens';
 import { createCommentsService } from './comments/service';
@@ -12,9 +13,10 @@ import { createMembersService } from './members/service';
 import { createProjectsService } from './projects/service';
 import type { Metrics } from './metrics';
 import { createTasksService } from './tasks/service';
+import { createWebhooksService } from './webhooks/service';
 
 /** Every resource's service over one database; procedures reach them through the context. */
-export function createServices(pool: Db, passwords: PasswordHasher, tokens: TokenService, live: { hub: ActivityHub; metrics: Metrics }) {
+export function createServices(pool: Db, passwords: PasswordHasher, tokens: TokenService, live: { hub: ActivityHub; metrics: Metrics; webhooks: WebhookConfig }) {
   // Queries join a transaction opened around the call (an idempotent create), else use the pool.
   const db = transactionAware(pool);
   const tasks = createTasksService(db);
@@ -27,6 +29,7 @@ export function createServices(pool: Db, passwords: PasswordHasher, tokens: Toke
     activity: createActivityService(db, tasks),
     idempotency: createIdempotencyService(db),
     events: createEventsService(db, live.hub, live.metrics.eventStreams),
+    webhooks: createWebhooksService(db, live.webhooks),
   };
 }
 

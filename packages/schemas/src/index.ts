@@ -5,3 +5,4 @@ export * from './members';
 export * from './tasks';
 export * from './comments';
 export * from './activity';
+export * from './webhooks';

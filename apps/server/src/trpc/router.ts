@@ -4,6 +4,7 @@ import { commentsRouter } from '../comments/router';
 import { membersRouter } from '../members/router';
 import { projectsRouter } from '../projects/router';
 import { tasksRouter } from '../tasks/router';
+import { webhooksRouter } from '../webhooks/router';
 import { router } from './init';
 
 export const appRouter = router({
@@ -13,6 +14,7 @@ export const appRouter = router({
   tasks: tasksRouter,
   comments: commentsRouter,
   activity: activityRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,92 @@
+import {
+  CreatedWebhookSchema,
+  CreateWebhookInput,
+  DeliverySchema,
+  ListDeliveriesInput,
+  ListWebhooksInput,
+  MessageSchema,
+  UpdateWebhookInput,
+  WebhookPathInput,
+  WebhookSchema,
+  pageOf,
+} from '@tasklane/schemas';
+import { z } from 'zod';
+import { announceNextPage } from '../lib/paging';
+import { protectedProcedure, router } from '../trpc/init';
+
+const tags = ['webhooks'];
+const base = '/projects/{id}/webhooks';
+const adminOnly = 'ADMIN or owner.';
+
+export const webhooksRouter = router({
+  create: protectedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: base,
+        tags,
+        summary: 'Create a webhook',
+        description: `Changes of the project are POSTed to \`url\` as JSON, signed with the secret returned here once (X-Tasklane-Signature: sha256=HMAC of "timestamp.body"). See docs/events.md. ${adminOnly}`,
+      },
+      successStatus: 201,
+      errors: [403],
+    })
+    .input(CreateWebhookInput)
+    .output(CreatedWebhookSchema)
+    .mutation(({ ctx, input }) => ctx.services.webhooks.create(ctx.userId, input)),
+
+  list: protectedProcedure
+    .meta({ openapi: { method: 'GET', path: base, tags, summary: "List a project's webhooks", description: `Oldest first, paged by cursor. ${adminOnly}` }, headers: ['Link'], errors: [403] })
+    .input(ListWebhooksInput)
+    .output(z.array(WebhookSchema))
+    .query(async ({ ctx, input }) => {
+      const page = await ctx.services.webhooks.list(ctx.userId, input);
+      announceNextPage(ctx.response, ctx.url, page.nextCursor);
+      return page.items;
+    }),
+
+  listPage: protectedProcedure
+    .input(ListWebhooksInput)
+    .output(pageOf(WebhookSchema))
+    .query(({ ctx, input }) => ctx.services.webhooks.list(ctx.userId, input)),
+
+  get: protectedProcedure
+    .meta({ openapi: { method: 'GET', path: `${base}/{webhookId}`, tags, summary: 'Get a webhook', description: adminOnly }, errors: [403] })
+    .input(WebhookPathInput)
+    .output(WebhookSchema)
+    .query(({ ctx, input }) => ctx.services.webhooks.get(ctx.userId, input)),
+
+  update: protectedProcedure
+    .meta({
+      openapi: { method: 'PATCH', path: `${base}/{webhookId}`, tags, summary: 'Update a webhook', description: `URL, event types, active. Setting \`active: true\` re-enables a webhook the service disabled. ${adminOnly}` },
+      errors: [403],
+    })
+    .input(UpdateWebhookInput)
+    .output(WebhookSchema)
+    .mutation(({ ctx, input }) => ctx.services.webhooks.update(ctx.userId, input)),
+
+  delete: protectedProcedure
+    .meta({ openapi: { method: 'DELETE', path: `${base}/{webhookId}`, tags, summary: 'Delete a webhook', description: `Its pending deliveries are dropped. ${adminOnly}` }, errors: [403] })
+    .input(WebhookPathInput)
+    .output(MessageSchema)
+    .mutation(({ ctx, input }) => ctx.services.webhooks.remove(ctx.userId, input)),
+
+  deliveries: protectedProcedure
+    .meta({
+      openapi: { method: 'GET', path: `${base}/{webhookId}/deliveries`, tags, summary: "A webhook's delivery log", description: `Newest first, paged by cursor: state, attempts, last HTTP status and error. ${adminOnly}` },
+      headers: ['Link'],
+      errors: [403],
+    })
+    .input(ListDeliveriesInput)
+    .output(z.array(DeliverySchema))
+    .query(async ({ ctx, input }) => {
+      const page = await ctx.services.webhooks.deliveries(ctx.userId, input);
+      announceNextPage(ctx.response, ctx.url, page.nextCursor);
+      return page.items;
+    }),
+
+  deliveriesPage: protectedProcedure
+    .input(ListDeliveriesInput)
+    .output(pageOf(DeliverySchema))
+    .query(({ ctx, input }) => ctx.services.webhooks.deliveries(ctx.userId, input)),
+});

@@ -1,0 +1,81 @@
+import type { Db } from '@tasklane/db';
+import type { WebhookConfig } from '../config';
+import { sendDelivery } from './send';
+import * as store from './store';
+
+const BATCH = 20;
+
+const describeDuration = (ms: number) => (ms >= 3_600_000 ? `${Math.round(ms / 3_600_000)} h` : `${Math.round(ms / 1000)} s`);
+
+/** Exponential backoff: base, 2×base, 4×base … capped; never past the end of the retry window. */
+export function nextAttemptAt(attempts: number, createdAt: Date, now: Date, config: WebhookConfig): Date | null {
+  const giveUpAt = createdAt.getTime() + config.retryWindowMs;
+  if (now.getTime() >= giveUpAt) return null;
+  const delay = Math.min(config.retryBaseMs * 2 ** Math.min(attempts - 1, 40), config.retryMaxDelayMs);
+  return new Date(Math.min(now.getTime() + delay, giveUpAt));
+}
+
+/**
+ * Sends due webhook deliveries from the outbox. Every instance runs one; rows are leased with
+ * SKIP LOCKED, so each delivery is sent by one instance at a time. It polls every `pollMs` and is
+ * also woken by every change (`wake`).
+ */
+export function startDeliveryWorker(db: Db, config: WebhookConfig, onError: (error: unknown) => void) {
+  const leaseMs = config.timeoutMs * 2 + 5000;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+
+  async function deliver(delivery: store.ClaimedDelivery): Promise<void> {
+    const result = await sendDelivery(
+      { url: delivery.url, secret: delivery.secret, body: delivery.payload, deliveryId: delivery.id, eventType: delivery.eventType },
+      config,
+    );
+    if (result.ok) return store.markDelivered(db, delivery, result.status!);
+    const retryAt = nextAttemptAt(delivery.attempts, delivery.createdAt, new Date(), config);
+    await store.markFailed(db, delivery, {
+      status: result.status,
+      error: result.error ?? 'failed',
+      retryAt,
+      disabledReason: `Disabled after delivery ${delivery.id} (${delivery.eventType}) kept failing for ${describeDuration(config.retryWindowMs)}; last error: ${result.error}`,
+    });
+  }
+
+  async function drain(): Promise<void> {
+    do {
+      again = false;
+      let claimed: store.ClaimedDelivery[];
+      do {
+        claimed = await store.claimDue(db, BATCH, leaseMs);
+        await Promise.all(claimed.map(deliver));
+      } while (claimed.length === BATCH && !stopped);
+      await store.deleteOrphanedWebhooks(db);
+    } while (again && !stopped);
+  }
+
+  function wake(): void {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = drain()
+      .catch(onError)
+      .finally(() => {
+        running = undefined;
+      });
+  }
+
+  const timer = setInterval(wake, config.pollMs);
+  timer.unref();
+  wake();
+
+  return {
+    wake,
+    async stop(): Promise<void> {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
