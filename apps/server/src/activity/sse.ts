@@ -36,7 +36,8 @@ export function registerEventStreamRoute(app: FastifyInstance, options: EventStr
   });
 
   app.get('/api/v1/projects/:id/events', async (request: FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string | undefined> }>, reply) => {
-    const userId = await options.auth.authenticate(authorizationOf(request));
+    const claims = await options.auth.identify(authorizationOf(request));
+    const userId = claims && (await options.auth.isCurrent(claims)) ? claims.userId : null;
     if (!userId) {
       reply.header('www-authenticate', 'Bearer');
       return sendError(request, reply, 401, errorBody(401, 'Missing, invalid or expired token'));
