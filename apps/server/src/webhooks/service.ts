@@ -14,7 +14,7 @@ import type {
 import { requireProjectAccess } from '../access';
 import type { WebhookConfig } from '../config';
 import { isId, newId } from '../lib/ids';
-import { decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
+import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { authorize } from '../policy';
 import { notFound } from '../trpc/errors';
 import * as store from './store';
@@ -69,7 +69,7 @@ export function createWebhooksService(db: Db, config: WebhookConfig) {
     async list(userId: string, { id: projectId, ...query }: ListWebhooksInput): Promise<Page<Webhook>> {
       authorize(await requireProjectAccess(db, projectId, userId), 'webhooks.manage');
       const limit = pageSize(query.limit);
-      const [afterId] = decodeCursor(query.cursor, 1) ?? [];
+      const [afterId] = decodeCursor(query.cursor, [cursorChecks.id]) ?? [];
       const rows = await store.listWebhooks(db, projectId, typeof afterId === 'string' ? afterId : undefined, limit + 1);
       return toPage(rows, limit, toWebhook, (row) => [row.id]);
     },
@@ -101,7 +101,7 @@ export function createWebhooksService(db: Db, config: WebhookConfig) {
     async deliveries(userId: string, { id, webhookId, ...query }: ListDeliveriesInput): Promise<Page<Delivery>> {
       await loadWebhook(userId, { id, webhookId });
       const limit = pageSize(query.limit);
-      const [beforeId] = decodeCursor(query.cursor, 1) ?? [];
+      const [beforeId] = decodeCursor(query.cursor, [cursorChecks.positiveInteger]) ?? [];
       const rows = await store.listDeliveries(db, webhookId, typeof beforeId === 'number' ? beforeId : undefined, limit + 1);
       return toPage(rows, limit, toDelivery, (row) => [row.id]);
     },
