@@ -88,7 +88,11 @@ describe('the Kanban board in Chromium', () => {
     expect(await column(page, 'To do').locator('.task-card').count()).toBe(2);
   });
 
-  it('the editor drags a card to Done', async () => {
+  it("the editor drags a card to Done, and the owner's open board shows it move without a reload", async () => {
+    await owner.page.getByText('Live', { exact: true }).waitFor();
+    const ownerLoads: string[] = [];
+    owner.page.on('load', () => ownerLoads.push(owner.page.url()));
+
     const { page } = editor;
     await page.goto(boardUrl);
     const source = card(page, 'Write the launch post');
@@ -96,9 +100,10 @@ describe('the Kanban board in Chromium', () => {
     expect(await source.getAttribute('draggable')).toBe('true');
     await source.dragTo(column(page, 'Done'));
     await card(column(page, 'Done'), 'Write the launch post').waitFor();
-    // The server has it too: a fresh load shows the card in Done.
-    await page.reload();
-    await card(column(page, 'Done'), 'Write the launch post').waitFor();
+
+    await card(column(owner.page, 'Done'), 'Write the launch post').waitFor();
+    expect(await card(column(owner.page, 'To do'), 'Write the launch post').count()).toBe(0);
+    expect(ownerLoads).toEqual([]);
   });
 
   it('moves a card with the keyboard alone (the status menu on the card)', async () => {
