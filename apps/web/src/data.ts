@@ -32,9 +32,9 @@ export function loadTasks(projectId: string, filters: TaskFilters): Promise<Task
   );
 }
 
-export function loadMembers(_projectId: string): Promise<Member[]> {
-  return Promise.resolve([]);
-}
+export const loadMembers = (projectId: string): Promise<Member[]> => collect(paginate(client.members.listPage, { id: projectId, limit: '500' }));
+
+export const loadComments = (taskId: string) => collect(paginate(client.comments.listPage, { id: taskId, limit: '500' }));
 
 /** A history entry as the SDK returns it (its JSON form of the Activity schema). */
 export type HistoryEntry = Awaited<ReturnType<typeof client.activity.listForTaskPage.query>>['items'][number];

@@ -1,10 +1,12 @@
 import type { Member, Project, Role } from '@tasklane/schemas';
+import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
+import { useCurrentUser } from '../app';
 import { loadMembers } from '../data';
 import { canAdminister, ROLE_LABELS } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { client } from '../session';
-import { EnumOptions, ErrorNote, Loading, Page } from '../ui';
+import { ConfirmButton, EnumOptions, ErrorNote, Loading, Page } from '../ui';
 
 export function MembersPage({ params }: { params: { projectId: string } }) {
   const { projectId } = params;
@@ -42,7 +44,14 @@ export function MembersPage({ params }: { params: { projectId: string } }) {
         </thead>
         <tbody>
           {members.data?.map((member) => (
-            <MemberRow key={member.id} member={member} project={project.data as Project} admin={admin} onChanged={replace} />
+            <MemberRow
+              key={member.id}
+              member={member}
+              project={project.data as Project}
+              admin={admin}
+              onChanged={replace}
+              onRemoved={() => members.setData((list) => list?.filter((item) => item.id !== member.id))}
+            />
           ))}
         </tbody>
       </table>
@@ -81,9 +90,21 @@ function Invite({ projectId, onInvited }: { projectId: string; onInvited: (membe
   );
 }
 
-function MemberRow({ member, project, admin, onChanged }: { member: Member; project: Project; admin: boolean; onChanged: (member: Member) => void }) {
+function MemberRow(props: { member: Member; project: Project; admin: boolean; onChanged: (member: Member) => void; onRemoved: () => void }) {
+  const { member, project, admin, onChanged } = props;
+  const me = useCurrentUser();
+  const { route } = useLocation();
   const { error, run, busy } = useAction();
+  const [confirming, setConfirming] = useState(false);
   const isOwner = member.userId === project.ownerId;
+  const isMe = member.userId === me.id;
+  // Admins remove anyone but the owner; anyone but the owner may leave.
+  const removable = !isOwner && (admin || isMe);
+  const remove = async () => {
+    if (!(await run(() => client.members.remove.mutate({ id: project.id, memberId: member.id })))) return;
+    if (isMe) route('/');
+    else props.onRemoved();
+  };
   const changeRole = async (role: Role) => {
     const updated = await run(() => client.members.changeRole.mutate({ id: project.id, memberId: member.id, role }));
     if (updated) onChanged(updated);
@@ -102,6 +123,17 @@ function MemberRow({ member, project, admin, onChanged }: { member: Member; proj
           </label>
         ) : (
           <span>{isOwner ? 'Owner' : ROLE_LABELS[member.role]}</span>
+        )}
+        {removable && (
+          <ConfirmButton
+            label={isMe ? 'Leave' : 'Remove'}
+            question={isMe ? 'Leave this project?' : `Remove ${member.name}? Their tasks become unassigned.`}
+            confirmLabel={isMe ? 'Leave project' : 'Remove member'}
+            onConfirm={remove}
+            busy={busy}
+            open={confirming}
+            setOpen={setConfirming}
+          />
         )}
         <ErrorNote error={error} />
       </td>

@@ -1,24 +1,22 @@
-import type { Comment, Member, Task } from '@tasklane/schemas';
+import type { Task } from '@tasklane/schemas';
 import { useState } from 'preact/hooks';
-import { useCurrentUser } from '../app';
+import { loadComments } from '../data';
 import { formatTime } from '../format';
-import { useAction } from '../hooks';
+import { useAction, useLoad } from '../hooks';
 import { client } from '../session';
 import { ErrorNote } from '../ui';
 
-export function Comments({ task, members, editable, onAdded }: { task: Task; members: Member[]; editable: boolean; onAdded: () => void }) {
-  const me = useCurrentUser();
-  const [added, setAdded] = useState<Comment[]>([]);
+/** The task's comments, oldest first, re-read whenever the live stream reports a change to them. */
+export function Comments({ task, editable, liveChanges, onAdded }: { task: Task; editable: boolean; liveChanges: number; onAdded: () => void }) {
+  const comments = useLoad(() => loadComments(task.id), [task.id, liveChanges]);
   const [text, setText] = useState('');
   const { busy, error, run } = useAction();
-  const authorName = (authorId: string) =>
-    authorId === me.id ? me.name : (members.find((member) => member.userId === authorId)?.name ?? 'A former member');
 
   const submit = async (event: Event) => {
     event.preventDefault();
     const comment = await run(() => client.comments.create.mutate({ id: task.id, text }));
     if (!comment) return;
-    setAdded((list) => [...list, comment]);
+    comments.setData((list) => (list?.some((item) => item.id === comment.id) ? list : [...(list ?? []), comment]));
     setText('');
     onAdded();
   };
@@ -26,11 +24,13 @@ export function Comments({ task, members, editable, onAdded }: { task: Task; mem
   return (
     <section class="comments" aria-labelledby="comments-title">
       <h3 id="comments-title">Comments</h3>
+      <ErrorNote error={comments.error} />
+      {comments.data?.length === 0 && <p class="muted small">No comments yet.</p>}
       <ol class="comment-list">
-        {added.map((comment) => (
+        {comments.data?.map((comment) => (
           <li key={comment.id}>
             <p class="small muted">
-              {authorName(comment.authorId)} · <time dateTime={comment.createdAt}>{formatTime(comment.createdAt)}</time>
+              {comment.authorName} · <time dateTime={comment.createdAt}>{formatTime(comment.createdAt)}</time>
             </p>
             <p class="comment-text">{comment.text}</p>
           </li>

@@ -57,7 +57,7 @@ export function TaskDetail({ taskId, project, members, liveChanges, onClose, onC
               dialog.current?.close();
             }}
           />
-          <Comments task={task.data} members={members} editable={canEditTasks(project.role)} onAdded={history.reload} />
+          <Comments task={task.data} editable={canEditTasks(project.role)} liveChanges={liveChanges} onAdded={history.reload} />
           <TaskHistory history={history} members={members} />
         </>
       )}
