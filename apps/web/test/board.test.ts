@@ -113,7 +113,6 @@ describe('the Kanban board in Chromium', () => {
     await menu.focus();
     await menu.selectOption('IN_REVIEW');
     await card(column(page, 'In review'), 'Record the demo').waitFor();
-    await page.screenshot({ path: join(SCREENSHOTS, 'board.png'), fullPage: true });
   });
 
   it('shows the viewer no drag handles, no task forms and no delete button', async () => {
@@ -139,6 +138,7 @@ describe('the Kanban board in Chromium', () => {
     await dialog.getByLabel('Title').fill('Fix the signup form on mobile');
     await dialog.getByLabel('Description').fill('The button is hidden below 400 px.');
     await dialog.getByLabel('Priority').selectOption('URGENT');
+    await dialog.getByLabel('Assignee').selectOption({ label: 'Ada Lovelace' });
     await dialog.getByLabel('Due date').fill('2020-01-31');
     await dialog.getByRole('button', { name: 'Save changes' }).click();
     await expect.poll(() => dialog.getByRole('heading', { level: 2 }).textContent()).toBe('Fix the signup form on mobile');
@@ -156,6 +156,58 @@ describe('the Kanban board in Chromium', () => {
     const updated = card(page, 'Fix the signup form on mobile');
     await expect.poll(() => updated.getAttribute('class')).toContain('overdue');
     expect(await updated.textContent()).toContain('Urgent');
+    expect(await updated.textContent()).toContain('Ada Lovelace');
+    await page.screenshot({ path: join(SCREENSHOTS, 'board.png'), fullPage: true });
+  });
+
+  it("lists the caller's tasks across projects in My tasks", async () => {
+    const { page } = owner;
+    await page.getByRole('link', { name: 'My tasks' }).click();
+    const item = page.locator('.my-tasks li', { hasText: 'Fix the signup form on mobile' });
+    await item.waitFor();
+    expect(await item.textContent()).toMatch(/Launch.*In progress.*Urgent.*Overdue/);
+    expect(await page.locator('.my-tasks li').count()).toBe(1);
+  });
+
+  it('shows comments added in one browser in the other, without a reload', async () => {
+    const openTask = async (person: Person) => {
+      await person.page.goto(boardUrl);
+      await card(person.page, 'Record the demo').getByRole('link').click();
+      const dialog = person.page.getByRole('dialog');
+      await dialog.getByText('No comments yet.').or(dialog.locator('.comment-list li').first()).waitFor();
+      await person.page.getByText('Live', { exact: true }).waitFor();
+      return dialog;
+    };
+    const ownerDialog = await openTask(owner);
+    const editorDialog = await openTask(editor);
+
+    await editorDialog.getByLabel('Add a comment').fill('Demo recorded, the link is in the drive.');
+    await editorDialog.getByRole('button', { name: 'Comment' }).click();
+    await ownerDialog.locator('.comment-list li', { hasText: 'Demo recorded' }).waitFor();
+    expect(await ownerDialog.locator('.comment-list li', { hasText: 'Demo recorded' }).textContent()).toContain('Grace Hopper');
+
+    await ownerDialog.getByLabel('Add a comment').fill('Thanks, watching it now.');
+    await ownerDialog.getByRole('button', { name: 'Comment' }).click();
+    await editorDialog.locator('.comment-list li', { hasText: 'watching it now' }).waitFor();
+  });
+
+  it('explains a stale edit (412) and shows the fresh task', async () => {
+    // Both still have "Record the demo" open. The owner starts typing; the editor saves first.
+    const ownerDialog = owner.page.getByRole('dialog');
+    const editorDialog = editor.page.getByRole('dialog');
+    await ownerDialog.getByLabel('Title').fill('Record the demo video');
+    await editorDialog.getByLabel('Priority').selectOption('HIGH');
+    await editorDialog.getByRole('button', { name: 'Save changes' }).click();
+
+    // The owner's typing is kept, with a word that the task changed meanwhile.
+    await ownerDialog.getByText('Someone else changed this task while you were editing it.').waitFor();
+    expect(await ownerDialog.getByLabel('Title').inputValue()).toBe('Record the demo video');
+
+    await ownerDialog.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => ownerDialog.getByRole('alert').textContent()).toContain('Not saved: someone else saved this task');
+    await expect.poll(() => ownerDialog.getByLabel('Priority').inputValue()).toBe('HIGH');
+    expect(await ownerDialog.getByLabel('Title').inputValue()).toBe('Record the demo');
+    await editor.page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
   });
 
   it('reads well at 360 px wide', async () => {
@@ -199,6 +251,16 @@ describe('the Kanban board in Chromium', () => {
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
     await page.reload();
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
+  });
+
+  it('removes a member: they leave the list and lose the project', async () => {
+    const { page } = owner;
+    await page.goto(`${boardUrl}/members`);
+    const row = page.locator('table.members tbody tr', { hasText: 'Alan Turing' });
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await row.getByRole('button', { name: 'Remove member' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect(await page.locator('table.members tbody tr').count()).toBe(2);
   });
 
   it('loaded nothing from anywhere but the server, and threw no errors', () => {
