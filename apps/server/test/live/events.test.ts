@@ -131,6 +131,20 @@ describe('live events on one instance', () => {
     await expect.poll(gauge).toBe(0);
   });
 
+  it('ends the stream of a member removed from the project at once, and refuses them afterwards', async () => {
+    const leaving = await registerUser(t, 'Leaving');
+    const membership = await invite(t, owner, projectId, leaving, 'EDITOR');
+    const stream = await follow(baseUrl, projectId, leaving.token);
+    expect(stream.status).toBe(200);
+    const removed = await t.request('DELETE', `/api/v1/projects/${projectId}/members/${membership.id}`, { token: owner.token });
+    expect(removed.status).toBe(200);
+    await stream.ended;
+    // The removal itself is not delivered to the member it removes: they are no longer entitled to the project.
+    expect(stream.events.map((event) => event.event)).not.toContain('member.removed');
+    const again = await follow(baseUrl, projectId, leaving.token);
+    expect(again.status).toBe(404);
+  });
+
   it('sends project.deleted and then ends the stream', async () => {
     const doomed = await createProject(t, owner, 'Doomed');
     const stream = await follow(baseUrl, doomed.id, owner.token);
