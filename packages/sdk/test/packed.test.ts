@@ -67,7 +67,7 @@ beforeAll(async () => {
   await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }));
   await run(
     'npm',
-    ['install', '--no-audit', '--no-fund', '--loglevel=error', `./${tarball}`, `typescript@${typescriptVersion}`, '@types/node@20'],
+    ['install', '--no-audit', '--no-fund', '--loglevel=error', `./${tarball}`, `typescript@${typescriptVersion}`, '@types/node@20', 'eventsource@4'],
     { cwd: consumer },
   );
   await cp(join(here, 'consumer'), consumer, { recursive: true });

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { createTasklaneClient, paginate, TasklaneError, type TasklaneClient } from '@tasklane/sdk';
+import { EventSource } from 'eventsource';
 
 const baseUrl = process.env.BASE_URL;
 assert.ok(baseUrl, 'BASE_URL is required');
@@ -119,6 +120,42 @@ assert.deepEqual(mine, [first.id]);
 const comment = await grace.client.comments.create.mutate({ id: first.id, text: 'Shipped' });
 assert.equal(comment.authorId, grace.id);
 assert.equal(comment.taskId, first.id);
+
+// Live: the project's event stream as a typed subscription (Node 20 has no global EventSource, so the
+// `eventsource` package is passed in). Replay from the start of the project's history, then a live event.
+const live = createTasklaneClient({ baseUrl: baseUrl!, token: ada.client.getToken(), EventSource });
+const seen = await new Promise<string[]>((resolve, reject) => {
+  const types: string[] = [];
+  let liveTaskRequested = false;
+  const timer = setTimeout(() => {
+    subscription.unsubscribe();
+    reject(new Error(`live events timed out; got ${types.join(', ')}`));
+  }, 15_000);
+  const subscription = live.projects.events.subscribe(
+    { projectId: project.id, lastEventId: '0' },
+    {
+      onData: ({ data }) => {
+        types.push(data.type);
+        if (data.type === 'comment.created' && !liveTaskRequested) {
+          liveTaskRequested = true;
+          grace.client.tasks.create.mutate({ projectId: project.id, title: 'Seen live' }).catch(reject);
+        }
+        if (data.type === 'task.created' && (data.resource as { title?: string }).title === 'Seen live') {
+          clearTimeout(timer);
+          subscription.unsubscribe();
+          resolve(types);
+        }
+      },
+      onError: (error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    },
+  );
+});
+assert.equal(seen[0], 'project.created');
+assert.ok(seen.includes('member.added'), `replayed history: ${seen.join(', ')}`);
+assert.equal(seen.at(-1), 'task.created');
 
 // Deletes
 assert.deepEqual(await grace.client.tasks.delete.mutate({ id: first.id }), { message: 'Task deleted' });
