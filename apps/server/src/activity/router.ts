@@ -1,49 +1,25 @@
-import { ActivitySchema, ListProjectActivityInput, ListTaskActivityInput, ProjectEventsInput, pageOf } from '@tasklane/schemas';
+import { ActivitySchema, ListProjectActivityInput, ListTaskActivityInput, ProjectEventsInput } from '@tasklane/schemas';
 import { tracked } from '@trpc/server';
-import { z } from 'zod';
-import { announceNextPage } from '../lib/paging';
 import { protectedProcedure, router } from '../trpc/init';
+import { pagedList } from '../trpc/paged-list';
 
 const tags = ['activity'];
 const pagingNote = 'Newest first, paged by cursor (`Link: rel="next"`). Every member may read it. Event types and payloads: docs/events.md.';
 
 export const activityRouter = router({
-  listForProject: protectedProcedure
-    .meta({
-      openapi: { method: 'GET', path: '/projects/{id}/activity', tags, summary: "A project's activity", description: `Every change of the project, its members, tasks and comments: who, when, what, and for updates the old and new values. ${pagingNote}` },
-      headers: ['Link'],
-    })
-    .input(ListProjectActivityInput)
-    .output(z.array(ActivitySchema))
-    .query(async ({ ctx, input }) => {
-      const page = await ctx.services.activity.listForProject(ctx.userId, input);
-      announceNextPage(ctx.response, ctx.url, page.nextCursor);
-      return page.items;
-    }),
+  ...pagedList('listForProject', {
+    meta: { openapi: { method: 'GET', path: '/projects/{id}/activity', tags, summary: "A project's activity", description: `Every change of the project, its members, tasks and comments: who, when, what, and for updates the old and new values. ${pagingNote}` } },
+    input: ListProjectActivityInput,
+    item: ActivitySchema,
+    list: (ctx, input) => ctx.services.activity.listForProject(ctx.userId, input),
+  }),
 
-  listForTask: protectedProcedure
-    .meta({
-      openapi: { method: 'GET', path: '/tasks/{id}/activity', tags, summary: "A task's activity", description: `Changes of the task and its comments. ${pagingNote}` },
-      headers: ['Link'],
-    })
-    .input(ListTaskActivityInput)
-    .output(z.array(ActivitySchema))
-    .query(async ({ ctx, input }) => {
-      const page = await ctx.services.activity.listForTask(ctx.userId, input);
-      announceNextPage(ctx.response, ctx.url, page.nextCursor);
-      return page.items;
-    }),
-
-  /** tRPC-only twins with the next cursor in the body (the SDK's paging). */
-  listForProjectPage: protectedProcedure
-    .input(ListProjectActivityInput)
-    .output(pageOf(ActivitySchema))
-    .query(({ ctx, input }) => ctx.services.activity.listForProject(ctx.userId, input)),
-
-  listForTaskPage: protectedProcedure
-    .input(ListTaskActivityInput)
-    .output(pageOf(ActivitySchema))
-    .query(({ ctx, input }) => ctx.services.activity.listForTask(ctx.userId, input)),
+  ...pagedList('listForTask', {
+    meta: { openapi: { method: 'GET', path: '/tasks/{id}/activity', tags, summary: "A task's activity", description: `Changes of the task and its comments. ${pagingNote}` } },
+    input: ListTaskActivityInput,
+    item: ActivitySchema,
+    list: (ctx, input) => ctx.services.activity.listForTask(ctx.userId, input),
+  }),
 });
 
 /**

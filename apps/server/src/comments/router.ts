@@ -5,35 +5,21 @@ import {
   ListCommentsInput,
   MessageSchema,
   UpdateCommentInput,
-  pageOf,
 } from '@tasklane/schemas';
-import { z } from 'zod';
-import { announceNextPage } from '../lib/paging';
 import { acceptedVersions, withETag } from '../lib/versions';
 import { idempotentCreate } from '../trpc/idempotent';
 import { protectedProcedure, router } from '../trpc/init';
+import { pagedList } from '../trpc/paged-list';
 
 const tags = ['comments'];
 
 export const commentsRouter = router({
-  list: protectedProcedure
-    .meta({
-      openapi: { method: 'GET', path: '/tasks/{id}/comments', tags, summary: "List a task's comments", description: 'Oldest first, paged by cursor. Members of the project.' },
-      headers: ['Link'],
-    })
-    .input(ListCommentsInput)
-    .output(z.array(CommentSchema))
-    .query(async ({ ctx, input }) => {
-      const page = await ctx.services.comments.list(ctx.userId, input);
-      announceNextPage(ctx.response, ctx.url, page.nextCursor);
-      return page.items;
-    }),
-
-  /** The same list for tRPC clients, with the next cursor in the body (the SDK's paging). */
-  listPage: protectedProcedure
-    .input(ListCommentsInput)
-    .output(pageOf(CommentSchema))
-    .query(({ ctx, input }) => ctx.services.comments.list(ctx.userId, input)),
+  ...pagedList('list', {
+    meta: { openapi: { method: 'GET', path: '/tasks/{id}/comments', tags, summary: "List a task's comments", description: 'Oldest first, paged by cursor. Members of the project.' } },
+    input: ListCommentsInput,
+    item: CommentSchema,
+    list: (ctx, input) => ctx.services.comments.list(ctx.userId, input),
+  }),
 
   create: protectedProcedure
     .meta({

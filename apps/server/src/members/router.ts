@@ -5,34 +5,20 @@ import {
   MemberPathInput,
   MemberSchema,
   MessageSchema,
-  pageOf,
 } from '@tasklane/schemas';
-import { z } from 'zod';
-import { announceNextPage } from '../lib/paging';
 import { idempotentCreate } from '../trpc/idempotent';
 import { protectedProcedure, router } from '../trpc/init';
+import { pagedList } from '../trpc/paged-list';
 
 const tags = ['members'];
 
 export const membersRouter = router({
-  list: protectedProcedure
-    .meta({
-      openapi: { method: 'GET', path: '/projects/{id}/members', tags, summary: 'List members', description: "The project's members with their names and emails, in the order they joined, paged by cursor. Any member." },
-      headers: ['Link'],
-    })
-    .input(ListMembersInput)
-    .output(z.array(MemberSchema))
-    .query(async ({ ctx, input }) => {
-      const page = await ctx.services.members.list(ctx.userId, input);
-      announceNextPage(ctx.response, ctx.url, page.nextCursor);
-      return page.items;
-    }),
-
-  /** The same list for tRPC clients, with the next cursor in the body (the SDK's paging). */
-  listPage: protectedProcedure
-    .input(ListMembersInput)
-    .output(pageOf(MemberSchema))
-    .query(({ ctx, input }) => ctx.services.members.list(ctx.userId, input)),
+  ...pagedList('list', {
+    meta: { openapi: { method: 'GET', path: '/projects/{id}/members', tags, summary: 'List members', description: "The project's members with their names and emails, in the order they joined, paged by cursor. Any member." } },
+    input: ListMembersInput,
+    item: MemberSchema,
+    list: (ctx, input) => ctx.services.members.list(ctx.userId, input),
+  }),
 
   invite: protectedProcedure
     .meta({

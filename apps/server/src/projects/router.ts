@@ -7,36 +7,22 @@ import {
   ProjectSchema,
   TransferOwnershipInput,
   UpdateProjectInput,
-  pageOf,
 } from '@tasklane/schemas';
-import { z } from 'zod';
 import { projectEvents } from '../activity/router';
-import { announceNextPage } from '../lib/paging';
 import { acceptedVersions, withETag } from '../lib/versions';
 import { idempotentCreate } from '../trpc/idempotent';
 import { protectedProcedure, router } from '../trpc/init';
+import { pagedList } from '../trpc/paged-list';
 
 const tags = ['projects'];
 
 export const projectsRouter = router({
-  list: protectedProcedure
-    .meta({
-      openapi: { method: 'GET', path: '/projects', tags, summary: 'List projects', description: 'The projects the caller is a member of, oldest first, paged by cursor.' },
-      headers: ['Link'],
-    })
-    .input(ListProjectsInput.optional())
-    .output(z.array(ProjectSchema))
-    .query(async ({ ctx, input }) => {
-      const page = await ctx.services.projects.list(ctx.userId, input ?? {});
-      announceNextPage(ctx.response, ctx.url, page.nextCursor);
-      return page.items;
-    }),
-
-  /** The same list for tRPC clients, with the next cursor in the body (the SDK's paging). */
-  listPage: protectedProcedure
-    .input(ListProjectsInput.optional())
-    .output(pageOf(ProjectSchema))
-    .query(({ ctx, input }) => ctx.services.projects.list(ctx.userId, input ?? {})),
+  ...pagedList('list', {
+    meta: { openapi: { method: 'GET', path: '/projects', tags, summary: 'List projects', description: 'The projects the caller is a member of, oldest first, paged by cursor.' } },
+    input: ListProjectsInput.optional(),
+    item: ProjectSchema,
+    list: (ctx, input) => ctx.services.projects.list(ctx.userId, input ?? {}),
+  }),
 
   create: protectedProcedure
     .meta({

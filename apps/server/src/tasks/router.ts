@@ -6,55 +6,33 @@ import {
   TaskFilterShape,
   TaskSchema,
   UpdateTaskInput,
-  pageOf,
 } from '@tasklane/schemas';
 import { z } from 'zod';
-import { announceNextPage } from '../lib/paging';
 import { acceptedVersions, withETag } from '../lib/versions';
 import { idempotentCreate } from '../trpc/idempotent';
 import { protectedProcedure, router } from '../trpc/init';
+import { pagedList } from '../trpc/paged-list';
 
 const tags = ['tasks'];
 const listDescription =
   'Filters combine: status and priority take comma lists, assigneeId an id, `me` or `none`; `q` searches title and description. Paged by cursor (`Link: rel="next"`).';
 
 export const tasksRouter = router({
-  listForProject: protectedProcedure
-    .meta({
-      openapi: { method: 'GET', path: '/tasks/project/{projectId}', tags, summary: "List a project's tasks", description: listDescription },
-      headers: ['Link'],
-    })
-    .input(ListProjectTasksInput)
-    .output(z.array(TaskSchema))
-    .query(async ({ ctx, input }) => {
-      const page = await ctx.services.tasks.listForProject(ctx.userId, input);
-      announceNextPage(ctx.response, ctx.url, page.nextCursor);
-      return page.items;
-    }),
+  ...pagedList('listForProject', {
+    meta: { openapi: { method: 'GET', path: '/tasks/project/{projectId}', tags, summary: "List a project's tasks", description: listDescription } },
+    input: ListProjectTasksInput,
+    item: TaskSchema,
+    list: (ctx, input) => ctx.services.tasks.listForProject(ctx.userId, input),
+  }),
 
-  listMine: protectedProcedure
-    .meta({
+  ...pagedList('listMine', {
+    meta: {
       openapi: { method: 'GET', path: '/tasks', tags, summary: 'Tasks across my projects', description: `Tasks of every project the caller is a member of ("my work" with \`assigneeId=me\`). ${listDescription}` },
-      headers: ['Link'],
-    })
-    .input(z.object(TaskFilterShape).strict().optional())
-    .output(z.array(TaskSchema))
-    .query(async ({ ctx, input }) => {
-      const page = await ctx.services.tasks.listAcrossProjects(ctx.userId, input ?? {});
-      announceNextPage(ctx.response, ctx.url, page.nextCursor);
-      return page.items;
-    }),
-
-  /** tRPC-only twins of the two lists with the next cursor in the body (the SDK's paging). */
-  listForProjectPage: protectedProcedure
-    .input(ListProjectTasksInput)
-    .output(pageOf(TaskSchema))
-    .query(({ ctx, input }) => ctx.services.tasks.listForProject(ctx.userId, input)),
-
-  listMinePage: protectedProcedure
-    .input(z.object(TaskFilterShape).strict().optional())
-    .output(pageOf(TaskSchema))
-    .query(({ ctx, input }) => ctx.services.tasks.listAcrossProjects(ctx.userId, input ?? {})),
+    },
+    input: z.object(TaskFilterShape).strict().optional(),
+    item: TaskSchema,
+    list: (ctx, input) => ctx.services.tasks.listAcrossProjects(ctx.userId, input ?? {}),
+  }),
 
   create: protectedProcedure
     .meta({

@@ -8,11 +8,9 @@ import {
   UpdateWebhookInput,
   WebhookPathInput,
   WebhookSchema,
-  pageOf,
 } from '@tasklane/schemas';
-import { z } from 'zod';
-import { announceNextPage } from '../lib/paging';
 import { protectedProcedure, router } from '../trpc/init';
+import { pagedList } from '../trpc/paged-list';
 
 const tags = ['webhooks'];
 const base = '/projects/{id}/webhooks';
@@ -35,20 +33,12 @@ export const webhooksRouter = router({
     .output(CreatedWebhookSchema)
     .mutation(({ ctx, input }) => ctx.services.webhooks.create(ctx.userId, input)),
 
-  list: protectedProcedure
-    .meta({ openapi: { method: 'GET', path: base, tags, summary: "List a project's webhooks", description: `Oldest first, paged by cursor. ${adminOnly}` }, headers: ['Link'], errors: [403] })
-    .input(ListWebhooksInput)
-    .output(z.array(WebhookSchema))
-    .query(async ({ ctx, input }) => {
-      const page = await ctx.services.webhooks.list(ctx.userId, input);
-      announceNextPage(ctx.response, ctx.url, page.nextCursor);
-      return page.items;
-    }),
-
-  listPage: protectedProcedure
-    .input(ListWebhooksInput)
-    .output(pageOf(WebhookSchema))
-    .query(({ ctx, input }) => ctx.services.webhooks.list(ctx.userId, input)),
+  ...pagedList('list', {
+    meta: { openapi: { method: 'GET', path: base, tags, summary: "List a project's webhooks", description: `Oldest first, paged by cursor. ${adminOnly}` }, errors: [403] },
+    input: ListWebhooksInput,
+    item: WebhookSchema,
+    list: (ctx, input) => ctx.services.webhooks.list(ctx.userId, input),
+  }),
 
   get: protectedProcedure
     .meta({ openapi: { method: 'GET', path: `${base}/{webhookId}`, tags, summary: 'Get a webhook', description: adminOnly }, errors: [403] })
@@ -71,22 +61,13 @@ export const webhooksRouter = router({
     .output(MessageSchema)
     .mutation(({ ctx, input }) => ctx.services.webhooks.remove(ctx.userId, input)),
 
-  deliveries: protectedProcedure
-    .meta({
+  ...pagedList('deliveries', {
+    meta: {
       openapi: { method: 'GET', path: `${base}/{webhookId}/deliveries`, tags, summary: "A webhook's delivery log", description: `Newest first, paged by cursor: state, attempts, last HTTP status and error. ${adminOnly}` },
-      headers: ['Link'],
       errors: [403],
-    })
-    .input(ListDeliveriesInput)
-    .output(z.array(DeliverySchema))
-    .query(async ({ ctx, input }) => {
-      const page = await ctx.services.webhooks.deliveries(ctx.userId, input);
-      announceNextPage(ctx.response, ctx.url, page.nextCursor);
-      return page.items;
-    }),
-
-  deliveriesPage: protectedProcedure
-    .input(ListDeliveriesInput)
-    .output(pageOf(DeliverySchema))
-    .query(({ ctx, input }) => ctx.services.webhooks.deliveries(ctx.userId, input)),
+    },
+    input: ListDeliveriesInput,
+    item: DeliverySchema,
+    list: (ctx, input) => ctx.services.webhooks.deliveries(ctx.userId, input),
+  }),
 });
