@@ -9,6 +9,7 @@ import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import { startActivityHub } from './activity/hub';
 import { registerEventStreamRoute } from './activity/sse';
 import { createPasswordHasher } from './auth/password';
+import { createTokenStateCache } from './auth/token-state';
 import { createTokenService } from './auth/tokens';
 import type { Config } from './config';
 import { registerAdminRoutes } from './http/admin';
@@ -53,9 +54,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const passwords = createPasswordHasher(config.bcryptCost);
   const metrics = createMetrics();
   const hub = await startActivityHub(database, database.db, (error) => app.log.error({ err: error }, 'reading new activity failed'), config.eventHeartbeatMs);
-  const services = createServices(database.db, passwords, createTokenService(config.jwtSecret, config.jwtTtlSeconds), { hub, metrics, webhooks: config.webhooks });
+  const tokenStates = createTokenStateCache(config.tokenCheckCacheMs);
+  const stopFollowingTokens = await tokenStates.follow(database);
+  const tokens = createTokenService(config.jwtSecret, config.jwtTtlSeconds);
+  const services = createServices(database.db, { passwords, tokens, tokenStates }, { hub, metrics, webhooks: config.webhooks });
   const deliveryWorker = startDeliveryWorker(database.db, config.webhooks, (error) => app.log.error({ err: error }, 'webhook delivery failed'));
-  hub.onAnyActivity(deliveryWorker.wake);
+  hub.onDeliveriesQueued(deliveryWorker.wake);
   const servicesHandle = services as unknown as ServicesHandle;
 
   const app = Fastify({
@@ -79,6 +83,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await passwords.close();
     await deliveryWorker.stop();
     await hub.close();
+    await stopFollowingTokens();
     if (!options.database) await database.close();
   });
 

@@ -32,6 +32,7 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   AUTH_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
   TOKEN_RATE_LIMIT: z.coerce.number().int().min(0).default(6000),
+  TOKEN_CHECK_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   TRUST_PROXY: z
@@ -71,6 +72,11 @@ export interface Config {
   authRateLimit: number;
   /** Requests per minute per bearer token on the API; 0 turns the limit off. */
   tokenRateLimit: number;
+  /**
+   * How long "this token still holds" is remembered (0: ask the database on every request).
+   * Revocations reach every instance at once through NOTIFY; this bounds a lost notification.
+   */
+  tokenCheckCacheMs: number;
   /** When set, rate-limit counters live in Redis and are shared by every instance. */
   redisUrl?: string;
   /** Browser origins allowed by CORS; empty means no cross-origin access. */
@@ -128,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: values.LOG_LEVEL,
     authRateLimit: values.AUTH_RATE_LIMIT,
     tokenRateLimit: values.TOKEN_RATE_LIMIT,
+    tokenCheckCacheMs: values.TOKEN_CHECK_CACHE_MS,
     ...(values.REDIS_URL ? { redisUrl: values.REDIS_URL } : {}),
     corsOrigins: values.CORS_ORIGINS,
     trustProxy: values.TRUST_PROXY,

@@ -5,6 +5,7 @@ import { createActivityService } from './activity/service';
 import type { PasswordHasher } from './auth/password';
 import type { WebhookConfig } from './config';
 import { createAuthService } from './auth/service';
+import type { TokenStateCache } from './auth/token-state';
 import type { TokenService } from './auth/tokens';
 import { createCommentsService } from './comments/service';
 import { createIdempotencyService } from './idempotency/service';
@@ -16,12 +17,16 @@ import { createTasksService } from './tasks/service';
 import { createWebhooksService } from './webhooks/service';
 
 /** Every resource's service over one database; procedures reach them through the context. */
-export function createServices(pool: Db, passwords: PasswordHasher, tokens: TokenService, live: { hub: ActivityHub; metrics: Metrics; webhooks: WebhookConfig }) {
+export function createServices(
+  pool: Db,
+  auth: { passwords: PasswordHasher; tokens: TokenService; tokenStates: TokenStateCache },
+  live: { hub: ActivityHub; metrics: Metrics; webhooks: WebhookConfig },
+) {
   // Queries join a transaction opened around the call (an idempotent create), else use the pool.
   const db = transactionAware(pool);
   const tasks = createTasksService(db);
   return {
-    auth: createAuthService(db, passwords, tokens),
+    auth: createAuthService(db, auth.passwords, auth.tokens, auth.tokenStates),
     projects: createProjectsService(db),
     members: createMembersService(db),
     tasks,

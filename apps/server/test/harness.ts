@@ -17,6 +17,7 @@ export const testConfig = (overrides: Partial<Config> = {}): Config => ({
   logLevel: 'silent',
   authRateLimit: 100_000,
   tokenRateLimit: 0,
+  tokenCheckCacheMs: 5000,
   corsOrigins: [],
   trustProxy: false,
   bcryptCost: 4,

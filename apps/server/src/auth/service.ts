@@ -5,6 +5,7 @@ import { newId } from '../lib/ids';
 import { ApiError } from '../trpc/errors';
 import type { PasswordHasher } from './password';
 import * as store from './store';
+import { createTokenStateCache, type TokenStateCache } from './token-state';
 import type { TokenClaims, TokenService } from './tokens';
 
 const toUser = (row: { id: string; name: string; email: string }): User => ({ id: row.id, name: row.name, email: row.email });
@@ -13,7 +14,8 @@ const invalidCredentials = () => new ApiError('UNAUTHORIZED', 'Invalid email or 
 
 const emailTaken = () => new ApiError('CONFLICT', 'This email is already registered', 'EMAIL_TAKEN');
 
-export function createAuthService(db: Db, passwords: PasswordHasher, tokens: TokenService) {
+/** `tokenStates` remembers tokens proven current; without one (the CLI) every check asks the database. */
+export function createAuthService(db: Db, passwords: PasswordHasher, tokens: TokenService, tokenStates: TokenStateCache = createTokenStateCache(0)) {
   async function respond(user: { id: string; name: string; email: string; tokenVersion: number }): Promise<AuthResponse> {
     const { token, expiresIn } = await tokens.issue(user.id, user.tokenVersion);
     return { access_token: token, token_type: 'Bearer', expires_in: expiresIn, user: toUser(user) };
@@ -47,6 +49,7 @@ export function createAuthService(db: Db, passwords: PasswordHasher, tokens: Tok
       const user = await store.findUserByEmail(db, email.trim().toLowerCase());
       if (!user) throw new ApiError('NOT_FOUND', 'No user with this email', 'USER_NOT_FOUND');
       const updated = await store.replacePassword(db, user.id, await passwords.hash(password));
+      tokenStates.forgetUser(user.id);
       return toUser(updated ?? user);
     },
 
@@ -73,6 +76,7 @@ export function createAuthService(db: Db, passwords: PasswordHasher, tokens: Tok
           ...(password !== undefined ? { passwordHash: await passwords.hash(password) } : {}),
         });
         if (!updated) throw new ApiError('UNAUTHORIZED', 'Missing, invalid or expired token');
+        if (password !== undefined) tokenStates.forgetUser(userId);
         return toUser(updated);
       } catch (error) {
         if (isUniqueViolation(error)) throw emailTaken();
@@ -83,6 +87,7 @@ export function createAuthService(db: Db, passwords: PasswordHasher, tokens: Tok
     /** Revokes the presented token, in the database, so every instance refuses it from now on. */
     async logout(userId: string, token: Pick<TokenClaims, 'jti' | 'expiresAt'>): Promise<{ message: string }> {
       await store.revokeToken(db, { jti: token.jti, userId, expiresAt: new Date(token.expiresAt * 1000) });
+      tokenStates.forgetToken(token.jti);
       return { message: 'Logged out' };
     },
 
@@ -95,8 +100,12 @@ export function createAuthService(db: Db, passwords: PasswordHasher, tokens: Tok
 
     /** Whether a verified token still holds in the database: its user exists and has not revoked it since. */
     async isCurrent(claims: TokenClaims): Promise<boolean> {
+      if (tokenStates.holds(claims)) return true;
+      const startedIn = tokenStates.generation();
       const state = await store.findTokenState(db, claims.userId, claims.jti);
-      return state !== undefined && !state.revoked && state.tokenVersion === claims.tokenVersion;
+      const current = state !== undefined && !state.revoked && state.tokenVersion === claims.tokenVersion;
+      if (current) tokenStates.remember(claims, startedIn);
+      return current;
     },
   };
 }
