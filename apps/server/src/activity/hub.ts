@@ -1,7 +1,7 @@
 import type { Database, Db } from '@tasklane/db';
 import type { Activity } from '@tasklane/schemas';
 import { toActivity } from './service';
-import { ACTIVITY_CHANNEL, latestId, listAfter } from './store';
+import { ACTIVITY_CHANNEL, latestId, listAfter, parseAnnouncement } from './store';
 
 const FETCH_BATCH = 200;
 
@@ -19,8 +19,8 @@ interface Followed {
 export interface ActivityHub {
   /** Calls `listener` with each new entry of the project, in id order, until the returned function is called. */
   subscribe(projectId: string, listener: Listener): Promise<() => void>;
-  /** Called on every activity notification of any project (the webhook worker wakes up on it). */
-  onAnyActivity(listener: () => void): void;
+  /** Called whenever a change of any project, on any instance, queued webhook deliveries (the senders wake up on it). */
+  onDeliveriesQueued(listener: () => void): void;
   close(): Promise<void>;
 }
 
@@ -38,7 +38,7 @@ export async function startActivityHub(
   safetyPollMs: number,
 ): Promise<ActivityHub> {
   const followed = new Map<string, Followed>();
-  const anyListeners: (() => void)[] = [];
+  const deliveryListeners: (() => void)[] = [];
 
   async function fetchNew(projectId: string, project: Followed): Promise<void> {
     if (project.fetching) {
@@ -74,10 +74,11 @@ export async function startActivityHub(
   const stopListening = await database.listen(
     ACTIVITY_CHANNEL,
     (payload) => {
-      const [projectId, id] = payload.split(':');
-      const project = projectId ? followed.get(projectId) : undefined;
-      if (project && Number(id) > project.lastId) void fetchNew(projectId!, project);
-      for (const listener of anyListeners) listener();
+      const announced = parseAnnouncement(payload);
+      if (!announced) return;
+      const project = followed.get(announced.projectId);
+      if (project && announced.id > project.lastId) void fetchNew(announced.projectId, project);
+      if (announced.deliveries > 0) for (const listener of deliveryListeners) listener();
     },
     fetchAll,
   );
@@ -109,8 +110,8 @@ export async function startActivityHub(
         if (current.listeners.size === 0 && followed.get(projectId) === current) followed.delete(projectId);
       };
     },
-    onAnyActivity(listener) {
-      anyListeners.push(listener);
+    onDeliveriesQueued(listener) {
+      deliveryListeners.push(listener);
     },
     async close() {
       clearInterval(safetyPoll);

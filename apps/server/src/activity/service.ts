@@ -3,7 +3,7 @@ import type { Activity, ActivityType, FieldChange, ListProjectActivityInput } fr
 import { requireProjectAccess } from '../access';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import type { TasksService } from '../tasks/service';
-import { enqueueDeliveries } from '../webhooks/store';
+import { outboxInsert } from '../webhooks/store';
 import * as store from './store';
 
 export interface Change {
@@ -34,21 +34,17 @@ export const toActivity = (row: store.ActivityRow): Activity => ({
  */
 export async function recordActivity(tx: Db, change: Change): Promise<Activity> {
   const createdAt = new Date();
-  const taskId = change.taskId ?? null;
-  const changes = change.changes ?? null;
-  const id = await store.insertActivity(tx, { ...change, taskId, changes, createdAt });
-  const entry: Activity = {
-    id: String(id),
+  const event: Omit<Activity, 'id'> = {
     type: change.type,
     time: createdAt.toISOString(),
     actorId: change.actorId,
     projectId: change.projectId,
-    taskId,
+    taskId: change.taskId ?? null,
     resource: change.resource as Record<string, unknown>,
-    changes,
+    changes: change.changes ?? null,
   };
-  await enqueueDeliveries(tx, entry);
-  return entry;
+  const id = await store.insertActivity(tx, { ...change, taskId: event.taskId, changes: event.changes, createdAt }, (inserted) => outboxInsert(event, inserted));
+  return { id: String(id), ...event };
 }
 
 /** The fields whose values differ between two versions of a resource, or null when none do. */

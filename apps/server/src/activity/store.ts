@@ -1,5 +1,5 @@
 import { activity, type Db } from '@tasklane/db';
-import { and, desc, eq, gt, lt, asc, sql } from 'drizzle-orm';
+import { type SQL, and, desc, eq, gt, lt, asc, sql } from 'drizzle-orm';
 
 export type ActivityRow = typeof activity.$inferSelect;
 
@@ -22,11 +22,13 @@ export interface NewActivity {
 const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows);
 
 /**
- * Inserts the entry and announces it on commit. The per-project advisory lock, held to the end of
- * the transaction, makes a project's ids commit in increasing order, so a reader that has seen id N
- * can never later find a smaller id appear.
+ * Inserts the entry, and its webhook deliveries through `outbox` (given the new entry's id as the
+ * relation `event`), in one statement, and announces it on commit. The per-project advisory lock,
+ * held to the end of the transaction, makes a project's ids commit in increasing order, so a
+ * reader that has seen id N can never later find a smaller id appear. The announcement is
+ * `project:id:deliveries`, so only changes that queued deliveries wake the webhook senders.
  */
-export async function insertActivity(tx: Db, entry: NewActivity): Promise<number> {
+export async function insertActivity(tx: Db, entry: NewActivity, outbox: (event: SQL) => SQL): Promise<number> {
   const result = await tx.execute(sql`
     with locked as (select pg_advisory_xact_lock(${ACTIVITY_LOCK_CLASS}, hashtext(${entry.projectId}::text))),
     inserted as (
@@ -36,9 +38,19 @@ export async function insertActivity(tx: Db, entry: NewActivity): Promise<number
              ${entry.createdAt.toISOString()}::timestamptz
       from locked
       returning id
-    )
-    select id::text as id, pg_notify(${ACTIVITY_CHANNEL}, ${entry.projectId}::text || ':' || id::text) from inserted`);
+    ),
+    queued as (${outbox(sql`inserted`)})
+    select id::text as id,
+           pg_notify(${ACTIVITY_CHANNEL}, ${entry.projectId}::text || ':' || id::text || ':' || (select count(*) from queued)::text)
+    from inserted`);
   return Number(rowsOf<{ id: string }>(result)[0]!.id);
+}
+
+/** An announcement on ACTIVITY_CHANNEL, as insertActivity makes it. */
+export function parseAnnouncement(payload: string): { projectId: string; id: number; deliveries: number } | undefined {
+  const [projectId, id, deliveries] = payload.split(':');
+  if (!projectId || !id) return undefined;
+  return { projectId, id: Number(id), deliveries: Number(deliveries ?? 1) };
 }
 
 /** A project's history is deleted with it (its `project.deleted` entry is written afterwards). */

@@ -1,24 +1,26 @@
 import { type Db, webhookDeliveries, webhooks } from '@tasklane/db';
 import type { Activity } from '@tasklane/schemas';
-import { and, asc, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
+import { type SQL, and, asc, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
-/** The body every delivery of an event sends. */
-export const deliveryBody = (entry: Activity): string => JSON.stringify(entry);
-
 /**
- * The outbox: one delivery per active webhook of the project that wants this event type, in the
- * change's transaction. Ordered per task (or per project for project and member events).
+ * The outbox, as a step of the statement that records the event (activity/store.ts): one delivery
+ * per active webhook of the project that wants this event type, so it commits with the change.
+ * The body every attempt sends is the event's JSON, but its id is only known inside that statement
+ * (`event`, a CTE with its `id`), so the body is assembled there: `{"id":"<id>",` + the rest of it.
+ * Ordered per task (or per project for project and member events).
  */
-export async function enqueueDeliveries(tx: Db, entry: Activity): Promise<void> {
-  await tx.execute(sql`
+export function outboxInsert(entry: Omit<Activity, 'id'>, event: SQL): SQL {
+  const restOfBody = JSON.stringify(entry).slice(1);
+  return sql`
     insert into ${webhookDeliveries} (webhook_id, event_id, event_type, ordering_key, payload)
-    select ${webhooks.id}, ${Number(entry.id)}, ${entry.type}, ${entry.taskId ?? entry.projectId}::uuid, ${deliveryBody(entry)}
-    from ${webhooks}
+    select ${webhooks.id}, event.id, ${entry.type}, ${entry.taskId ?? entry.projectId}::uuid, '{"id":"' || event.id::text || '",' || ${restOfBody}::text
+    from ${webhooks}, ${event} as event
     where ${webhooks.projectId} = ${entry.projectId}::uuid and ${webhooks.active}
-      and (cardinality(${webhooks.events}) = 0 or ${entry.type} = any(${webhooks.events}))`);
+      and (cardinality(${webhooks.events}) = 0 or ${entry.type} = any(${webhooks.events}))
+    returning 1`;
 }
 
 export const insertWebhook = async (db: Db, webhook: typeof webhooks.$inferInsert) => (await db.insert(webhooks).values(webhook).returning())[0]!;
