@@ -58,11 +58,11 @@ export function createProjectsService(db: Db) {
 
     /** The project with its task counts by status, so a client needs no second call. */
     async get(userId: string, projectId: string): Promise<ProjectDetail> {
-      // Membership and project in one query: a non-member gets the same 404 as an unknown id.
+      // Membership, project and counts in one query: a non-member gets the same 404 as an unknown id.
       const found = isId(projectId) ? await store.findProjectForMember(db, projectId, userId) : undefined;
       if (!found) throw notFound('Project');
-      const taskCounts = Object.fromEntries(TASK_STATUSES.map((status) => [status, 0])) as ProjectDetail['taskCounts'];
-      for (const { status, count } of await store.countTasksByStatus(db, projectId)) taskCounts[status] = count;
+      const taskCounts = {} as ProjectDetail['taskCounts'];
+      for (const status of TASK_STATUSES) taskCounts[status] = found.taskCounts[status] ?? 0;
       return { ...toProject(found.project, found.role), taskCounts };
     },
 

@@ -1,5 +1,5 @@
 import { type Db, memberships, projects, tasks } from '@tasklane/db';
-import { and, asc, count, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { preparedFor } from '../lib/prepared';
 
 export type ProjectRow = typeof projects.$inferSelect;
@@ -20,7 +20,15 @@ export const findAccess = async (db: Db, projectId: string, userId: string) =>
 
 const projectForMemberStatement = preparedFor((db) =>
   db
-    .select({ project: projects, role: memberships.role })
+    .select({
+      project: projects,
+      role: memberships.role,
+      // Counted beside the membership check, in the same round trip; statuses without tasks are absent.
+      taskCounts: sql<Record<string, number>>`(
+        select coalesce(json_object_agg(counted.status, counted.n), '{}'::json)
+        from (select ${tasks.status} as status, count(*)::int as n from ${tasks} where ${tasks.projectId} = ${projects.id} group by ${tasks.status}) as counted
+      )`,
+    })
     .from(projects)
     .innerJoin(memberships, and(eq(memberships.projectId, projects.id), eq(memberships.userId, sql.placeholder('userId'))))
     .where(eq(projects.id, sql.placeholder('projectId')))
@@ -28,7 +36,7 @@ const projectForMemberStatement = preparedFor((db) =>
     .prepare('project_for_member'),
 );
 
-/** A project with the caller's role, in one query; undefined for non-members and unknown projects alike. */
+/** A project with the caller's role and its task counts per status, in one query; undefined for non-members and unknown projects alike. */
 export const findProjectForMember = async (db: Db, projectId: string, userId: string) =>
   (await projectForMemberStatement(db).execute({ projectId, userId }))[0];
 
@@ -56,7 +64,3 @@ export const updateProject = async (db: Db, id: string, patch: { name?: string; 
 
 /** Tasks, comments and memberships go with it through ON DELETE CASCADE; its webhooks are orphaned (see schema). */
 export const deleteProject = (db: Db, id: string) => db.delete(projects).where(eq(projects.id, id));
-
-/** Tasks per status; the (project_id, status, …) index answers it without reading the table. */
-export const countTasksByStatus = (db: Db, projectId: string) =>
-  db.select({ status: tasks.status, count: count() }).from(tasks).where(eq(tasks.projectId, projectId)).groupBy(tasks.status);
