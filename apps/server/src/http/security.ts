@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import { errorCodes, type FastifyInstance } from 'fastify';
+import helmet from 'helmet';
 import secureJson from 'secure-json-parse';
 import { errorBody, sendError } from './rest-errors';
 
@@ -59,14 +59,38 @@ function registerJsonLimits(app: FastifyInstance): void {
 }
 
 /**
+ * helmet's headers, worked out once: they are the same on every response, and building them per
+ * request (as @fastify/helmet does, parsing the CSP each time) was ~5 % of a single-row read.
+ */
+function securityHeaders(): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const response = {
+    setHeader: (name: string, value: string | number | readonly string[]) => {
+      headers[name.toLowerCase()] = String(value);
+    },
+    removeHeader: () => {},
+  };
+  helmet({ contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } })(
+    {} as never,
+    response as never,
+    (error?: unknown) => {
+      if (error) throw error;
+    },
+  );
+  return headers;
+}
+
+/**
  * Security headers. The CSP stays strict (no inline scripts): Swagger UI and the web app load
  * only their own files; inline styles are allowed because Swagger UI sets style attributes.
  * `upgrade-insecure-requests` is left out so a LAN install served over plain HTTP still works.
  */
 export async function registerSecurity(app: FastifyInstance, corsOrigins: string[]): Promise<void> {
   registerJsonLimits(app);
-  await app.register(helmet, {
-    contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } },
+  const headers = securityHeaders();
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(headers);
+    done();
   });
   await app.register(cors, {
     origin: corsOrigins.length > 0 ? corsOrigins : false,
