@@ -57,7 +57,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const tokenStates = createTokenStateCache(config.tokenCheckCacheMs);
   const stopFollowingTokens = await tokenStates.follow(database);
   const tokens = createTokenService(config.jwtSecret, config.jwtTtlSeconds);
-  const services = createServices(database.db, { passwords, tokens, tokenStates }, { hub, metrics, webhooks: config.webhooks });
+  const services = createServices(database.db, { passwords, tokens, tokenStates }, { hub, metrics, webhooks: config.webhooks, eventMaxQueued: config.eventMaxQueued });
   const deliveryWorker = startDeliveryWorker(database.db, config.webhooks, (error) => app.log.error({ err: error }, 'webhook delivery failed'));
   hub.onDeliveriesQueued(deliveryWorker.wake);
   const servicesHandle = services as unknown as ServicesHandle;
@@ -111,6 +111,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     idempotencyKey: singleHeader(request.headers['idempotency-key']),
     url,
     response: { headers: {} },
+    dropConnection: () => request.raw.destroy(),
     services: servicesHandle,
   });
   const logFailure = ({ error, req }: { error: { code: string; cause?: unknown }; req: unknown }) => {

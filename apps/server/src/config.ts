@@ -52,6 +52,7 @@ const EnvSchema = z.object({
     .pipe(z.number().max(256, 'at most 256'))
     .default(1),
   EVENT_HEARTBEAT_MS: milliseconds.default(15_000),
+  EVENT_MAX_QUEUED: z.coerce.number().int().min(10).max(1_000_000).default(1000),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   WEBHOOK_POLL_MS: milliseconds.default(1000),
   WEBHOOK_TIMEOUT_MS: milliseconds.default(10_000),
@@ -90,6 +91,8 @@ export interface Config {
   workers: number;
   /** Interval of the heartbeat comment on live event streams. */
   eventHeartbeatMs: number;
+  /** Events a live stream may fall behind its client before it is cut off (the slow-consumer limit). */
+  eventMaxQueued: number;
   webhooks: WebhookConfig;
 }
 
@@ -142,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bcryptCost: values.BCRYPT_COST,
     workers: values.WORKERS,
     eventHeartbeatMs: values.EVENT_HEARTBEAT_MS,
+    eventMaxQueued: values.EVENT_MAX_QUEUED,
     webhooks: {
       allowPrivate: values.WEBHOOK_ALLOW_PRIVATE === 'true',
       pollMs: values.WEBHOOK_POLL_MS,

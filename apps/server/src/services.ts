@@ -20,7 +20,7 @@ import { createWebhooksService } from './webhooks/service';
 export function createServices(
   pool: Db,
   auth: { passwords: PasswordHasher; tokens: TokenService; tokenStates: TokenStateCache },
-  live: { hub: ActivityHub; metrics: Metrics; webhooks: WebhookConfig },
+  live: { hub: ActivityHub; metrics: Metrics; webhooks: WebhookConfig; eventMaxQueued: number },
 ) {
   // Queries join a transaction opened around the call (an idempotent create), else use the pool.
   const db = transactionAware(pool);
@@ -33,7 +33,7 @@ export function createServices(
     comments: createCommentsService(db, tasks),
     activity: createActivityService(db, tasks),
     idempotency: createIdempotencyService(db),
-    events: createEventsService(db, live.hub, live.metrics.eventStreams),
+    events: createEventsService(db, live.hub, live.metrics.eventStreams, live.eventMaxQueued),
     webhooks: createWebhooksService(db, live.webhooks),
   };
 }

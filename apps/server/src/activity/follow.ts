@@ -8,8 +8,6 @@ import { toActivity } from './service';
 import { listAfter } from './store';
 
 const REPLAY_BATCH = 200;
-/** Entries a stream may have waiting before its client counts as too slow and is cut off. */
-export const MAX_QUEUED_EVENTS = 1000;
 
 export type StreamTransport = 'sse' | 'trpc';
 
@@ -21,29 +19,41 @@ function endsStream(entry: Activity, userId: string): 'before' | 'after' | undef
 }
 
 export class SlowConsumerError extends ApiError {
-  constructor() {
-    super('TOO_MANY_REQUESTS', `The stream fell more than ${MAX_QUEUED_EVENTS} events behind and was closed; reconnect with Last-Event-ID to resume`, 'SLOW_CONSUMER');
+  constructor(maxQueued: number) {
+    super('TOO_MANY_REQUESTS', `The stream fell more than ${maxQueued} events behind and was closed; reconnect with Last-Event-ID to resume`, 'SLOW_CONSUMER');
   }
 }
 
-export function createEventsService(db: Db, hub: ActivityHub, openStreams: Gauge<'transport'>) {
+/** `maxQueued`: live entries a stream may have waiting before its client counts as too slow. */
+export function createEventsService(db: Db, hub: ActivityHub, openStreams: Gauge<'transport'>, maxQueued: number) {
   /**
    * A project's events for one member: first those after `lastEventId` from the history, then live
    * ones as they commit, each exactly once and in id order. Live entries are queued from before the
-   * replay starts, so nothing falls between the two; the queue is bounded (SlowConsumerError).
+   * replay starts, so nothing falls between the two; the queue is bounded.
+   *
+   * When it overflows, `cutOff` is called at once. A transport that waits for its socket to drain
+   * does not pull from a client that stopped reading, so a SlowConsumerError thrown at the next pull
+   * might never come: the transport must end the connection itself (the generator then finishes
+   * when it is returned, and throws SlowConsumerError if it is pulled instead).
    */
   async function* follow(
     userId: string,
     projectId: string,
-    options: { lastEventId?: string | null; signal?: AbortSignal; transport: StreamTransport },
+    options: { lastEventId?: string | null; signal?: AbortSignal; transport: StreamTransport; cutOff: (error: SlowConsumerError) => void },
   ): AsyncGenerator<Activity> {
     await requireProjectAccess(db, projectId, userId);
     const queue: Activity[] = [];
     let overflowed = false;
     let wake: (() => void) | undefined;
     const unsubscribe = await hub.subscribe(projectId, (entry) => {
-      if (queue.length >= MAX_QUEUED_EVENTS) overflowed = true;
-      else queue.push(entry);
+      if (overflowed) return;
+      if (queue.length < maxQueued) queue.push(entry);
+      else {
+        overflowed = true;
+        // Nothing queued will be sent any more; free it now rather than when the stream is returned.
+        queue.length = 0;
+        options.cutOff(new SlowConsumerError(maxQueued));
+      }
       wake?.();
     });
     const onAbort = () => wake?.();
@@ -66,7 +76,7 @@ export function createEventsService(db: Db, hub: ActivityHub, openStreams: Gauge
       }
       for (;;) {
         if (options.signal?.aborted) return;
-        if (overflowed) throw new SlowConsumerError();
+        if (overflowed) throw new SlowConsumerError(maxQueued);
         const entry = queue.shift();
         if (!entry) {
           await new Promise<void>((resolve) => {

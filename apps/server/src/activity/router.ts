@@ -24,7 +24,9 @@ export const activityRouter = router({
 
 /**
  * `projects.events`: the live stream as a tRPC subscription (SSE transport). Each event is tracked
- * by its id, so the client's automatic reconnect resumes after the last one it received.
+ * by its id, so the client's automatic reconnect resumes after the last one it received. A client
+ * too slow to keep up has its connection dropped rather than sent an error: tRPC's client ends a
+ * subscription on an error, but reconnects (resuming) after a lost connection.
  */
 export const projectEvents = protectedProcedure
   .input(ProjectEventsInput)
@@ -33,6 +35,7 @@ export const projectEvents = protectedProcedure
       lastEventId: input.lastEventId ?? null,
       ...(signal ? { signal } : {}),
       transport: 'trpc',
+      cutOff: () => ctx.dropConnection(),
     });
     for await (const entry of events) yield tracked(entry.id, entry);
   });

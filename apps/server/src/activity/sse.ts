@@ -6,7 +6,7 @@ import type { AuthService } from '../auth/service';
 import { errorBody, sendError } from '../http/rest-errors';
 import { requireProjectAccess } from '../access';
 import { ApiError } from '../trpc/errors';
-import type { EventsService } from './follow';
+import { SlowConsumerError, type EventsService } from './follow';
 
 /** A client whose unsent output exceeds this is too slow; it is disconnected rather than buffered for. */
 const MAX_UNSENT_BYTES = 1024 * 1024;
@@ -54,8 +54,17 @@ export function registerEventStreamRoute(app: FastifyInstance, options: EventStr
     }
     const controller = new AbortController();
     open.add(controller);
-    const events = options.events.follow(userId, request.params.id, { lastEventId: lastEventId ?? null, signal: controller.signal, transport: 'sse' });
-    await writeStream(request, reply, events, controller, options.heartbeatMs);
+    let cutOff: SlowConsumerError | undefined;
+    const events = options.events.follow(userId, request.params.id, {
+      lastEventId: lastEventId ?? null,
+      signal: controller.signal,
+      transport: 'sse',
+      cutOff: (error) => {
+        cutOff = error;
+        controller.abort();
+      },
+    });
+    await writeStream(request, reply, events, controller, options.heartbeatMs, () => cutOff);
     open.delete(controller);
   });
 }
@@ -63,12 +72,16 @@ export function registerEventStreamRoute(app: FastifyInstance, options: EventStr
 /** One SSE event; JSON has no raw newlines, so the data fits on one `data:` line. */
 const formatEvent = (entry: Activity) => `id: ${entry.id}\nevent: ${entry.type}\ndata: ${JSON.stringify(entry)}\n\n`;
 
+/** The frame that tells a client why its stream ends (no `id:`, so a reconnect still resumes after the last event). */
+const formatStreamError = (error: SlowConsumerError) => `event: stream-error\ndata: ${JSON.stringify(errorBody(429, error.message, error.reason))}\n\n`;
+
 async function writeStream(
   request: FastifyRequest,
   reply: FastifyReply,
   events: AsyncGenerator<Activity>,
   controller: AbortController,
   heartbeatMs: number,
+  cutOff: () => SlowConsumerError | undefined,
 ): Promise<void> {
   reply.hijack();
   const response = reply.raw;
@@ -80,23 +93,36 @@ async function writeStream(
     'x-accel-buffering': 'no',
     'x-request-id': request.id,
   });
-  // Heartbeats ignore backpressure but are tiny; a client that stops reading altogether is cut off here.
+  // Heartbeats ignore backpressure but are tiny. A client that stops reading is cut off when its
+  // queue of events overflows; on a project too quiet for that, this bound catches it in the end.
   const heartbeat = setInterval(() => {
     response.write(': heartbeat\n\n');
     if (response.writableLength > MAX_UNSENT_BYTES) controller.abort();
   }, heartbeatMs);
   response.on('close', () => controller.abort());
   response.write(': connected\n\n');
+  let error: unknown;
   try {
     // Waiting for the socket to drain lets events queue in the stream's bounded queue instead of
-    // in memory here; a client too slow for that queue gets SlowConsumerError and is disconnected.
+    // in memory here; when that queue overflows, follow() aborts the controller, which ends this wait.
     for await (const entry of events) {
       if (!response.write(formatEvent(entry))) await once(response, 'drain', { signal: controller.signal });
     }
-  } catch (error) {
-    if (!controller.signal.aborted) request.log.warn({ err: error }, 'event stream ended by an error');
+  } catch (caught) {
+    error = caught;
   } finally {
     clearInterval(heartbeat);
-    response.end();
+  }
+  const slow = cutOff() ?? (error instanceof SlowConsumerError ? error : undefined);
+  if (slow) {
+    request.log.info({ reason: slow.reason }, 'event stream cut off: the client fell too far behind');
+    response.write(formatStreamError(slow));
+  } else if (error && !controller.signal.aborted) request.log.warn({ err: error }, 'event stream ended by an error');
+  response.end();
+  // A client that does not read does not take the end either, and would hold its connection (and
+  // what is unsent) for good: it gets one heartbeat interval to read the rest, then is dropped.
+  if (!response.writableFinished && !response.destroyed) {
+    const drop = setTimeout(() => response.destroy(), heartbeatMs);
+    response.once('close', () => clearTimeout(drop));
   }
 }

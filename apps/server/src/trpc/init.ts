@@ -25,6 +25,8 @@ export interface Context {
   url: string;
   /** What a procedure wants on the REST response (status, ETag, Link), read by responseMeta. */
   response: ResponseMeta;
+  /** Drops the request's connection at once: a live subscription ends so for a client too slow to read. */
+  dropConnection: () => void;
   services: ServicesHandle;
 }
 

@@ -20,6 +20,43 @@ export interface OpenedStream {
   close(): void;
 }
 
+/** Splits a stream's bytes into events and comments as they arrive; `onBlock` is called after each block. */
+export class SseParser {
+  private readonly decoder = new TextDecoder();
+  private buffer = '';
+
+  constructor(
+    readonly events: ServerSentEvent[] = [],
+    readonly comments: string[] = [],
+    private readonly onBlock: () => void = () => {},
+  ) {}
+
+  push(chunk: Uint8Array): void {
+    this.buffer += this.decoder.decode(chunk, { stream: true });
+    let boundary;
+    while ((boundary = this.buffer.indexOf('\n\n')) >= 0) {
+      const block = this.buffer.slice(0, boundary);
+      this.buffer = this.buffer.slice(boundary + 2);
+      const event: ServerSentEvent = { data: '' };
+      let isEvent = false;
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) this.comments.push(line.slice(1).trim());
+        else {
+          const colon = line.indexOf(':');
+          const field = line.slice(0, colon);
+          const value = line.slice(colon + 1).replace(/^ /, '');
+          if (field === 'id') event.id = value;
+          else if (field === 'event') event.event = value;
+          else if (field === 'data') event.data = event.data ? `${event.data}\n${value}` : value;
+          isEvent = isEvent || field === 'data';
+        }
+      }
+      if (isEvent) this.events.push(event);
+      this.onBlock();
+    }
+  }
+}
+
 export async function openStream(url: string, headers: Record<string, string> = {}): Promise<OpenedStream> {
   const controller = new AbortController();
   const response = await fetch(url, { headers, signal: controller.signal });
@@ -55,33 +92,9 @@ export async function openStream(url: string, headers: Record<string, string> = 
   }
 
   const ended = (async () => {
-    const decoder = new TextDecoder();
-    let buffer = '';
+    const parser = new SseParser(events, comments, () => changed());
     try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let boundary;
-        while ((boundary = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, boundary);
-          buffer = buffer.slice(boundary + 2);
-          const event: ServerSentEvent = { data: '' };
-          let isEvent = false;
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) comments.push(line.slice(1).trim());
-            else {
-              const colon = line.indexOf(':');
-              const field = line.slice(0, colon);
-              const value = line.slice(colon + 1).replace(/^ /, '');
-              if (field === 'id') event.id = value;
-              else if (field === 'event') event.event = value;
-              else if (field === 'data') event.data = event.data ? `${event.data}\n${value}` : value;
-              isEvent = isEvent || field === 'data';
-            }
-          }
-          if (isEvent) events.push(event);
-          changed();
-        }
-      }
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.push(chunk);
     } catch {
       // aborted by close()
     }
