@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 const timestamps = {
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow(),
@@ -90,6 +90,22 @@ export const tasks = pgTable(
     index('tasks_title_trgm_idx').using('gin', table.title.op('gin_trgm_ops')),
     index('tasks_description_trgm_idx').using('gin', table.description.op('gin_trgm_ops')),
   ],
+);
+
+/**
+ * Tasks per status of each project, kept by triggers on `tasks` (migration 0004) in the writing
+ * transaction, so GET /projects/{id} reads five numbers instead of counting the project's tasks.
+ */
+export const projectTaskCounts = pgTable(
+  'project_task_counts',
+  {
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    status: taskStatusEnum('status').notNull(),
+    count: integer('count').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.projectId, table.status] })],
 );
 
 export const comments = pgTable(

@@ -5,7 +5,7 @@ export type ActivityRow = typeof activity.$inferSelect;
 
 /** The channel of "activity N of project P happened" notifications; the payload is `P:N`. */
 export const ACTIVITY_CHANNEL = 'tasklane_activity';
-/** First key of the per-project advisory locks taken by activity writers. */
+/** First key of the per-project advisory locks taken by activity writers (and, first, by the task count trigger of migration 0004). */
 const ACTIVITY_LOCK_CLASS = 7415;
 
 export interface NewActivity {

@@ -1,4 +1,4 @@
-import { type Db, memberships, projects, tasks } from '@tasklane/db';
+import { type Db, memberships, projects, projectTaskCounts } from '@tasklane/db';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { preparedFor } from '../lib/prepared';
 
@@ -23,10 +23,10 @@ const projectForMemberStatement = preparedFor((db) =>
     .select({
       project: projects,
       role: memberships.role,
-      // Counted beside the membership check, in the same round trip; statuses without tasks are absent.
+      // Kept per status by the database (project_task_counts), read in the same round trip.
       taskCounts: sql<Record<string, number>>`(
-        select coalesce(json_object_agg(counted.status, counted.n), '{}'::json)
-        from (select ${tasks.status} as status, count(*)::int as n from ${tasks} where ${tasks.projectId} = ${projects.id} group by ${tasks.status}) as counted
+        select coalesce(json_object_agg(${projectTaskCounts.status}, ${projectTaskCounts.count}), '{}'::json)
+        from ${projectTaskCounts} where ${projectTaskCounts.projectId} = ${projects.id}
       )`,
     })
     .from(projects)
