@@ -92,8 +92,11 @@ export async function registerSecurity(app: FastifyInstance, corsOrigins: string
     reply.headers(headers);
     done();
   });
+  // Without allowed origins no response carries CORS headers and a preflight is an unknown route:
+  // the plugin (and its per-request hook) is left out rather than run with `origin: false`.
+  if (corsOrigins.length === 0) return;
   await app.register(cors, {
-    origin: corsOrigins.length > 0 ? corsOrigins : false,
+    origin: corsOrigins,
     methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key', 'X-Request-Id'],
     exposedHeaders: ['ETag', 'Link', 'Location', 'Retry-After', 'X-Request-Id'],
