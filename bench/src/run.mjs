@@ -9,6 +9,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import postgres from 'postgres';
 import { runLoad, startServer, stopAll } from './processes.mjs';
 import { LABELS, table, verdicts } from './report.mjs';
@@ -106,7 +107,8 @@ async function prepareDatabase(db) {
   const dataDir = mkdtempSync(join(tmpdir(), 'tasklane-bench-pglite-'));
   cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
   migrate({ DATA_DIR: dataDir });
-  const pglite = await PGlite.create({ dataDir: join(dataDir, 'pgdata') });
+  // The tasks' text-search indexes need pg_trgm loaded, as the server loads it.
+  const pglite = await PGlite.create({ dataDir: join(dataDir, 'pgdata'), extensions: { pg_trgm } });
   await seed((script) => pglite.exec(script));
   await pglite.close();
   return { env: { DATA_DIR: dataDir } };

@@ -1,4 +1,5 @@
 import type { Db } from '@tasklane/db';
+import type { SQLWrapper } from 'drizzle-orm';
 import type { Activity, ActivityType, FieldChange, ListProjectActivityInput } from '@tasklane/schemas';
 import { requireProjectAccess } from '../access';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
@@ -30,9 +31,10 @@ export const toActivity = (row: store.ActivityRow): Activity => ({
 /**
  * Records one change: its history entry, its webhook deliveries (the outbox) and the notification
  * to live streams. Call it with the transaction of the change itself, so all of it commits or
- * none does.
+ * none does — or, for a create, pass the change's INSERT as `write`: both then run as one
+ * statement, which is atomic by itself.
  */
-export async function recordActivity(tx: Db, change: Change): Promise<Activity> {
+export async function recordActivity(tx: Db, change: Change, write?: SQLWrapper): Promise<Activity> {
   const createdAt = new Date();
   const event: Omit<Activity, 'id'> = {
     type: change.type,
@@ -43,7 +45,7 @@ export async function recordActivity(tx: Db, change: Change): Promise<Activity> 
     resource: change.resource as Record<string, unknown>,
     changes: change.changes ?? null,
   };
-  const id = await store.insertActivity(tx, { ...change, taskId: event.taskId, changes: event.changes, createdAt }, (inserted) => outboxInsert(event, inserted));
+  const id = await store.insertActivity(tx, { ...change, taskId: event.taskId, changes: event.changes, createdAt }, (inserted) => outboxInsert(event, inserted), write);
   return { id: String(id), ...event };
 }
 

@@ -1,5 +1,5 @@
 import { activity, type Db } from '@tasklane/db';
-import { type SQL, and, desc, eq, gt, lt, asc, sql } from 'drizzle-orm';
+import { type SQL, type SQLWrapper, and, desc, eq, gt, lt, asc, sql } from 'drizzle-orm';
 
 export type ActivityRow = typeof activity.$inferSelect;
 
@@ -27,10 +27,13 @@ const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (r
  * held to the end of the transaction, makes a project's ids commit in increasing order, so a
  * reader that has seen id N can never later find a smaller id appear. The announcement is
  * `project:id:deliveries`, so only changes that queued deliveries wake the webhook senders.
+ * `write`, when given, is the change's own INSERT (a query builder, which drizzle parenthesises), made by the same statement: one round trip, and
+ * atomic on its own, so a create needs no explicit transaction (BEGIN and COMMIT are round trips too).
  */
-export async function insertActivity(tx: Db, entry: NewActivity, outbox: (event: SQL) => SQL): Promise<number> {
+export async function insertActivity(tx: Db, entry: NewActivity, outbox: (event: SQL) => SQL, write?: SQLWrapper): Promise<number> {
   const result = await tx.execute(sql`
-    with locked as (select pg_advisory_xact_lock(${ACTIVITY_LOCK_CLASS}, hashtext(${entry.projectId}::text))),
+    with ${write ? sql`written as ${write},` : sql``}
+    locked as (select pg_advisory_xact_lock(${ACTIVITY_LOCK_CLASS}, hashtext(${entry.projectId}::text))),
     inserted as (
       insert into ${activity} (project_id, task_id, actor_id, type, resource, changes, created_at)
       select ${entry.projectId}::uuid, ${entry.taskId}::uuid, ${entry.actorId}::uuid, ${entry.type},

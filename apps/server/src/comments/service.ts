@@ -31,15 +31,14 @@ export function createCommentsService(db: Db, tasks: TasksService) {
 
   return {
     async create(userId: string, { id: taskId, text }: CreateCommentInput): Promise<Comment> {
-      const { access } = await tasks.loadTask(userId, taskId);
+      const [{ access }, author] = await Promise.all([tasks.loadTask(userId, taskId), findUserById(db, userId)]);
       authorize(access, 'comment.create');
-      const author = await findUserById(db, userId);
-      return db.transaction(async (tx) => {
-        const row = await store.insertComment(tx, { id: newId(), taskId, authorId: userId, text });
-        const comment = toComment({ ...row, authorName: author?.name ?? '' });
-        await recordActivity(tx, { projectId: access.projectId, taskId, actorId: userId, type: 'comment.created', resource: comment });
-        return comment;
-      });
+      const now = new Date();
+      const row = { id: newId(), taskId, authorId: userId, text, createdAt: now, updatedAt: now };
+      const comment = toComment({ ...row, authorName: author?.name ?? '' });
+      // The comment and its history entry go to the database in one statement, atomic by itself.
+      await recordActivity(db, { projectId: access.projectId, taskId, actorId: userId, type: 'comment.created', resource: comment }, store.commentInsert(db, row));
+      return comment;
     },
 
     /** Oldest first, paged by (createdAt, id). */

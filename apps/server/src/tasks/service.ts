@@ -123,24 +123,26 @@ export function createTasksService(db: Db) {
       authorize(await requireProjectAccess(db, input.projectId, userId), 'task.write');
       await requireAssignable(input.projectId, input.assigneeId);
       const status = input.status ?? 'TODO';
-      return db.transaction(async (tx) => {
-        const task = toTask(
-          await store.insertTask(tx, {
-            id: newId(),
-            projectId: input.projectId,
-            title: input.title,
-            description: input.description ?? '',
-            status,
-            priority: input.priority ?? 'MEDIUM',
-            dueDate: input.dueDate ? new Date(input.dueDate) : null,
-            assigneeId: input.assigneeId ?? null,
-            createdById: userId,
-            completedAt: status === 'DONE' ? new Date() : null,
-          }),
-        );
-        await recordActivity(tx, { projectId: task.projectId, taskId: task.id, actorId: userId, type: 'task.created', resource: task });
-        return task;
-      });
+      const now = new Date();
+      // Every column is set here, so the new task is known before it is written: the row and its
+      // history entry then go to the database in one statement.
+      const row: store.TaskRow = {
+        id: newId(),
+        projectId: input.projectId,
+        title: input.title,
+        description: input.description ?? '',
+        status,
+        priority: input.priority ?? 'MEDIUM',
+        dueDate: input.dueDate ? new Date(input.dueDate) : null,
+        assigneeId: input.assigneeId ?? null,
+        createdById: userId,
+        completedAt: status === 'DONE' ? now : null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const task = toTask(row);
+      await recordActivity(db, { projectId: task.projectId, taskId: task.id, actorId: userId, type: 'task.created', resource: task }, store.taskInsert(db, row));
+      return task;
     },
 
     /** `versions` comes from If-Match: checked under the row lock, so the check and the write are one. */

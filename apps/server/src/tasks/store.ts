@@ -26,8 +26,8 @@ export const findTask = async (db: Db, id: string, options: { forUpdate?: boolea
   return (await (options.forUpdate ? query.for('update') : query))[0];
 };
 
-export const insertTask = async (db: Db, task: typeof tasks.$inferInsert) =>
-  (await db.insert(tasks).values(task).returning())[0]!;
+/** The INSERT of a new task, to be run by recordActivity in the statement that records it. */
+export const taskInsert = (db: Db, task: TaskRow) => db.insert(tasks).values(task);
 
 export const updateTask = async (db: Db, id: string, patch: Partial<typeof tasks.$inferInsert>) =>
   (await db.update(tasks).set(patch).where(eq(tasks.id, id)).returning())[0];
