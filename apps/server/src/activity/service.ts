@@ -31,10 +31,12 @@ export const toActivity = (row: store.ActivityRow): Activity => ({
 /**
  * Records one change: its history entry, its webhook deliveries (the outbox) and the notification
  * to live streams. Call it with the transaction of the change itself, so all of it commits or
- * none does — or, for a create, pass the change's INSERT as `write`: both then run as one
- * statement, which is atomic by itself.
+ * none does — or pass the change's own write (RETURNING a row) as `write`: both then run as one
+ * statement, atomic by itself, and nothing is recorded (undefined) when that write matched no row.
  */
-export async function recordActivity(tx: Db, change: Change, write?: SQLWrapper): Promise<Activity> {
+export async function recordActivity(tx: Db, change: Change): Promise<Activity>;
+export async function recordActivity(tx: Db, change: Change, write: SQLWrapper): Promise<Activity | undefined>;
+export async function recordActivity(tx: Db, change: Change, write?: SQLWrapper): Promise<Activity | undefined> {
   const createdAt = new Date();
   const event: Omit<Activity, 'id'> = {
     type: change.type,
@@ -46,7 +48,7 @@ export async function recordActivity(tx: Db, change: Change, write?: SQLWrapper)
     changes: change.changes ?? null,
   };
   const id = await store.insertActivity(tx, { ...change, taskId: event.taskId, changes: event.changes, createdAt }, (inserted) => outboxInsert(event, inserted), write);
-  return { id: String(id), ...event };
+  return id === undefined ? undefined : { id: String(id), ...event };
 }
 
 /** The fields whose values differ between two versions of a resource, or null when none do. */

@@ -27,10 +27,12 @@ const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (r
  * held to the end of the transaction, makes a project's ids commit in increasing order, so a
  * reader that has seen id N can never later find a smaller id appear. The announcement is
  * `project:id:deliveries`, so only changes that queued deliveries wake the webhook senders.
- * `write`, when given, is the change's own INSERT (a query builder, which drizzle parenthesises), made by the same statement: one round trip, and
- * atomic on its own, so a create needs no explicit transaction (BEGIN and COMMIT are round trips too).
+ * `write`, when given, is the change's own write (an INSERT or UPDATE … RETURNING, as a query builder,
+ * which drizzle parenthesises), made by the same statement: one round trip, atomic on its own, so
+ * no explicit transaction is needed (BEGIN and COMMIT are round trips too). The entry is written
+ * only if `write` returned a row; otherwise nothing is, and the result is undefined.
  */
-export async function insertActivity(tx: Db, entry: NewActivity, outbox: (event: SQL) => SQL, write?: SQLWrapper): Promise<number> {
+export async function insertActivity(tx: Db, entry: NewActivity, outbox: (event: SQL) => SQL, write?: SQLWrapper): Promise<number | undefined> {
   const result = await tx.execute(sql`
     with ${write ? sql`written as ${write},` : sql``}
     locked as (select pg_advisory_xact_lock(${ACTIVITY_LOCK_CLASS}, hashtext(${entry.projectId}::text))),
@@ -39,14 +41,15 @@ export async function insertActivity(tx: Db, entry: NewActivity, outbox: (event:
       select ${entry.projectId}::uuid, ${entry.taskId}::uuid, ${entry.actorId}::uuid, ${entry.type},
              ${JSON.stringify(entry.resource)}::jsonb, ${entry.changes === null ? null : JSON.stringify(entry.changes)}::jsonb,
              ${entry.createdAt.toISOString()}::timestamptz
-      from locked
+      from locked${write ? sql`, (select 1 from written limit 1) as change` : sql``}
       returning id
     ),
     queued as (${outbox(sql`inserted`)})
     select id::text as id,
            pg_notify(${ACTIVITY_CHANNEL}, ${entry.projectId}::text || ':' || id::text || ':' || (select count(*) from queued)::text)
     from inserted`);
-  return Number(rowsOf<{ id: string }>(result)[0]!.id);
+  const row = rowsOf<{ id: string }>(result)[0];
+  return row ? Number(row.id) : undefined;
 }
 
 /** An announcement on ACTIVITY_CHANNEL, as insertActivity makes it. */

@@ -17,7 +17,7 @@ const commentColumns = {
 const selectComments = (db: Db) => db.select(commentColumns).from(comments).innerJoin(users, eq(users.id, comments.authorId));
 
 /** The INSERT of a new comment, to be run by recordActivity in the statement that records it. */
-export const commentInsert = (db: Db, comment: typeof comments.$inferSelect) => db.insert(comments).values(comment);
+export const commentInsert = (db: Db, comment: typeof comments.$inferSelect) => db.insert(comments).values(comment).returning({ id: comments.id });
 
 export const findComment = async (db: Db, taskId: string, commentId: string): Promise<CommentRow | undefined> =>
   (await selectComments(db).where(and(eq(comments.taskId, taskId), eq(comments.id, commentId))).limit(1))[0];

@@ -150,6 +150,18 @@ export function createTasksService(db: Db) {
       const { task, access } = await loadTask(userId, id);
       authorize(access, 'task.write');
       await requireAssignable(task.projectId, patch.assigneeId);
+      // First try: the update and its history entry in one statement, applied only if the task is
+      // still the version just read (and checked against If-Match). Only if it changed in between
+      // does the update run again below, under the row lock, against the version it replaces.
+      const expected = requireVersion(task, versions, 'Task');
+      const set = columnsToSet(patch, expected, new Date());
+      const after = toTask({ ...expected, ...set });
+      const changes = changedFields(toTask(expected), after, TRACKED_TASK_FIELDS);
+      const write = store.taskUpdateIfUnchanged(db, id, expected.updatedAt, set);
+      const applied = changes
+        ? await recordActivity(db, { projectId: after.projectId, taskId: id, actorId: userId, type: 'task.updated', resource: after, changes }, write)
+        : (await write).length > 0;
+      if (applied) return after;
       return db.transaction(async (tx) => {
         // Read again under a row lock, so the recorded old values are the ones this update replaced.
         const before = requireVersion(await store.findTask(tx, id, { forUpdate: true }), versions, 'Task');

@@ -27,7 +27,14 @@ export const findTask = async (db: Db, id: string, options: { forUpdate?: boolea
 };
 
 /** The INSERT of a new task, to be run by recordActivity in the statement that records it. */
-export const taskInsert = (db: Db, task: TaskRow) => db.insert(tasks).values(task);
+export const taskInsert = (db: Db, task: TaskRow) => db.insert(tasks).values(task).returning({ id: tasks.id });
+
+/**
+ * The UPDATE of a task that is still at version `expected` (its updatedAt): a compare-and-set, so a
+ * write prepared from an earlier read applies only if nothing changed the task since.
+ */
+export const taskUpdateIfUnchanged = (db: Db, id: string, expected: Date, patch: Partial<TaskRow>) =>
+  db.update(tasks).set(patch).where(and(eq(tasks.id, id), eq(tasks.updatedAt, expected))).returning({ id: tasks.id });
 
 export const updateTask = async (db: Db, id: string, patch: Partial<typeof tasks.$inferInsert>) =>
   (await db.update(tasks).set(patch).where(eq(tasks.id, id)).returning())[0];
