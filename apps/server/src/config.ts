@@ -59,6 +59,7 @@ const EnvSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: milliseconds.default(10_000),
   WEBHOOK_RETRY_MAX_DELAY_MS: milliseconds.default(6 * 3_600_000),
   WEBHOOK_RETRY_WINDOW_MS: milliseconds.default(24 * 3_600_000),
+  WEBHOOK_LOG_RETENTION_MS: milliseconds.default(7 * 86_400_000),
 });
 
 export interface Config {
@@ -108,6 +109,8 @@ export interface WebhookConfig {
   retryMaxDelayMs: number;
   /** A delivery is retried until it is this old; then it fails and its webhook is disabled. */
   retryWindowMs: number;
+  /** Finished deliveries (delivered or failed) are deleted from the log once this old. */
+  logRetentionMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -153,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryBaseMs: values.WEBHOOK_RETRY_BASE_MS,
       retryMaxDelayMs: values.WEBHOOK_RETRY_MAX_DELAY_MS,
       retryWindowMs: values.WEBHOOK_RETRY_WINDOW_MS,
+      logRetentionMs: values.WEBHOOK_LOG_RETENTION_MS,
     },
   };
 }

@@ -1,6 +1,6 @@
 import { type Db, webhookDeliveries, webhooks } from '@tasklane/db';
 import type { Activity } from '@tasklane/schemas';
-import { type SQL, and, asc, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
+import { type SQL, and, asc, desc, eq, gt, inArray, isNull, lt, ne, sql } from 'drizzle-orm';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -151,3 +151,25 @@ export const deleteOrphanedWebhooks = (db: Db) =>
         sql`not exists (select 1 from ${webhookDeliveries} where ${webhookDeliveries.webhookId} = ${webhooks.id} and ${webhookDeliveries.state} = 'PENDING')`,
       ),
     );
+
+/**
+ * Forgets finished deliveries (delivered, or failed for good) last touched before `before`, at most
+ * `batch` at a time so the delete never holds many row locks; pending ones are never touched.
+ * Returns how many went.
+ */
+export async function pruneDeliveryLog(db: Db, before: Date, batch = 1000): Promise<number> {
+  const deleted = await db
+    .delete(webhookDeliveries)
+    .where(
+      inArray(
+        webhookDeliveries.id,
+        db
+          .select({ id: webhookDeliveries.id })
+          .from(webhookDeliveries)
+          .where(and(ne(webhookDeliveries.state, 'PENDING'), lt(webhookDeliveries.updatedAt, before)))
+          .limit(batch),
+      ),
+    )
+    .returning({ id: webhookDeliveries.id });
+  return deleted.length;
+}

@@ -41,6 +41,17 @@ export function startDeliveryWorker(db: Db, config: WebhookConfig, onError: (err
     });
   }
 
+  // The delivery log keeps finished deliveries for `logRetentionMs`; older ones are deleted, looked
+  // for at most once an hour (more often only when the retention itself is shorter).
+  const pruneEveryMs = Math.min(3_600_000, config.logRetentionMs);
+  let lastPrunedAt = 0;
+  async function pruneLogWhenDue(): Promise<void> {
+    const now = Date.now();
+    if (now - lastPrunedAt < pruneEveryMs) return;
+    lastPrunedAt = now;
+    while ((await store.pruneDeliveryLog(db, new Date(now - config.logRetentionMs))) > 0 && !stopped);
+  }
+
   async function drain(): Promise<void> {
     do {
       again = false;
@@ -50,6 +61,7 @@ export function startDeliveryWorker(db: Db, config: WebhookConfig, onError: (err
         await Promise.all(claimed.map(deliver));
       } while (claimed.length === BATCH && !stopped);
       await store.deleteOrphanedWebhooks(db);
+      await pruneLogWhenDue();
     } while (again && !stopped);
   }
 

@@ -8,7 +8,7 @@ import { livePort } from './ports';
 import { startReceiver } from './webhook-receiver';
 
 const fastRetries: Partial<Config> = {
-  webhooks: { allowPrivate: true, pollMs: 100, timeoutMs: 2000, retryBaseMs: 100, retryMaxDelayMs: 400, retryWindowMs: 60_000 },
+  webhooks: { allowPrivate: true, pollMs: 100, timeoutMs: 2000, retryBaseMs: 100, retryMaxDelayMs: 400, retryWindowMs: 60_000, logRetentionMs: 7 * 86_400_000 },
 };
 
 describe('webhooks', () => {
@@ -227,3 +227,44 @@ if (process.env.TEST_DB === 'postgres') {
     });
   });
 }
+
+describe('the delivery log is pruned after WEBHOOK_LOG_RETENTION_MS', () => {
+  let t: TestApp;
+  let owner: TestUser;
+  let secret = '';
+  const receiver = startReceiver(livePort(8), () => secret);
+
+  beforeAll(async () => {
+    // Finished deliveries are kept 1.5 s here (7 days by default); the log is pruned that often.
+    t = await startTestApp({ webhooks: { ...fastRetries.webhooks!, logRetentionMs: 1500 } });
+    await receiver.start();
+    owner = await registerUser(t, 'Pruner');
+  });
+  afterAll(async () => {
+    await receiver.stop();
+    await t.close();
+  });
+
+  it('forgets delivered deliveries once they are older than the retention, and keeps pending ones', async () => {
+    const projectId = (await createProject(t, owner, 'Pruned log')).id;
+    const created = await t.request('POST', `/api/v1/projects/${projectId}/webhooks`, { token: owner.token, body: { url: receiver.url } });
+    secret = created.body.secret;
+    const deliveries = async () =>
+      (await t.request('GET', `/api/v1/projects/${projectId}/webhooks/${created.body.id}/deliveries`, { token: owner.token })).body as {
+        eventType: string;
+        state: string;
+      }[];
+
+    await createTask(t, owner, projectId, { title: 'Delivered, then forgotten' });
+    await expect.poll(async () => (await deliveries()).map((delivery) => delivery.state)).toEqual(['DELIVERED']);
+
+    // The receiver now refuses: the next change's delivery stays PENDING, retried, and must survive pruning.
+    receiver.answerWith(503);
+    await createTask(t, owner, projectId, { title: 'Still pending' });
+    await expect.poll(async () => (await deliveries()).map((delivery) => delivery.state), { timeout: 15_000 }).toEqual(['PENDING']);
+    // Well past the retention and several pruning passes later, the pending delivery is still there.
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    expect((await deliveries()).map((delivery) => delivery.state)).toEqual(['PENDING']);
+    receiver.answerWith(200);
+  });
+});
