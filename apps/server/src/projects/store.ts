@@ -1,44 +1,53 @@
 import { type Db, memberships, projects, projectTaskCounts } from '@tasklane/db';
+import type { Role } from '@tasklane/schemas';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { preparedFor } from '../lib/prepared';
 
 export type ProjectRow = typeof projects.$inferSelect;
 
+// The caller's role as a scalar subquery rather than a join: the same work on PostgreSQL (prepared,
+// planned once), but PGlite plans every query anew, and joins cost it more to plan than to run.
+// (drizzle leaves columns of a one-table select unqualified, so the outer row is named in full here.)
+const callerRole = () =>
+  sql<Role | null>`(select m.role from ${memberships} as m where m.project_id = "projects"."id" and m.user_id = ${sql.placeholder('userId')})`;
+
 const accessStatement = preparedFor((db) =>
   db
-    .select({ role: memberships.role, ownerId: projects.ownerId })
-    .from(memberships)
-    .innerJoin(projects, eq(projects.id, memberships.projectId))
-    .where(and(eq(memberships.projectId, sql.placeholder('projectId')), eq(memberships.userId, sql.placeholder('userId'))))
+    .select({ role: callerRole(), ownerId: projects.ownerId })
+    .from(projects)
+    .where(eq(projects.id, sql.placeholder('projectId')))
     .limit(1)
     .prepare('project_access'),
 );
 
 /** The caller's membership of a project and its owner, in one query; undefined for non-members. */
-export const findAccess = async (db: Db, projectId: string, userId: string) =>
-  (await accessStatement(db).execute({ projectId, userId }))[0];
+export async function findAccess(db: Db, projectId: string, userId: string) {
+  const [found] = await accessStatement(db).execute({ projectId, userId });
+  return found?.role ? { role: found.role, ownerId: found.ownerId } : undefined;
+}
 
 const projectForMemberStatement = preparedFor((db) =>
   db
     .select({
       project: projects,
-      role: memberships.role,
+      role: callerRole(),
       // Kept per status by the database (project_task_counts), read in the same round trip.
       taskCounts: sql<Record<string, number>>`(
-        select coalesce(json_object_agg(${projectTaskCounts.status}, ${projectTaskCounts.count}), '{}'::json)
-        from ${projectTaskCounts} where ${projectTaskCounts.projectId} = ${projects.id}
+        select coalesce(json_object_agg(c.status, c.count), '{}'::json)
+        from ${projectTaskCounts} as c where c.project_id = "projects"."id"
       )`,
     })
     .from(projects)
-    .innerJoin(memberships, and(eq(memberships.projectId, projects.id), eq(memberships.userId, sql.placeholder('userId'))))
     .where(eq(projects.id, sql.placeholder('projectId')))
     .limit(1)
     .prepare('project_for_member'),
 );
 
 /** A project with the caller's role and its task counts per status, in one query; undefined for non-members and unknown projects alike. */
-export const findProjectForMember = async (db: Db, projectId: string, userId: string) =>
-  (await projectForMemberStatement(db).execute({ projectId, userId }))[0];
+export async function findProjectForMember(db: Db, projectId: string, userId: string) {
+  const [found] = await projectForMemberStatement(db).execute({ projectId, userId });
+  return found?.role ? { project: found.project, role: found.role, taskCounts: found.taskCounts } : undefined;
+}
 
 export const findProject = async (db: Db, id: string, options: { forUpdate?: boolean } = {}) => {
   const query = db.select().from(projects).where(eq(projects.id, id)).limit(1);
