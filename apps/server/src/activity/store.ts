@@ -30,18 +30,20 @@ const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (r
  * `write`, when given, is the change's own write (an INSERT or UPDATE … RETURNING, as a query builder,
  * which drizzle parenthesises), made by the same statement: one round trip, atomic on its own, so
  * no explicit transaction is needed (BEGIN and COMMIT are round trips too). The entry is written
- * only if `write` returned a row; otherwise nothing is, and the result is undefined.
+ * only if `write` returned a row; otherwise nothing is, and the result is undefined. The project's
+ * lock is taken only after `write` has run (and so holds its row locks), the order every other
+ * writer of a task uses — row, then project lock — so the two never wait on each other in a cycle.
  */
 export async function insertActivity(tx: Db, entry: NewActivity, outbox: (event: SQL) => SQL, write?: SQLWrapper): Promise<number | undefined> {
   const result = await tx.execute(sql`
     with ${write ? sql`written as ${write},` : sql``}
-    locked as (select pg_advisory_xact_lock(${ACTIVITY_LOCK_CLASS}, hashtext(${entry.projectId}::text))),
+    locked as (select pg_advisory_xact_lock(${ACTIVITY_LOCK_CLASS}, hashtext(${entry.projectId}::text))${write ? sql` from (select 1 from written limit 1) as change` : sql``}),
     inserted as (
       insert into ${activity} (project_id, task_id, actor_id, type, resource, changes, created_at)
       select ${entry.projectId}::uuid, ${entry.taskId}::uuid, ${entry.actorId}::uuid, ${entry.type},
              ${JSON.stringify(entry.resource)}::jsonb, ${entry.changes === null ? null : JSON.stringify(entry.changes)}::jsonb,
              ${entry.createdAt.toISOString()}::timestamptz
-      from locked${write ? sql`, (select 1 from written limit 1) as change` : sql``}
+      from locked
       returning id
     ),
     queued as (${outbox(sql`inserted`)})
