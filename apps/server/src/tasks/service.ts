@@ -56,6 +56,13 @@ function columnsToSet(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow,
   };
 }
 
+/** What an update of `before` writes, the task it leaves, and the tracked fields it changes (null: none). */
+function planUpdate(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow) {
+  const set = columnsToSet(patch, before, new Date());
+  const after = toTask({ ...before, ...set });
+  return { set, after, changes: changedFields(toTask(before), after, TRACKED_TASK_FIELDS) };
+}
+
 export function createTasksService(db: Db) {
   /** The task and the caller's access to its project; 404 for non-members, as for unknown ids. */
   async function loadTask(userId: string, taskId: string): Promise<{ task: store.TaskRow; access: ProjectAccess }> {
@@ -150,27 +157,27 @@ export function createTasksService(db: Db) {
       const { task, access } = await loadTask(userId, id);
       authorize(access, 'task.write');
       await requireAssignable(task.projectId, patch.assigneeId);
+      const recorded = (update: ReturnType<typeof planUpdate>) => ({
+        projectId: update.after.projectId,
+        taskId: id,
+        actorId: userId,
+        type: 'task.updated' as const,
+        resource: update.after,
+        changes: update.changes,
+      });
       // First try: the update and its history entry in one statement, applied only if the task is
       // still the version just read (and checked against If-Match). Only if it changed in between
       // does the update run again below, under the row lock, against the version it replaces.
       const expected = requireVersion(task, versions, 'Task');
-      const set = columnsToSet(patch, expected, new Date());
-      const after = toTask({ ...expected, ...set });
-      const changes = changedFields(toTask(expected), after, TRACKED_TASK_FIELDS);
-      const write = store.taskUpdateIfUnchanged(db, id, expected.updatedAt, set);
-      const applied = changes
-        ? await recordActivity(db, { projectId: after.projectId, taskId: id, actorId: userId, type: 'task.updated', resource: after, changes }, write)
-        : (await write).length > 0;
-      if (applied) return after;
+      const first = planUpdate(patch, expected);
+      const write = store.taskUpdateIfUnchanged(db, id, expected.updatedAt, first.set);
+      const applied = first.changes ? await recordActivity(db, recorded(first), write) : (await write).length > 0;
+      if (applied) return first.after;
       return db.transaction(async (tx) => {
-        // Read again under a row lock, so the recorded old values are the ones this update replaced.
-        const before = requireVersion(await store.findTask(tx, id, { forUpdate: true }), versions, 'Task');
-        const row = await store.updateTask(tx, id, columnsToSet(patch, before, new Date()));
-        if (!row) throw notFound('Task');
-        const after = toTask(row);
-        const changes = changedFields(toTask(before), after, TRACKED_TASK_FIELDS);
-        if (changes) await recordActivity(tx, { projectId: after.projectId, taskId: id, actorId: userId, type: 'task.updated', resource: after, changes });
-        return after;
+        const update = planUpdate(patch, requireVersion(await store.findTask(tx, id, { forUpdate: true }), versions, 'Task'));
+        if (!(await store.updateTask(tx, id, update.set))) throw notFound('Task');
+        if (update.changes) await recordActivity(tx, recorded(update));
+        return update.after;
       });
     },
 

@@ -1,20 +1,18 @@
 import { type Db, memberships, projects, tasks } from '@tasklane/db';
-import { type Role, TASK_PRIORITIES, type TaskPriority, type TaskSortField, type TaskStatus } from '@tasklane/schemas';
+import { TASK_PRIORITIES, type TaskPriority, type TaskSortField, type TaskStatus } from '@tasklane/schemas';
 import { type SQL, and, asc, desc, eq, gt, ilike, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../lib/paging';
 import { preparedFor } from '../lib/prepared';
+import { callerRoleIn } from '../projects/store';
 
 export type TaskRow = typeof tasks.$inferSelect;
 
-// The role and the owner as scalar subqueries rather than joins: the same plan work on PostgreSQL
-// (prepared, planned once), but PGlite plans every query anew and a three-table join took it ~1.5 ms
-// to plan against ~0.2 ms to run.
+// The role and the owner as scalar subqueries rather than joins (see callerRoleIn: PGlite's planning).
 const taskForUserStatement = preparedFor((db) =>
   db
     .select({
       task: tasks,
-      // (drizzle leaves columns of a one-table select unqualified, so the outer row is named in full.)
-      role: sql<Role | null>`(select m.role from ${memberships} as m where m.project_id = "tasks"."project_id" and m.user_id = ${sql.placeholder('userId')})`,
+      role: callerRoleIn(sql.raw('"tasks"."project_id"')),
       ownerId: sql<string>`(select p.owner_id from ${projects} as p where p.id = "tasks"."project_id")`,
     })
     .from(tasks)
