@@ -69,6 +69,31 @@ function rssKb(pid) {
 
 const CLOCK_TICKS = 100;
 
+/**
+ * CPU seconds of every PostgreSQL process on this machine (the server's backends live as long as its
+ * pool's connections, so a before/after difference is the database's work for a scenario).
+ */
+export function postgresCpuSeconds() {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuSecondsOf(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
+/** Busy and total CPU seconds of the whole machine, from /proc/stat (all cores). */
+export function machineCpuSeconds() {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const total = ticks.reduce((sum, value) => sum + value, 0);
+  // idle and iowait are the 4th and 5th fields.
+  return { busy: (total - ticks[3] - ticks[4]) / CLOCK_TICKS, total: total / CLOCK_TICKS };
+}
+
 function cpuSecondsOf(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -55,6 +55,8 @@ export function verdicts(db, rows, baselines, rssMb) {
 
 const percent = (value) => (value === undefined ? '–' : `${(value * 100).toFixed(1)} %`);
 const cpu = (row) => (row.cpuUsPerRequest === undefined ? '–' : number(row.cpuUsPerRequest));
+const databaseCpu = (row, db) => (db !== 'postgres' || row.databaseCpuUsPerRequest === undefined ? '–' : number(row.databaseCpuUsPerRequest));
+const busy = (row) => (row.machineBusy === undefined ? '–' : `${Math.round(row.machineBusy * 100)} %`);
 const number = (value) => Math.round(value).toLocaleString('en-US');
 
 /** The table as Markdown rows (printed as is: it reads well in a terminal too). */
@@ -63,17 +65,17 @@ export function table({ db, rows, baselines, rssMb, connections, note }) {
   const lines = [
     `### ${db === 'postgres' ? 'PostgreSQL' : 'PGlite'} — ${connections} connections${note ? ` (${note})` : ''}`,
     '',
-    '| scenario | req/s | p50 ms | p99 ms | errors | server CPU µs/req | × hello | × floor | target |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| scenario | req/s | p50 ms | p99 ms | errors | server CPU µs/req | PostgreSQL CPU µs/req | machine busy | × hello | × floor | target |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const [name, result] of Object.entries(baselines.results)) {
-    lines.push(`| ${LABELS[name] ?? name} | ${number(result.rps)} | ${result.p50} | ${result.p99} | ${result.errors} | ${cpu(result)} | | | |`);
+    lines.push(`| ${LABELS[name] ?? name} | ${number(result.rps)} | ${result.p50} | ${result.p99} | ${result.errors} | ${cpu(result)} | ${databaseCpu(result, db)} | ${busy(result)} | | | |`);
   }
   for (const row of rows) {
     const check = checks[row.scenario];
     const verdict = check === null ? '' : check.length === 0 ? 'met' : `**missed**: ${check.join(', ')}`;
     lines.push(
-      `| ${row.label ?? LABELS[row.scenario]} | ${number(row.rps)} | ${row.p50} | ${row.p99} | ${row.errors} | ${cpu(row)} | ${percent(row.rps / baselines.hello)} | ${baselines.floor ? percent(row.rps / baselines.floor) : '–'} | ${verdict} |`,
+      `| ${row.label ?? LABELS[row.scenario]} | ${number(row.rps)} | ${row.p50} | ${row.p99} | ${row.errors} | ${cpu(row)} | ${databaseCpu(row, db)} | ${busy(row)} | ${percent(row.rps / baselines.hello)} | ${baselines.floor ? percent(row.rps / baselines.floor) : '–'} | ${verdict} |`,
     );
   }
   lines.push('', `Server resident memory after the run: ${rssMb.toFixed(0)} MB${rss.length ? ` — **missed**: ${rss[0]}` : db === 'postgres' ? ' (target ≤ 300 MB: met)' : ''}.`);

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import postgres from 'postgres';
-import { runLoad, startServer, stopAll } from './processes.mjs';
+import { machineCpuSeconds, postgresCpuSeconds, runLoad, startServer, stopAll } from './processes.mjs';
 import { LABELS, table, verdicts } from './report.mjs';
 import { fixtures, floodEmails, PASSWORD, seed } from './seed.mjs';
 
@@ -76,11 +76,21 @@ async function measure(server, scenario, connections, fixtureList) {
   say(`${scenario}: ${connections} connections, ${duration} s (load ${load()})`);
   const loadBefore = loadavg()[0];
   const cpuBefore = server.cpuSeconds();
+  const databaseCpuBefore = postgresCpuSeconds();
+  const machineBefore = machineCpuSeconds();
   const result = await runLoad({ url: server.url, scenario, connections, duration, warmup, fixtures: fixtureList });
-  const cpuUsPerRequest = ((server.cpuSeconds() - cpuBefore) * 1e6) / (result.requests + result.warmupRequests);
-  say(`  ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors}, server CPU ${Math.round(cpuUsPerRequest)} µs/request`);
+  const handled = result.requests + result.warmupRequests;
+  const cpuUsPerRequest = ((server.cpuSeconds() - cpuBefore) * 1e6) / handled;
+  // PostgreSQL's own CPU per request (0 on PGlite, whose work is the server's): the other half of
+  // what a request costs on a machine where both share the cores.
+  const databaseCpuUsPerRequest = ((postgresCpuSeconds() - databaseCpuBefore) * 1e6) / handled;
+  const machineAfter = machineCpuSeconds();
+  const machineBusy = (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total);
+  say(
+    `  ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors}, server CPU ${Math.round(cpuUsPerRequest)} µs/request, PostgreSQL CPU ${Math.round(databaseCpuUsPerRequest)} µs/request, machine ${(machineBusy * 100).toFixed(0)} % busy`,
+  );
   for (const sample of result.errorSamples) say(`  error sample: ${sample.status} ${sample.body}`);
-  return { ...result, cpuUsPerRequest, label: LABELS[scenario], load1Before: loadBefore, load1After: loadavg()[0] };
+  return { ...result, cpuUsPerRequest, databaseCpuUsPerRequest, machineBusy, label: LABELS[scenario], load1Before: loadBefore, load1After: loadavg()[0] };
 }
 
 async function prepareDatabase(db) {
