@@ -35,12 +35,17 @@ export function createEventsService(db: Db, hub: ActivityHub, openStreams: Gauge
    * does not pull from a client that stopped reading, so a SlowConsumerError thrown at the next pull
    * might never come: the transport must end the connection itself (the generator then finishes
    * when it is returned, and throws SlowConsumerError if it is pulled instead).
+   *
+   * Resolves once the stream is subscribed, so a transport can tell its client "connected" only then:
+   * a change committed after that is in the stream. Generators run nothing until first pulled, so
+   * a lazy one would leave a client that was told it is connected to miss the changes it makes
+   * next. The caller must iterate the generator (its end releases the subscription).
    */
-  async function* follow(
+  async function follow(
     userId: string,
     projectId: string,
     options: { lastEventId?: string | null; signal?: AbortSignal; transport: StreamTransport; cutOff: (error: SlowConsumerError) => void },
-  ): AsyncGenerator<Activity> {
+  ): Promise<AsyncGenerator<Activity>> {
     await requireProjectAccess(db, projectId, userId);
     const queue: Activity[] = [];
     let overflowed = false;
@@ -59,42 +64,46 @@ export function createEventsService(db: Db, hub: ActivityHub, openStreams: Gauge
     const onAbort = () => wake?.();
     options.signal?.addEventListener('abort', onAbort);
     openStreams.inc({ transport: options.transport });
-    try {
-      let lastId = options.lastEventId ? Number(options.lastEventId) : 0;
-      if (options.lastEventId) {
-        let rows;
-        do {
-          rows = await listAfter(db, projectId, lastId, REPLAY_BATCH);
-          for (const row of rows) {
-            const entry = toActivity(row);
-            lastId = row.id;
-            const end = endsStream(entry, userId);
-            if (end !== 'before') yield entry;
-            if (end) return;
-          }
-        } while (rows.length === REPLAY_BATCH && !options.signal?.aborted);
-      }
-      for (;;) {
-        if (options.signal?.aborted) return;
-        if (overflowed) throw new SlowConsumerError(maxQueued);
-        const entry = queue.shift();
-        if (!entry) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
-          wake = undefined;
-          continue;
+    return stream();
+
+    async function* stream(): AsyncGenerator<Activity> {
+      try {
+        let lastId = options.lastEventId ? Number(options.lastEventId) : 0;
+        if (options.lastEventId) {
+          let rows;
+          do {
+            rows = await listAfter(db, projectId, lastId, REPLAY_BATCH);
+            for (const row of rows) {
+              const entry = toActivity(row);
+              lastId = row.id;
+              const end = endsStream(entry, userId);
+              if (end !== 'before') yield entry;
+              if (end) return;
+            }
+          } while (rows.length === REPLAY_BATCH && !options.signal?.aborted);
         }
-        if (Number(entry.id) <= lastId) continue;
-        lastId = Number(entry.id);
-        const end = endsStream(entry, userId);
-        if (end !== 'before') yield entry;
-        if (end) return;
+        for (;;) {
+          if (options.signal?.aborted) return;
+          if (overflowed) throw new SlowConsumerError(maxQueued);
+          const entry = queue.shift();
+          if (!entry) {
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+            });
+            wake = undefined;
+            continue;
+          }
+          if (Number(entry.id) <= lastId) continue;
+          lastId = Number(entry.id);
+          const end = endsStream(entry, userId);
+          if (end !== 'before') yield entry;
+          if (end) return;
+        }
+      } finally {
+        openStreams.dec({ transport: options.transport });
+        options.signal?.removeEventListener('abort', onAbort);
+        unsubscribe();
       }
-    } finally {
-      openStreams.dec({ transport: options.transport });
-      options.signal?.removeEventListener('abort', onAbort);
-      unsubscribe();
     }
   }
 

@@ -31,7 +31,7 @@ export const activityRouter = router({
 export const projectEvents = protectedProcedure
   .input(ProjectEventsInput)
   .subscription(async function* ({ ctx, input, signal }) {
-    const events = ctx.services.events.follow(ctx.userId, input.projectId, {
+    const events = await ctx.services.events.follow(ctx.userId, input.projectId, {
       lastEventId: input.lastEventId ?? null,
       ...(signal ? { signal } : {}),
       transport: 'trpc',

@@ -55,7 +55,7 @@ export function registerEventStreamRoute(app: FastifyInstance, options: EventStr
     const controller = new AbortController();
     open.add(controller);
     let cutOff: SlowConsumerError | undefined;
-    const events = options.events.follow(userId, request.params.id, {
+    const events = await options.events.follow(userId, request.params.id, {
       lastEventId: lastEventId ?? null,
       signal: controller.signal,
       transport: 'sse',
