@@ -1,5 +1,6 @@
 import { activity, type Db } from '@tasklane/db';
 import { type SQL, type SQLWrapper, and, desc, eq, gt, lt, asc, sql } from 'drizzle-orm';
+import { rowsOf } from '../lib/sql';
 
 export type ActivityRow = typeof activity.$inferSelect;
 
@@ -18,8 +19,6 @@ export interface NewActivity {
   createdAt: Date;
 }
 
-/** Result rows of a raw statement: postgres.js returns an array, PGlite `{ rows }`. */
-const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows);
 
 /**
  * Inserts the entry, and its webhook deliveries through `outbox` (given the new entry's id as the

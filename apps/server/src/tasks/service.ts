@@ -108,13 +108,16 @@ export function createTasksService(db: Db) {
   async function listWhere(userId: string, scope: Parameters<typeof store.listTasks>[1], query: TaskListQuery): Promise<Page<Task>> {
     const { filters, order, cursor, limit } = parseQuery(userId, query);
     const rows = await store.listTasks(db, scope, filters, order, cursor, limit + 1);
-    return toPage(rows, limit, toTask, (row) => store.cursorOf(row, order.field));
+    return toPage(rows, limit, (task) => task, (task) => store.cursorOf(task, order.field));
   }
 
   return {
     async listForProject(userId: string, { projectId, ...query }: ListProjectTasksInput): Promise<Page<Task>> {
-      await requireProjectAccess(db, projectId, userId);
-      return listWhere(userId, { projectId }, query);
+      if (!isId(projectId)) throw notFound('Project');
+      const page = await listWhere(userId, { projectId, memberId: userId }, query);
+      // The page query returns rows only to a member; an empty page may be a non-member's 404.
+      if (page.items.length === 0) await requireProjectAccess(db, projectId, userId);
+      return page;
     },
 
     /** The caller's view across all their projects ("my work"). */

@@ -1,8 +1,9 @@
 import { type Db, memberships, projects, tasks } from '@tasklane/db';
-import { TASK_PRIORITIES, type TaskPriority, type TaskSortField, type TaskStatus } from '@tasklane/schemas';
-import { type SQL, and, asc, desc, eq, gt, ilike, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { TASK_PRIORITIES, type Task, type TaskPriority, type TaskSortField, type TaskStatus } from '@tasklane/schemas';
+import { type SQL, and, eq, gt, ilike, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../lib/paging';
 import { preparedFor } from '../lib/prepared';
+import { isoTimestamp, rowsOf } from '../lib/sql';
 import { callerRoleIn } from '../projects/store';
 
 export type TaskRow = typeof tasks.$inferSelect;
@@ -87,11 +88,8 @@ export const SORT_CURSOR_CHECKS: Record<TaskSortField, CursorCheck> = {
   title: cursorChecks.text,
 };
 
-/** The cursor of a row: its sort value and its id (the tie-breaker). */
-export function cursorOf(row: TaskRow, field: TaskSortField): CursorValue[] {
-  const value = row[field];
-  return [value instanceof Date ? value.toISOString() : value, row.id];
-}
+/** The cursor of a listed task: its sort value and its id (the tie-breaker). */
+export const cursorOf = (task: Task, field: TaskSortField): CursorValue[] => [task[field], task.id];
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (match) => `\\${match}`);
 
@@ -131,22 +129,42 @@ function afterCursor(order: TaskOrder, cursor: CursorValue[] | undefined): SQL |
   return order.descending ? rowAfter : or(rowAfter, isNull(column));
 }
 
-export function listTasks(
+/**
+ * A list's columns, already in the API's shape (camelCase keys, timestamps as ISO text): a page's
+ * rows go out as they come, with no per-field mapping through drizzle and Date objects.
+ */
+const TASK_FIELDS = sql`${tasks.id} as "id", ${tasks.title} as "title", ${tasks.description} as "description",
+  ${tasks.status} as "status", ${tasks.priority} as "priority", ${isoTimestamp(tasks.dueDate)} as "dueDate",
+  ${tasks.assigneeId} as "assigneeId", ${tasks.projectId} as "projectId", ${tasks.createdById} as "createdById",
+  ${isoTimestamp(tasks.createdAt)} as "createdAt", ${isoTimestamp(tasks.updatedAt)} as "updatedAt",
+  ${isoTimestamp(tasks.completedAt)} as "completedAt"`;
+
+/**
+ * One page of tasks in (field, id) order after the cursor. `projectId` scope lists that project's
+ * tasks only if `memberId` is a member of it — checked in the same statement, so a page costs one
+ * round trip; no rows then means "not a member" or "nothing to list", which the caller tells apart.
+ * `projectIdsOfMember` lists across every project of that member.
+ */
+export async function listTasks(
   db: Db,
-  scope: { projectId?: string; projectIdsOfMember?: string },
+  scope: { projectId: string; memberId: string } | { projectIdsOfMember: string },
   filters: TaskFilters,
   order: TaskOrder,
   cursor: CursorValue[] | undefined,
   limit: number,
-) {
-  const direction = order.descending ? desc : asc;
-  const inScope = scope.projectId
-    ? eq(tasks.projectId, scope.projectId)
-    : sql`${tasks.projectId} in (select ${memberships.projectId} from ${memberships} where ${memberships.userId} = ${scope.projectIdsOfMember})`;
-  return db
-    .select()
-    .from(tasks)
-    .where(and(inScope, ...filterConditions(filters), afterCursor(order, cursor)))
-    .orderBy(direction(SORT_COLUMNS[order.field]), direction(tasks.id))
-    .limit(limit);
+): Promise<Task[]> {
+  const direction = sql.raw(order.descending ? 'desc' : 'asc');
+  const inScope =
+    'projectId' in scope
+      ? and(
+          eq(tasks.projectId, scope.projectId),
+          sql`exists (select 1 from ${memberships} where ${memberships.projectId} = ${scope.projectId} and ${memberships.userId} = ${scope.memberId})`,
+        )
+      : sql`${tasks.projectId} in (select ${memberships.projectId} from ${memberships} where ${memberships.userId} = ${scope.projectIdsOfMember})`;
+  const result = await db.execute(sql`
+    select ${TASK_FIELDS} from ${tasks}
+    where ${and(inScope, ...filterConditions(filters), afterCursor(order, cursor))}
+    order by ${SORT_COLUMNS[order.field]} ${direction}, ${tasks.id} ${direction}
+    limit ${limit}`);
+  return rowsOf<Task>(result);
 }

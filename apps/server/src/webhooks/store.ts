@@ -1,6 +1,7 @@
 import { type Db, webhookDeliveries, webhooks } from '@tasklane/db';
 import type { Activity } from '@tasklane/schemas';
 import { type SQL, and, asc, desc, eq, gt, inArray, isNull, lt, ne, sql } from 'drizzle-orm';
+import { rowsOf } from '../lib/sql';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -63,7 +64,6 @@ export interface ClaimedDelivery {
   secret: string;
 }
 
-const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows);
 
 /**
  * Leases up to `limit` due deliveries to this instance. SKIP LOCKED lets instances claim side by
