@@ -28,7 +28,9 @@ const build = {
     method: 'PATCH',
     path: `/api/v1/tasks/${f.taskIds[turn % f.taskIds.length]}`,
     headers: json(f.token),
-    body: JSON.stringify({ status: STATUSES[turn % STATUSES.length] }),
+    // Each round over the connection's tasks moves every task to its next status: a real change
+    // every time (history, counts, announcement), never a no-op rewrite of the same status.
+    body: JSON.stringify({ status: STATUSES[(turn + Math.floor(turn / f.taskIds.length)) % STATUSES.length] }),
   }),
   comment: (f, turn) => ({
     method: 'POST',

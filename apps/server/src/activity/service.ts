@@ -1,8 +1,8 @@
 import type { Db } from '@tasklane/db';
-import type { SQLWrapper } from 'drizzle-orm';
 import type { Activity, ActivityType, FieldChange, ListProjectActivityInput } from '@tasklane/schemas';
 import { requireProjectAccess } from '../access';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
+import type { StatementPart } from '../lib/prepared';
 import type { TasksService } from '../tasks/service';
 import { outboxInsert } from '../webhooks/store';
 import * as store from './store';
@@ -35,8 +35,8 @@ export const toActivity = (row: store.ActivityRow): Activity => ({
  * statement, atomic by itself, and nothing is recorded (undefined) when that write matched no row.
  */
 export async function recordActivity(tx: Db, change: Change): Promise<Activity>;
-export async function recordActivity(tx: Db, change: Change, write: SQLWrapper): Promise<Activity | undefined>;
-export async function recordActivity(tx: Db, change: Change, write?: SQLWrapper): Promise<Activity | undefined> {
+export async function recordActivity(tx: Db, change: Change, write: StatementPart): Promise<Activity | undefined>;
+export async function recordActivity(tx: Db, change: Change, write?: StatementPart): Promise<Activity | undefined> {
   const createdAt = new Date();
   const event: Omit<Activity, 'id'> = {
     type: change.type,
@@ -47,7 +47,7 @@ export async function recordActivity(tx: Db, change: Change, write?: SQLWrapper)
     resource: change.resource as Record<string, unknown>,
     changes: change.changes ?? null,
   };
-  const id = await store.insertActivity(tx, { ...change, taskId: event.taskId, changes: event.changes, createdAt }, (inserted) => outboxInsert(event, inserted), write);
+  const id = await store.insertActivity(tx, { ...change, taskId: event.taskId, changes: event.changes, createdAt }, outboxInsert(event), write);
   return id === undefined ? undefined : { id: String(id), ...event };
 }
 

@@ -1,6 +1,7 @@
 import { activity, type Db } from '@tasklane/db';
-import { type SQL, type SQLWrapper, and, desc, eq, gt, lt, asc, sql } from 'drizzle-orm';
-import { rowsOf } from '../lib/sql';
+import { and, desc, eq, gt, lt, asc, sql } from 'drizzle-orm';
+import { runStatement, type StatementPart, valuesFor } from '../lib/prepared';
+import type { OutboxPart } from '../webhooks/store';
 
 export type ActivityRow = typeof activity.$inferSelect;
 
@@ -33,23 +34,39 @@ export interface NewActivity {
  * lock is taken only after `write` has run (and so holds its row locks), the order every other
  * writer of a task uses — row, then project lock — so the two never wait on each other in a cycle.
  */
-export async function insertActivity(tx: Db, entry: NewActivity, outbox: (event: SQL) => SQL, write?: SQLWrapper): Promise<number | undefined> {
-  const result = await tx.execute(sql`
-    with ${write ? sql`written as ${write},` : sql``}
-    locked as (select pg_advisory_xact_lock(${ACTIVITY_LOCK_CLASS}, hashtext(${entry.projectId}::text))${write ? sql` from (select 1 from written limit 1) as change` : sql``}),
-    inserted as (
-      insert into ${activity} (project_id, task_id, actor_id, type, resource, changes, created_at)
-      select ${entry.projectId}::uuid, ${entry.taskId}::uuid, ${entry.actorId}::uuid, ${entry.type},
-             ${JSON.stringify(entry.resource)}::jsonb, ${entry.changes === null ? null : JSON.stringify(entry.changes)}::jsonb,
-             ${entry.createdAt.toISOString()}::timestamptz
-      from locked
-      returning id
-    ),
-    queued as (${outbox(sql`inserted`)})
-    select id::text as id,
-           pg_notify(${ACTIVITY_CHANNEL}, ${entry.projectId}::text || ':' || id::text || ':' || (select count(*) from queued)::text)
-    from inserted`);
-  const row = rowsOf<{ id: string }>(result)[0];
+export async function insertActivity(tx: Db, entry: NewActivity, outbox: OutboxPart, write?: StatementPart): Promise<number | undefined> {
+  const value = (name: keyof NewActivity) => sql.placeholder(`activity_${name}`);
+  const rows = await runStatement<{ id: string }>(tx, {
+    key: `activity:${write?.key ?? 'alone'}`,
+    build: (db) => sql`
+      with ${write ? sql`written as ${write.build(db)},` : sql``}
+      locked as (select pg_advisory_xact_lock(${ACTIVITY_LOCK_CLASS}, hashtext(${value('projectId')}::text))${write ? sql` from (select 1 from written limit 1) as change` : sql``}),
+      inserted as (
+        insert into ${activity} (project_id, task_id, actor_id, type, resource, changes, created_at)
+        select ${value('projectId')}::uuid, ${value('taskId')}::uuid, ${value('actorId')}::uuid, ${value('type')}::text,
+               ${value('resource')}::jsonb, ${value('changes')}::jsonb, ${value('createdAt')}::timestamptz
+        from locked
+        returning id
+      ),
+      queued as (${outbox.build(sql`inserted`)})
+      select id::text as id,
+             pg_notify(${ACTIVITY_CHANNEL}, ${value('projectId')}::text || ':' || id::text || ':' || (select count(*) from queued)::text)
+      from inserted`,
+    values: {
+      ...write?.values,
+      ...outbox.values,
+      ...valuesFor(
+        {
+          ...entry,
+          resource: JSON.stringify(entry.resource),
+          changes: entry.changes === null ? null : JSON.stringify(entry.changes),
+          createdAt: entry.createdAt.toISOString(),
+        },
+        'activity_',
+      ),
+    },
+  });
+  const row = rows[0];
   return row ? Number(row.id) : undefined;
 }
 

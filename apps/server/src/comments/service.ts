@@ -37,7 +37,7 @@ export function createCommentsService(db: Db, tasks: TasksService) {
       const row = { id: newId(), taskId, authorId: userId, text, createdAt: now, updatedAt: now };
       const comment = toComment({ ...row, authorName: author?.name ?? '' });
       // The comment and its history entry go to the database in one statement, atomic by itself.
-      await recordActivity(db, { projectId: access.projectId, taskId, actorId: userId, type: 'comment.created', resource: comment }, store.commentInsert(db, row));
+      await recordActivity(db, { projectId: access.projectId, taskId, actorId: userId, type: 'comment.created', resource: comment }, store.commentInsert(row));
       return comment;
     },
 

@@ -1,6 +1,7 @@
 import { comments, type Db, users } from '@tasklane/db';
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { CursorValue } from '../lib/paging';
+import { placeholdersFor, type StatementPart, valuesFor } from '../lib/prepared';
 
 export type CommentRow = typeof comments.$inferSelect & { authorName: string };
 
@@ -16,8 +17,14 @@ const commentColumns = {
 
 const selectComments = (db: Db) => db.select(commentColumns).from(comments).innerJoin(users, eq(users.id, comments.authorId));
 
+const COMMENT_COLUMNS = Object.keys(getTableColumns(comments)) as (keyof typeof comments.$inferSelect)[];
+
 /** The INSERT of a new comment, to be run by recordActivity in the statement that records it. */
-export const commentInsert = (db: Db, comment: typeof comments.$inferSelect) => db.insert(comments).values(comment).returning({ id: comments.id });
+export const commentInsert = (comment: typeof comments.$inferSelect): StatementPart => ({
+  key: 'comment.insert',
+  build: (db) => db.insert(comments).values(placeholdersFor(COMMENT_COLUMNS, 'comment_')).returning({ id: comments.id }),
+  values: valuesFor(comment, 'comment_'),
+});
 
 export const findComment = async (db: Db, taskId: string, commentId: string): Promise<CommentRow | undefined> =>
   (await selectComments(db).where(and(eq(comments.taskId, taskId), eq(comments.id, commentId))).limit(1))[0];

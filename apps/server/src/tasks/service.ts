@@ -12,6 +12,7 @@ import { requireProjectAccess } from '../access';
 import { changedFields, recordActivity } from '../activity/service';
 import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
+import { runStatement } from '../lib/prepared';
 import { nextVersion, requireVersion } from '../lib/versions';
 import { isMember } from '../members/store';
 import { authorize, type ProjectAccess } from '../policy';
@@ -151,7 +152,7 @@ export function createTasksService(db: Db) {
         updatedAt: now,
       };
       const task = toTask(row);
-      await recordActivity(db, { projectId: task.projectId, taskId: task.id, actorId: userId, type: 'task.created', resource: task }, store.taskInsert(db, row));
+      await recordActivity(db, { projectId: task.projectId, taskId: task.id, actorId: userId, type: 'task.created', resource: task }, store.taskInsert(row));
       return task;
     },
 
@@ -173,8 +174,8 @@ export function createTasksService(db: Db) {
       // does the update run again below, under the row lock, against the version it replaces.
       const expected = requireVersion(task, versions, 'Task');
       const first = planUpdate(patch, expected);
-      const write = store.taskUpdateIfUnchanged(db, id, expected.updatedAt, first.set);
-      const applied = first.changes ? await recordActivity(db, recorded(first), write) : (await write).length > 0;
+      const write = store.taskUpdateIfUnchanged(id, expected.updatedAt, first.set);
+      const applied = first.changes ? await recordActivity(db, recorded(first), write) : (await runStatement(db, write)).length > 0;
       if (applied) return first.after;
       return db.transaction(async (tx) => {
         const update = planUpdate(patch, requireVersion(await store.findTask(tx, id, { forUpdate: true }), versions, 'Task'));

@@ -1,9 +1,9 @@
 import { type Db, memberships, projects, tasks } from '@tasklane/db';
 import { TASK_PRIORITIES, type Task, type TaskPriority, type TaskSortField, type TaskStatus } from '@tasklane/schemas';
-import { type SQL, and, eq, gt, ilike, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { type SQL, and, eq, getTableColumns, gt, ilike, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../lib/paging';
-import { preparedFor } from '../lib/prepared';
-import { isoTimestamp, rowsOf } from '../lib/sql';
+import { placeholdersFor, preparedFor, runStatement, type StatementPart, valuesFor } from '../lib/prepared';
+import { isoTimestamp } from '../lib/sql';
 import { callerRoleIn } from '../projects/store';
 
 export type TaskRow = typeof tasks.$inferSelect;
@@ -33,15 +33,32 @@ export const findTask = async (db: Db, id: string, options: { forUpdate?: boolea
   return (await (options.forUpdate ? query.for('update') : query))[0];
 };
 
+const TASK_COLUMNS = Object.keys(getTableColumns(tasks)) as (keyof TaskRow)[];
+
 /** The INSERT of a new task, to be run by recordActivity in the statement that records it. */
-export const taskInsert = (db: Db, task: TaskRow) => db.insert(tasks).values(task).returning({ id: tasks.id });
+export const taskInsert = (task: TaskRow): StatementPart => ({
+  key: 'task.insert',
+  build: (db) => db.insert(tasks).values(placeholdersFor(TASK_COLUMNS, 'task_')).returning({ id: tasks.id }),
+  values: valuesFor(task, 'task_'),
+});
 
 /**
  * The UPDATE of a task that is still at version `expected` (its updatedAt): a compare-and-set, so a
  * write prepared from an earlier read applies only if nothing changed the task since.
  */
-export const taskUpdateIfUnchanged = (db: Db, id: string, expected: Date, patch: Partial<TaskRow>) =>
-  db.update(tasks).set(patch).where(and(eq(tasks.id, id), eq(tasks.updatedAt, expected))).returning({ id: tasks.id });
+export const taskUpdateIfUnchanged = (id: string, expected: Date, patch: Partial<TaskRow>): StatementPart => {
+  const columns = Object.keys(patch) as (keyof TaskRow)[];
+  return {
+    key: `task.update:${columns.join(',')}`,
+    build: (db) =>
+      db
+        .update(tasks)
+        .set(placeholdersFor(columns, 'set_'))
+        .where(and(eq(tasks.id, sql.placeholder('taskId')), eq(tasks.updatedAt, sql.placeholder('expected'))))
+        .returning({ id: tasks.id }),
+    values: { ...valuesFor(patch, 'set_'), ...valuesFor({ taskId: id, expected }, '') },
+  };
+};
 
 export const updateTask = async (db: Db, id: string, patch: Partial<typeof tasks.$inferInsert>) =>
   (await db.update(tasks).set(patch).where(eq(tasks.id, id)).returning())[0];
@@ -93,20 +110,31 @@ export const cursorOf = (task: Task, field: TaskSortField): CursorValue[] => [ta
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (match) => `\\${match}`);
 
-function filterConditions(filters: TaskFilters): (SQL | undefined)[] {
+/** What a list statement's text depends on; the values it is run with are separate (see runStatement). */
+interface ListShape {
+  scope: 'project' | 'member';
+  statuses: number;
+  priorities: number;
+  assignee: 'any' | 'none' | 'one';
+  dueBefore: boolean;
+  dueAfter: boolean;
+  text: boolean;
+  field: TaskSortField;
+  descending: boolean;
+  cursor: 'none' | 'null' | 'value';
+}
+
+const value = (name: string) => sql.placeholder(name);
+const many = (prefix: string, count: number) => Array.from({ length: count }, (_, index) => value(`${prefix}${index}`));
+
+function filterConditions(shape: ListShape): (SQL | undefined)[] {
   return [
-    filters.statuses?.length ? inArray(tasks.status, filters.statuses) : undefined,
-    filters.priorities?.length ? inArray(tasks.priority, filters.priorities) : undefined,
-    filters.assigneeId === null
-      ? isNull(tasks.assigneeId)
-      : filters.assigneeId !== undefined
-        ? eq(tasks.assigneeId, filters.assigneeId)
-        : undefined,
-    filters.dueBefore ? lt(tasks.dueDate, filters.dueBefore) : undefined,
-    filters.dueAfter ? gt(tasks.dueDate, filters.dueAfter) : undefined,
-    filters.text
-      ? or(ilike(tasks.title, `%${escapeLike(filters.text)}%`), ilike(tasks.description, `%${escapeLike(filters.text)}%`))
-      : undefined,
+    shape.statuses ? inArray(tasks.status, many('status', shape.statuses)) : undefined,
+    shape.priorities ? inArray(tasks.priority, many('priority', shape.priorities)) : undefined,
+    shape.assignee === 'none' ? isNull(tasks.assigneeId) : shape.assignee === 'one' ? eq(tasks.assigneeId, value('assigneeId')) : undefined,
+    shape.dueBefore ? lt(tasks.dueDate, value('dueBefore')) : undefined,
+    shape.dueAfter ? gt(tasks.dueDate, value('dueAfter')) : undefined,
+    shape.text ? or(ilike(tasks.title, value('pattern')), ilike(tasks.description, value('pattern'))) : undefined,
   ];
 }
 
@@ -114,19 +142,18 @@ function filterConditions(filters: TaskFilters): (SQL | undefined)[] {
  * Rows strictly after the cursor in (field, id) order. NULL due dates sort last ascending and
  * first descending, as PostgreSQL orders them, so the (project_id, due_date, id) index serves both.
  */
-function afterCursor(order: TaskOrder, cursor: CursorValue[] | undefined): SQL | undefined {
-  if (!cursor) return undefined;
-  const [value, id] = cursor;
-  const column = SORT_COLUMNS[order.field];
-  const cast = sql.raw(SORT_CASTS[order.field]);
-  const compare = order.descending ? '<' : '>';
-  const rowAfter = sql`(${column}, ${tasks.id}) ${sql.raw(compare)} (${value}::${cast}, ${id}::uuid)`;
-  if (order.field !== 'dueDate') return rowAfter;
-  const idAfter = sql`${tasks.id} ${sql.raw(compare)} ${id}::uuid`;
-  if (value === null) {
-    return order.descending ? or(and(isNull(column), idAfter), sql`${column} is not null`) : and(isNull(column), idAfter);
+function afterCursor(shape: ListShape): SQL | undefined {
+  if (shape.cursor === 'none') return undefined;
+  const column = SORT_COLUMNS[shape.field];
+  const cast = sql.raw(SORT_CASTS[shape.field]);
+  const compare = sql.raw(shape.descending ? '<' : '>');
+  const rowAfter = sql`(${column}, ${tasks.id}) ${compare} (${value('cursorValue')}::${cast}, ${value('cursorId')}::uuid)`;
+  if (shape.field !== 'dueDate') return rowAfter;
+  const idAfter = sql`${tasks.id} ${compare} ${value('cursorId')}::uuid`;
+  if (shape.cursor === 'null') {
+    return shape.descending ? or(and(isNull(column), idAfter), sql`${column} is not null`) : and(isNull(column), idAfter);
   }
-  return order.descending ? rowAfter : or(rowAfter, isNull(column));
+  return shape.descending ? rowAfter : or(rowAfter, isNull(column));
 }
 
 /**
@@ -145,7 +172,7 @@ const TASK_FIELDS = sql`${tasks.id} as "id", ${tasks.title} as "title", ${tasks.
  * round trip; no rows then means "not a member" or "nothing to list", which the caller tells apart.
  * `projectIdsOfMember` lists across every project of that member.
  */
-export async function listTasks(
+export function listTasks(
   db: Db,
   scope: { projectId: string; memberId: string } | { projectIdsOfMember: string },
   filters: TaskFilters,
@@ -153,18 +180,50 @@ export async function listTasks(
   cursor: CursorValue[] | undefined,
   limit: number,
 ): Promise<Task[]> {
-  const direction = sql.raw(order.descending ? 'desc' : 'asc');
+  const statuses = filters.statuses ?? [];
+  const priorities = filters.priorities ?? [];
+  const shape: ListShape = {
+    scope: 'projectId' in scope ? 'project' : 'member',
+    statuses: statuses.length,
+    priorities: priorities.length,
+    assignee: filters.assigneeId === undefined ? 'any' : filters.assigneeId === null ? 'none' : 'one',
+    dueBefore: filters.dueBefore !== undefined,
+    dueAfter: filters.dueAfter !== undefined,
+    text: filters.text !== undefined,
+    field: order.field,
+    descending: order.descending,
+    cursor: !cursor ? 'none' : cursor[0] === null ? 'null' : 'value',
+  };
+  const values = valuesFor(
+    {
+      ...('projectId' in scope ? { projectId: scope.projectId, memberId: scope.memberId } : { memberId: scope.projectIdsOfMember }),
+      ...Object.fromEntries(statuses.map((status, index) => [`status${index}`, status])),
+      ...Object.fromEntries(priorities.map((priority, index) => [`priority${index}`, priority])),
+      assigneeId: filters.assigneeId ?? undefined,
+      dueBefore: filters.dueBefore,
+      dueAfter: filters.dueAfter,
+      pattern: filters.text === undefined ? undefined : `%${escapeLike(filters.text)}%`,
+      cursorValue: cursor?.[0],
+      cursorId: cursor?.[1],
+      limit,
+    },
+    '',
+  );
+  return runStatement<Task>(db, { key: `tasks.list:${Object.values(shape).join(',')}`, build: () => listStatement(shape), values });
+}
+
+function listStatement(shape: ListShape): SQL {
+  const direction = sql.raw(shape.descending ? 'desc' : 'asc');
   const inScope =
-    'projectId' in scope
+    shape.scope === 'project'
       ? and(
-          eq(tasks.projectId, scope.projectId),
-          sql`exists (select 1 from ${memberships} where ${memberships.projectId} = ${scope.projectId} and ${memberships.userId} = ${scope.memberId})`,
+          eq(tasks.projectId, value('projectId')),
+          sql`exists (select 1 from ${memberships} where ${memberships.projectId} = ${value('projectId')} and ${memberships.userId} = ${value('memberId')})`,
         )
-      : sql`${tasks.projectId} in (select ${memberships.projectId} from ${memberships} where ${memberships.userId} = ${scope.projectIdsOfMember})`;
-  const result = await db.execute(sql`
+      : sql`${tasks.projectId} in (select ${memberships.projectId} from ${memberships} where ${memberships.userId} = ${value('memberId')})`;
+  return sql`
     select ${TASK_FIELDS} from ${tasks}
-    where ${and(inScope, ...filterConditions(filters), afterCursor(order, cursor))}
-    order by ${SORT_COLUMNS[order.field]} ${direction}, ${tasks.id} ${direction}
-    limit ${limit}`);
-  return rowsOf<Task>(result);
+    where ${and(inScope, ...filterConditions(shape), afterCursor(shape))}
+    order by ${SORT_COLUMNS[shape.field]} ${direction}, ${tasks.id} ${direction}
+    limit ${value('limit')}`;
 }

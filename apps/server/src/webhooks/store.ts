@@ -11,17 +11,32 @@ export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
  * per active webhook of the project that wants this event type, so it commits with the change.
  * The body every attempt sends is the event's JSON, but its id is only known inside that statement
  * (`event`, a CTE with its `id`), so the body is assembled there: `{"id":"<id>",` + the rest of it.
- * Ordered per task (or per project for project and member events).
+ * Ordered per task (or per project for project and member events). `build(event)` is the step,
+ * written once with placeholders (see runStatement); `values` fills them.
  */
-export function outboxInsert(entry: Omit<Activity, 'id'>, event: SQL): SQL {
-  const restOfBody = JSON.stringify(entry).slice(1);
-  return sql`
-    insert into ${webhookDeliveries} (webhook_id, event_id, event_type, ordering_key, payload)
-    select ${webhooks.id}, event.id, ${entry.type}, ${entry.taskId ?? entry.projectId}::uuid, '{"id":"' || event.id::text || '",' || ${restOfBody}::text
-    from ${webhooks}, ${event} as event
-    where ${webhooks.projectId} = ${entry.projectId}::uuid and ${webhooks.active}
-      and (cardinality(${webhooks.events}) = 0 or ${entry.type} = any(${webhooks.events}))
-    returning 1`;
+export interface OutboxPart {
+  build: (event: SQL) => SQL;
+  values: Record<string, unknown>;
+}
+
+export function outboxInsert(entry: Omit<Activity, 'id'>): OutboxPart {
+  const value = (name: string) => sql.placeholder(`outbox_${name}`);
+  return {
+    build: (event) => sql`
+      insert into ${webhookDeliveries} (webhook_id, event_id, event_type, ordering_key, payload)
+      select ${webhooks.id}, event.id, ${value('type')}::text, ${value('orderingKey')}::uuid, '{"id":"' || event.id::text || '",' || ${value('restOfBody')}::text
+      from ${webhooks}, ${event} as event
+      where ${webhooks.projectId} = ${value('projectId')}::uuid and ${webhooks.active}
+        and (cardinality(${webhooks.events}) = 0 or ${value('type')}::text = any(${webhooks.events}))
+      returning 1`,
+    values: {
+      outbox_type: entry.type,
+      outbox_orderingKey: entry.taskId ?? entry.projectId,
+      // The payload is the entry as JSON with its id first; the id is known only in the statement.
+      outbox_restOfBody: JSON.stringify(entry).slice(1),
+      outbox_projectId: entry.projectId,
+    },
+  };
 }
 
 export const insertWebhook = async (db: Db, webhook: typeof webhooks.$inferInsert) => (await db.insert(webhooks).values(webhook).returning())[0]!;
