@@ -1,7 +1,7 @@
 import type { Database, Db } from '@tasklane/db';
 import type { Activity } from '@tasklane/schemas';
 import { toActivity } from './service';
-import { ACTIVITY_CHANNEL, latestId, listAfter, parseAnnouncement } from './store';
+import { DELIVERIES_CHANNEL, latestId, listAfter, projectChannel } from './store';
 
 const FETCH_BATCH = 200;
 
@@ -14,6 +14,8 @@ interface Followed {
   ready: Promise<void>;
   fetching: boolean;
   fetchAgain: boolean;
+  /** Stops listening to the project's channel (set once listening). */
+  unlisten?: () => Promise<void>;
 }
 
 export interface ActivityHub {
@@ -26,10 +28,11 @@ export interface ActivityHub {
 
 /**
  * Fans new activity out to this instance's streams. Whichever instance wrote a change, PostgreSQL
- * (or PGlite) announces it with NOTIFY on commit; each instance then reads the new rows of that
- * project once and hands them to all its streams of it. The notification only says "look", so a
- * lost one costs latency, not events: every `safetyPollMs` each followed project is read again,
- * as it is whenever the LISTEN connection is re-established.
+ * (or PGlite) announces it with NOTIFY on commit on the project's own channel, which an instance
+ * LISTENs to while it has a stream of that project; it then reads the new rows of that project
+ * once and hands them to all its streams of it. The notification only says "look", so a lost one
+ * costs latency, not events: every `safetyPollMs` each followed project is read again, as it is
+ * whenever the LISTEN connection is re-established.
  */
 export async function startActivityHub(
   database: Database,
@@ -38,6 +41,8 @@ export async function startActivityHub(
   safetyPollMs: number,
 ): Promise<ActivityHub> {
   const followed = new Map<string, Followed>();
+  /** Projects whose channel is being unlistened, as their last stream ended. */
+  const unlistening = new Map<string, Promise<void>>();
   const deliveryListeners: (() => void)[] = [];
 
   async function fetchNew(projectId: string, project: Followed): Promise<void> {
@@ -71,17 +76,9 @@ export async function startActivityHub(
     for (const [projectId, project] of followed) void fetchNew(projectId, project);
   };
 
-  const stopListening = await database.listen(
-    ACTIVITY_CHANNEL,
-    (payload) => {
-      const announced = parseAnnouncement(payload);
-      if (!announced) return;
-      const project = followed.get(announced.projectId);
-      if (project && announced.id > project.lastId) void fetchNew(announced.projectId, project);
-      if (announced.deliveries > 0) for (const listener of deliveryListeners) listener();
-    },
-    fetchAll,
-  );
+  const stopListening = await database.listen(DELIVERIES_CHANNEL, () => {
+    for (const listener of deliveryListeners) listener();
+  });
   const safetyPoll = setInterval(fetchAll, safetyPollMs);
   safetyPoll.unref();
 
@@ -90,15 +87,24 @@ export async function startActivityHub(
       let project = followed.get(projectId);
       if (!project) {
         const created: Followed = { listeners: new Set(), lastId: Number.MAX_SAFE_INTEGER, ready: Promise.resolve(), fetching: false, fetchAgain: false };
-        created.ready = latestId(db, projectId).then(
-          (id) => {
-            created.lastId = id;
-          },
-          (error: unknown) => {
-            followed.delete(projectId);
-            throw error;
-          },
-        );
+        // Listen first, then read where the project stands: a change that commits in between is
+        // announced, and read after that point. Each (re)established listen reads what was missed.
+        created.ready = (async () => {
+          // A listen of the channel racing its own unlisten could be dropped by it (PGlite): wait.
+          await unlistening.get(projectId);
+          created.unlisten = await database.listen(
+            projectChannel(projectId),
+            (payload) => {
+              if (Number(payload) > created.lastId) void fetchNew(projectId, created);
+            },
+            () => void fetchNew(projectId, created),
+          );
+          created.lastId = await latestId(db, projectId);
+        })().catch(async (error: unknown) => {
+          if (followed.get(projectId) === created) followed.delete(projectId);
+          await created.unlisten?.();
+          throw error;
+        });
         followed.set(projectId, created);
         project = created;
       }
@@ -107,7 +113,12 @@ export async function startActivityHub(
       const current = project;
       return () => {
         current.listeners.delete(listener);
-        if (current.listeners.size === 0 && followed.get(projectId) === current) followed.delete(projectId);
+        if (current.listeners.size > 0 || followed.get(projectId) !== current) return;
+        followed.delete(projectId);
+        const stopped: Promise<void> = (current.unlisten?.() ?? Promise.resolve()).catch(onError).finally(() => {
+          if (unlistening.get(projectId) === stopped) unlistening.delete(projectId);
+        });
+        unlistening.set(projectId, stopped);
       };
     },
     onDeliveriesQueued(listener) {
@@ -115,7 +126,9 @@ export async function startActivityHub(
     },
     async close() {
       clearInterval(safetyPoll);
+      const projects = [...followed.values()];
       followed.clear();
+      await Promise.all(projects.map((project) => project.unlisten?.().catch(onError)));
       await stopListening();
     },
   };

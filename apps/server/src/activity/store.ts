@@ -5,8 +5,15 @@ import type { OutboxPart } from '../webhooks/store';
 
 export type ActivityRow = typeof activity.$inferSelect;
 
-/** The channel of "activity N of project P happened" notifications; the payload is `P:N`. */
-export const ACTIVITY_CHANNEL = 'tasklane_activity';
+/**
+ * The channel of a project's "activity N happened" notifications (the payload is N). One channel
+ * per project, LISTENed to only by instances with a live stream of it: with one shared channel
+ * every instance received and parsed every write of every project, however many instances there
+ * were and whether or not anyone was watching.
+ */
+export const projectChannel = (projectId: string) => `tasklane_p_${projectId.replaceAll('-', '').toLowerCase()}`;
+/** Notified (with no payload) by a change that queued webhook deliveries; every instance's senders wake on it. */
+export const DELIVERIES_CHANNEL = 'tasklane_deliveries';
 /** First key of the per-project advisory locks taken by activity writers (and, first, by the task count trigger of migration 0004). */
 const ACTIVITY_LOCK_CLASS = 7415;
 
@@ -25,8 +32,9 @@ export interface NewActivity {
  * Inserts the entry, and its webhook deliveries through `outbox` (given the new entry's id as the
  * relation `event`), in one statement, and announces it on commit. The per-project advisory lock,
  * held to the end of the transaction, makes a project's ids commit in increasing order, so a
- * reader that has seen id N can never later find a smaller id appear. The announcement is
- * `project:id:deliveries`, so only changes that queued deliveries wake the webhook senders.
+ * reader that has seen id N can never later find a smaller id appear. The announcement is the new
+ * id on the project's channel (projectChannel, computed the same way in SQL), and one on
+ * DELIVERIES_CHANNEL only if deliveries were queued, so only those changes wake the senders.
  * `write`, when given, is the change's own write (an INSERT or UPDATE … RETURNING, as a query builder,
  * which drizzle parenthesises), made by the same statement: one round trip, atomic on its own, so
  * no explicit transaction is needed (BEGIN and COMMIT are round trips too). The entry is written
@@ -50,7 +58,8 @@ export async function insertActivity(tx: Db, entry: NewActivity, outbox: OutboxP
       ),
       queued as (${outbox.build(sql`inserted`)})
       select id::text as id,
-             pg_notify(${ACTIVITY_CHANNEL}, ${value('projectId')}::text || ':' || id::text || ':' || (select count(*) from queued)::text)
+             pg_notify('tasklane_p_' || replace(${value('projectId')}::uuid::text, '-', ''), id::text),
+             case when exists (select 1 from queued) then pg_notify(${DELIVERIES_CHANNEL}, '') end
       from inserted`,
     values: {
       ...write?.values,
@@ -68,13 +77,6 @@ export async function insertActivity(tx: Db, entry: NewActivity, outbox: OutboxP
   });
   const row = rows[0];
   return row ? Number(row.id) : undefined;
-}
-
-/** An announcement on ACTIVITY_CHANNEL, as insertActivity makes it. */
-export function parseAnnouncement(payload: string): { projectId: string; id: number; deliveries: number } | undefined {
-  const [projectId, id, deliveries] = payload.split(':');
-  if (!projectId || !id) return undefined;
-  return { projectId, id: Number(id), deliveries: Number(deliveries ?? 1) };
 }
 
 /** A project's history is deleted with it (its `project.deleted` entry is written afterwards). */
