@@ -30,7 +30,7 @@ const build = {
     headers: json(f.token),
     // Each round over the connection's tasks moves every task to its next status: a real change
     // every time (history, counts, announcement), never a no-op rewrite of the same status.
-    body: JSON.stringify({ status: STATUSES[(turn + Math.floor(turn / f.taskIds.length)) % STATUSES.length] }),
+    body: JSON.stringify({ status: STATUSES[((turn % f.taskIds.length) + Math.floor(turn / f.taskIds.length)) % STATUSES.length] }),
   }),
   comment: (f, turn) => ({
     method: 'POST',

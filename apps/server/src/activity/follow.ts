@@ -39,7 +39,8 @@ export function createEventsService(db: Db, hub: ActivityHub, openStreams: Gauge
    * Resolves once the stream is subscribed, so a transport can tell its client "connected" only then:
    * a change committed after that is in the stream. Generators run nothing until first pulled, so
    * a lazy one would leave a client that was told it is connected to miss the changes it makes
-   * next. The caller must iterate the generator (its end releases the subscription).
+   * next. The subscription is released when the generator ends or when `signal` aborts, whichever
+   * comes first, so a stream whose client left before it was ever pulled holds nothing either.
    */
   async function follow(
     userId: string,
@@ -61,9 +62,21 @@ export function createEventsService(db: Db, hub: ActivityHub, openStreams: Gauge
       }
       wake?.();
     });
-    const onAbort = () => wake?.();
-    options.signal?.addEventListener('abort', onAbort);
     openStreams.inc({ transport: options.transport });
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      openStreams.dec({ transport: options.transport });
+      options.signal?.removeEventListener('abort', onAbort);
+      unsubscribe();
+    };
+    const onAbort = () => {
+      wake?.();
+      release();
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) release();
     return stream();
 
     async function* stream(): AsyncGenerator<Activity> {
@@ -100,9 +113,7 @@ export function createEventsService(db: Db, hub: ActivityHub, openStreams: Gauge
           if (end) return;
         }
       } finally {
-        openStreams.dec({ transport: options.transport });
-        options.signal?.removeEventListener('abort', onAbort);
-        unsubscribe();
+        release();
       }
     }
   }

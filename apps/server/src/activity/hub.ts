@@ -76,33 +76,44 @@ export async function startActivityHub(
     for (const [projectId, project] of followed) void fetchNew(projectId, project);
   };
 
-  const stopListening = await database.listen(DELIVERIES_CHANNEL, () => {
+  const wakeSenders = () => {
     for (const listener of deliveryListeners) listener();
-  });
+  };
+  // Also on every (re)established listen: deliveries queued while it was down were announced to nobody.
+  const stopListening = await database.listen(DELIVERIES_CHANNEL, wakeSenders, wakeSenders);
+  let closed = false;
   const safetyPoll = setInterval(fetchAll, safetyPollMs);
   safetyPoll.unref();
 
   return {
     async subscribe(projectId, listener) {
+      if (closed) throw new Error('The activity hub is closed');
       let project = followed.get(projectId);
       if (!project) {
         const created: Followed = { listeners: new Set(), lastId: Number.MAX_SAFE_INTEGER, ready: Promise.resolve(), fetching: false, fetchAgain: false };
+        // Only while this is the project's entry: a listen re-established after a reconnect can
+        // outlive its unlisten, and must then do nothing.
+        const isCurrent = () => followed.get(projectId) === created;
+        let started = false;
         // Listen first, then read where the project stands: a change that commits in between is
-        // announced, and read after that point. Each (re)established listen reads what was missed.
+        // announced, and read after that point. Each re-established listen reads what was missed.
         created.ready = (async () => {
           // A listen of the channel racing its own unlisten could be dropped by it (PGlite): wait.
           await unlistening.get(projectId);
           created.unlisten = await database.listen(
             projectChannel(projectId),
             (payload) => {
-              if (Number(payload) > created.lastId) void fetchNew(projectId, created);
+              if (isCurrent() && Number(payload) > created.lastId) void fetchNew(projectId, created);
             },
-            () => void fetchNew(projectId, created),
+            () => {
+              if (started && isCurrent()) void fetchNew(projectId, created);
+            },
           );
           created.lastId = await latestId(db, projectId);
+          started = true;
         })().catch(async (error: unknown) => {
-          if (followed.get(projectId) === created) followed.delete(projectId);
-          await created.unlisten?.();
+          if (isCurrent()) followed.delete(projectId);
+          await created.unlisten?.().catch(onError);
           throw error;
         });
         followed.set(projectId, created);
@@ -125,10 +136,14 @@ export async function startActivityHub(
       deliveryListeners.push(listener);
     },
     async close() {
+      closed = true;
       clearInterval(safetyPoll);
       const projects = [...followed.values()];
       followed.clear();
-      await Promise.all(projects.map((project) => project.unlisten?.().catch(onError)));
+      await Promise.all([
+        ...projects.map((project) => project.ready.then(() => project.unlisten?.()).catch(onError)),
+        ...unlistening.values(),
+      ]);
       await stopListening();
     },
   };

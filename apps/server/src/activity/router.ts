@@ -30,12 +30,16 @@ export const activityRouter = router({
  */
 export const projectEvents = protectedProcedure
   .input(ProjectEventsInput)
-  .subscription(async function* ({ ctx, input, signal }) {
+  // A plain async resolver, not a generator: tRPC awaits it before telling the client the
+  // subscription started, so the stream is subscribed by then (a generator would run only after).
+  .subscription(async ({ ctx, input, signal }) => {
     const events = await ctx.services.events.follow(ctx.userId, input.projectId, {
       lastEventId: input.lastEventId ?? null,
       ...(signal ? { signal } : {}),
       transport: 'trpc',
       cutOff: () => ctx.dropConnection(),
     });
-    for await (const entry of events) yield tracked(entry.id, entry);
+    return (async function* () {
+      for await (const entry of events) yield tracked(entry.id, entry);
+    })();
   });

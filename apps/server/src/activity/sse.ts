@@ -54,18 +54,23 @@ export function registerEventStreamRoute(app: FastifyInstance, options: EventStr
     }
     const controller = new AbortController();
     open.add(controller);
-    let cutOff: SlowConsumerError | undefined;
-    const events = await options.events.follow(userId, request.params.id, {
-      lastEventId: lastEventId ?? null,
-      signal: controller.signal,
-      transport: 'sse',
-      cutOff: (error) => {
-        cutOff = error;
-        controller.abort();
-      },
-    });
-    await writeStream(request, reply, events, controller, options.heartbeatMs, () => cutOff);
-    open.delete(controller);
+    // From here on: a client that leaves while the stream is still subscribing must release it too.
+    reply.raw.once('close', () => controller.abort());
+    try {
+      let cutOff: SlowConsumerError | undefined;
+      const events = await options.events.follow(userId, request.params.id, {
+        lastEventId: lastEventId ?? null,
+        signal: controller.signal,
+        transport: 'sse',
+        cutOff: (error) => {
+          cutOff = error;
+          controller.abort();
+        },
+      });
+      await writeStream(request, reply, events, controller, options.heartbeatMs, () => cutOff);
+    } finally {
+      open.delete(controller);
+    }
   });
 }
 

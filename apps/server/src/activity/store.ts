@@ -1,6 +1,6 @@
 import { activity, type Db } from '@tasklane/db';
 import { and, desc, eq, gt, lt, asc, sql } from 'drizzle-orm';
-import { runStatement, type StatementPart, valuesFor } from '../lib/prepared';
+import { placeholderIn, runStatement, type StatementPart, valuesFor } from '../lib/prepared';
 import type { OutboxPart } from '../webhooks/store';
 
 export type ActivityRow = typeof activity.$inferSelect;
@@ -27,23 +27,22 @@ export interface NewActivity {
   createdAt: Date;
 }
 
-
 /**
  * Inserts the entry, and its webhook deliveries through `outbox` (given the new entry's id as the
  * relation `event`), in one statement, and announces it on commit. The per-project advisory lock,
  * held to the end of the transaction, makes a project's ids commit in increasing order, so a
  * reader that has seen id N can never later find a smaller id appear. The announcement is the new
- * id on the project's channel (projectChannel, computed the same way in SQL), and one on
- * DELIVERIES_CHANNEL only if deliveries were queued, so only those changes wake the senders.
- * `write`, when given, is the change's own write (an INSERT or UPDATE … RETURNING, as a query builder,
- * which drizzle parenthesises), made by the same statement: one round trip, atomic on its own, so
+ * id on the project's channel (projectChannel), and one on DELIVERIES_CHANNEL only if deliveries
+ * were queued, so only those changes wake the senders.
+ * `write`, when given, is the change's own write (an INSERT or UPDATE … RETURNING, as a statement
+ * part, which drizzle parenthesises), made by the same statement: one round trip, atomic on its own, so
  * no explicit transaction is needed (BEGIN and COMMIT are round trips too). The entry is written
  * only if `write` returned a row; otherwise nothing is, and the result is undefined. The project's
  * lock is taken only after `write` has run (and so holds its row locks), the order every other
  * writer of a task uses — row, then project lock — so the two never wait on each other in a cycle.
  */
 export async function insertActivity(tx: Db, entry: NewActivity, outbox: OutboxPart, write?: StatementPart): Promise<number | undefined> {
-  const value = (name: keyof NewActivity) => sql.placeholder(`activity_${name}`);
+  const value = placeholderIn('activity_');
   const rows = await runStatement<{ id: string }>(tx, {
     key: `activity:${write?.key ?? 'alone'}`,
     build: (db) => sql`
@@ -58,7 +57,7 @@ export async function insertActivity(tx: Db, entry: NewActivity, outbox: OutboxP
       ),
       queued as (${outbox.build(sql`inserted`)})
       select id::text as id,
-             pg_notify('tasklane_p_' || replace(${value('projectId')}::uuid::text, '-', ''), id::text),
+             pg_notify(${value('channel')}::text, id::text),
              case when exists (select 1 from queued) then pg_notify(${DELIVERIES_CHANNEL}, '') end
       from inserted`,
     values: {
@@ -69,7 +68,7 @@ export async function insertActivity(tx: Db, entry: NewActivity, outbox: OutboxP
           ...entry,
           resource: JSON.stringify(entry.resource),
           changes: entry.changes === null ? null : JSON.stringify(entry.changes),
-          createdAt: entry.createdAt.toISOString(),
+          channel: projectChannel(entry.projectId),
         },
         'activity_',
       ),

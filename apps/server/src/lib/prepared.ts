@@ -1,5 +1,5 @@
 import type { Db } from '@tasklane/db';
-import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { type Placeholder, type Query, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { PgDialect, type PgPreparedQuery, type PreparedQueryConfig } from 'drizzle-orm/pg-core';
 import { currentHandle } from './ambient-transaction';
 import { rowsOf } from './sql';
@@ -37,7 +37,13 @@ export interface StatementPart {
 
 const dialect = new PgDialect();
 const MAX_SHAPES = 1_000;
-const shapes = new Map<string, (db: Db) => PgPreparedQuery<PreparedQueryConfig>>();
+
+interface Shape {
+  query: Query;
+  prepared: (db: Db) => PgPreparedQuery<PreparedQueryConfig>;
+}
+
+const shapes = new Map<string, Shape>();
 
 /**
  * Runs a statement given as a shape and its values: rendered to SQL text the first time its key is
@@ -46,15 +52,21 @@ const shapes = new Map<string, (db: Db) => PgPreparedQuery<PreparedQueryConfig>>
  * tenth (docs/performance.md). Returns the raw rows (column names as the statement selects them).
  */
 export async function runStatement<Row>(db: Db, statement: StatementPart): Promise<Row[]> {
-  let prepared = shapes.get(statement.key);
-  if (!prepared) {
-    const build = statement.build;
-    prepared = preparedFor((handle) => handle._.session.prepareQuery(dialect.sqlToQuery(build(handle).getSQL()), undefined, 'shape', false));
-    // Keys come from code paths, not from values, so they are few; the bound only guards that.
-    if (shapes.size < MAX_SHAPES) shapes.set(statement.key, prepared);
+  let shape = shapes.get(statement.key);
+  if (!shape) {
+    const query = dialect.sqlToQuery(statement.build(db).getSQL());
+    shape = { query, prepared: preparedFor((handle) => handle._.session.prepareQuery(query, undefined, 'shape', false)) };
+    // Keys come from code paths and bounded list shapes, not from values; the bound only guards that.
+    if (shapes.size < MAX_SHAPES) shapes.set(statement.key, shape);
   }
-  return rowsOf<Row>(await prepared(db).execute(statement.values));
+  return rowsOf<Row>(await shape.prepared(db).execute(statement.values));
 }
+
+/** `sql.placeholder(prefix + name)`: the placeholders of one part of a statement, kept apart from the others' by the prefix. */
+export const placeholderIn =
+  (prefix: string) =>
+  (name: string): Placeholder =>
+    sql.placeholder(`${prefix}${name}`);
 
 /** `sql.placeholder(prefix + column)` for each column: the values of an INSERT or SET built once. */
 export function placeholdersFor<Column extends string>(columns: readonly Column[], prefix: string): Record<Column, SQL> {
@@ -63,8 +75,10 @@ export function placeholdersFor<Column extends string>(columns: readonly Column[
 }
 
 /**
- * The values for placeholdersFor(columns of `row`, prefix). A placeholder's value reaches the driver
- * as it is, not through the column's mapping, so dates go as the ISO text the database parses.
+ * The values for placeholdersFor(columns of `row`, prefix), or for placeholderIn(prefix). A value
+ * reaches the driver as it is, not through a column's mapping (placeholdersFor wraps each in SQL,
+ * which drizzle does not map, and a bare one would be mapped as if it were a Date already), so
+ * dates go as the ISO text the database parses.
  */
 export function valuesFor(row: object, prefix: string): Record<string, unknown> {
   const values: Record<string, unknown> = {};

@@ -86,7 +86,8 @@ export function createTasksService(db: Db) {
     const sort = query.sort ?? 'createdAt';
     const descending = sort.startsWith('-');
     const field = (descending ? sort.slice(1) : sort) as TaskSortField;
-    const list = <T extends string>(raw: string | undefined) => (raw ? (raw.split(',').map((item) => item.trim()) as T[]) : undefined);
+    // Each value once, in one order: the same filter always makes the same statement (see listTasks).
+    const list = <T extends string>(raw: string | undefined) => (raw ? ([...new Set(raw.split(',').map((item) => item.trim()))].sort() as T[]) : undefined);
     const assignee = query.assigneeId;
     let assigneeId: string | null | undefined;
     if (assignee === 'me') assigneeId = userId;
@@ -115,7 +116,15 @@ export function createTasksService(db: Db) {
   return {
     async listForProject(userId: string, { projectId, ...query }: ListProjectTasksInput): Promise<Page<Task>> {
       if (!isId(projectId)) throw notFound('Project');
-      const page = await listWhere(userId, { projectId, memberId: userId }, query);
+      let page: Page<Task>;
+      try {
+        page = await listWhere(userId, { projectId, memberId: userId }, query);
+      } catch (error) {
+        // A bad query (cursor, assignee) on a project the caller cannot see is its 404, as it was
+        // when the access check came first.
+        if (error instanceof ApiError) await requireProjectAccess(db, projectId, userId);
+        throw error;
+      }
       // The page query returns rows only to a member; an empty page may be a non-member's 404.
       if (page.items.length === 0) await requireProjectAccess(db, projectId, userId);
       return page;

@@ -1,8 +1,8 @@
 import { type Db, memberships, projects, tasks } from '@tasklane/db';
 import { TASK_PRIORITIES, type Task, type TaskPriority, type TaskSortField, type TaskStatus } from '@tasklane/schemas';
-import { type SQL, and, eq, getTableColumns, gt, ilike, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { type SQL, and, eq, getTableColumns, gt, ilike, isNull, lt, or, sql } from 'drizzle-orm';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../lib/paging';
-import { placeholdersFor, preparedFor, runStatement, type StatementPart, valuesFor } from '../lib/prepared';
+import { placeholderIn, placeholdersFor, preparedFor, runStatement, type StatementPart, valuesFor } from '../lib/prepared';
 import { isoTimestamp } from '../lib/sql';
 import { callerRoleIn } from '../projects/store';
 
@@ -54,9 +54,9 @@ export const taskUpdateIfUnchanged = (id: string, expected: Date, patch: Partial
       db
         .update(tasks)
         .set(placeholdersFor(columns, 'set_'))
-        .where(and(eq(tasks.id, sql.placeholder('taskId')), eq(tasks.updatedAt, sql.placeholder('expected'))))
+        .where(and(eq(tasks.id, sql.placeholder('where_taskId')), eq(tasks.updatedAt, sql.placeholder('where_expected'))))
         .returning({ id: tasks.id }),
-    values: { ...valuesFor(patch, 'set_'), ...valuesFor({ taskId: id, expected }, '') },
+    values: { ...valuesFor(patch, 'set_'), ...valuesFor({ taskId: id, expected }, 'where_') },
   };
 };
 
@@ -113,8 +113,8 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (match) => `\\${mat
 /** What a list statement's text depends on; the values it is run with are separate (see runStatement). */
 interface ListShape {
   scope: 'project' | 'member';
-  statuses: number;
-  priorities: number;
+  statuses: boolean;
+  priorities: boolean;
   assignee: 'any' | 'none' | 'one';
   dueBefore: boolean;
   dueAfter: boolean;
@@ -124,13 +124,12 @@ interface ListShape {
   cursor: 'none' | 'null' | 'value';
 }
 
-const value = (name: string) => sql.placeholder(name);
-const many = (prefix: string, count: number) => Array.from({ length: count }, (_, index) => value(`${prefix}${index}`));
+const value = placeholderIn('list_');
 
 function filterConditions(shape: ListShape): (SQL | undefined)[] {
   return [
-    shape.statuses ? inArray(tasks.status, many('status', shape.statuses)) : undefined,
-    shape.priorities ? inArray(tasks.priority, many('priority', shape.priorities)) : undefined,
+    shape.statuses ? sql`${tasks.status} = any(${value('statuses')}::text::task_status[])` : undefined,
+    shape.priorities ? sql`${tasks.priority} = any(${value('priorities')}::text::task_priority[])` : undefined,
     shape.assignee === 'none' ? isNull(tasks.assigneeId) : shape.assignee === 'one' ? eq(tasks.assigneeId, value('assigneeId')) : undefined,
     shape.dueBefore ? lt(tasks.dueDate, value('dueBefore')) : undefined,
     shape.dueAfter ? gt(tasks.dueDate, value('dueAfter')) : undefined,
@@ -184,8 +183,8 @@ export function listTasks(
   const priorities = filters.priorities ?? [];
   const shape: ListShape = {
     scope: 'projectId' in scope ? 'project' : 'member',
-    statuses: statuses.length,
-    priorities: priorities.length,
+    statuses: statuses.length > 0,
+    priorities: priorities.length > 0,
     assignee: filters.assigneeId === undefined ? 'any' : filters.assigneeId === null ? 'none' : 'one',
     dueBefore: filters.dueBefore !== undefined,
     dueAfter: filters.dueAfter !== undefined,
@@ -197,8 +196,10 @@ export function listTasks(
   const values = valuesFor(
     {
       ...('projectId' in scope ? { projectId: scope.projectId, memberId: scope.memberId } : { memberId: scope.projectIdsOfMember }),
-      ...Object.fromEntries(statuses.map((status, index) => [`status${index}`, status])),
-      ...Object.fromEntries(priorities.map((priority, index) => [`priority${index}`, priority])),
+      // One placeholder for any number of values, as an array literal (the values are enum names,
+      // checked by the input schema), so a filter of one status and of five share one statement.
+      statuses: `{${statuses.join(',')}}`,
+      priorities: `{${priorities.join(',')}}`,
       assigneeId: filters.assigneeId ?? undefined,
       dueBefore: filters.dueBefore,
       dueAfter: filters.dueAfter,
@@ -207,7 +208,7 @@ export function listTasks(
       cursorId: cursor?.[1],
       limit,
     },
-    '',
+    'list_',
   );
   return runStatement<Task>(db, { key: `tasks.list:${Object.values(shape).join(',')}`, build: () => listStatement(shape), values });
 }

@@ -1,26 +1,27 @@
 import { type Db, webhookDeliveries, webhooks } from '@tasklane/db';
 import type { Activity } from '@tasklane/schemas';
 import { type SQL, and, asc, desc, eq, gt, inArray, isNull, lt, ne, sql } from 'drizzle-orm';
+import { placeholderIn, valuesFor } from '../lib/prepared';
 import { rowsOf } from '../lib/sql';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+/** The outbox's step of insertActivity's statement: `build(event)` written with placeholders, `values` for them. */
+export interface OutboxPart {
+  build: (event: SQL) => SQL;
+  values: Record<string, unknown>;
+}
 
 /**
  * The outbox, as a step of the statement that records the event (activity/store.ts): one delivery
  * per active webhook of the project that wants this event type, so it commits with the change.
  * The body every attempt sends is the event's JSON, but its id is only known inside that statement
  * (`event`, a CTE with its `id`), so the body is assembled there: `{"id":"<id>",` + the rest of it.
- * Ordered per task (or per project for project and member events). `build(event)` is the step,
- * written once with placeholders (see runStatement); `values` fills them.
+ * Ordered per task (or per project for project and member events).
  */
-export interface OutboxPart {
-  build: (event: SQL) => SQL;
-  values: Record<string, unknown>;
-}
-
 export function outboxInsert(entry: Omit<Activity, 'id'>): OutboxPart {
-  const value = (name: string) => sql.placeholder(`outbox_${name}`);
+  const value = placeholderIn('outbox_');
   return {
     build: (event) => sql`
       insert into ${webhookDeliveries} (webhook_id, event_id, event_type, ordering_key, payload)
@@ -29,13 +30,16 @@ export function outboxInsert(entry: Omit<Activity, 'id'>): OutboxPart {
       where ${webhooks.projectId} = ${value('projectId')}::uuid and ${webhooks.active}
         and (cardinality(${webhooks.events}) = 0 or ${value('type')}::text = any(${webhooks.events}))
       returning 1`,
-    values: {
-      outbox_type: entry.type,
-      outbox_orderingKey: entry.taskId ?? entry.projectId,
-      // The payload is the entry as JSON with its id first; the id is known only in the statement.
-      outbox_restOfBody: JSON.stringify(entry).slice(1),
-      outbox_projectId: entry.projectId,
-    },
+    values: valuesFor(
+      {
+        type: entry.type,
+        orderingKey: entry.taskId ?? entry.projectId,
+        // The payload is the entry as JSON with its id first; the id is known only in the statement.
+        restOfBody: JSON.stringify(entry).slice(1),
+        projectId: entry.projectId,
+      },
+      'outbox_',
+    ),
   };
 }
 
@@ -78,7 +82,6 @@ export interface ClaimedDelivery {
   url: string;
   secret: string;
 }
-
 
 /**
  * Leases up to `limit` due deliveries to this instance. SKIP LOCKED lets instances claim side by
