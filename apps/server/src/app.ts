@@ -43,7 +43,7 @@ const singleHeader = (value: string | string[] | undefined): string | undefined 
 
 export async function openDatabase(config: Config): Promise<Database> {
   const database = config.databaseUrl
-    ? await createDatabase({ kind: 'postgres', url: config.databaseUrl })
+    ? await createDatabase({ kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize })
     : await createDatabase({ kind: 'pglite', dataDir: join(config.dataDir, 'pgdata') });
   await database.migrate();
   return database;

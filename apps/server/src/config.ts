@@ -27,6 +27,7 @@ const EnvSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_TTL: durationSeconds.default(86_400),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
@@ -67,6 +68,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl?: string;
+  /** Connections each server process keeps to PostgreSQL (DATABASE_URL); queries beyond them are pipelined. */
+  databasePoolSize?: number;
   jwtSecret: string;
   jwtTtlSeconds: number;
   logLevel: (typeof LOG_LEVELS)[number];
@@ -135,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: values.HOST,
     dataDir,
     ...(values.DATABASE_URL ? { databaseUrl: values.DATABASE_URL } : {}),
+    databasePoolSize: values.DATABASE_POOL_SIZE,
     jwtSecret: values.JWT_SECRET ?? loadOrCreateSecret(dataDir),
     jwtTtlSeconds: values.JWT_TTL,
     logLevel: values.LOG_LEVEL,

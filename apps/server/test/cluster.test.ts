@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openTestDatabase } from './harness';
 
@@ -85,7 +86,50 @@ describe('WORKERS (cluster mode)', () => {
     expect(server.output()).toContain('WORKERS');
   });
 
+  it('refuses a DATABASE_POOL_SIZE that is not a positive number', async () => {
+    const server = start(await freePort(), { DATABASE_POOL_SIZE: '0', DATA_DIR: dataDir });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toContain('DATABASE_POOL_SIZE');
+  });
+
   if (process.env.TEST_DB === 'postgres') {
+    it('keeps to DATABASE_POOL_SIZE connections under concurrent load, queueing the rest', async () => {
+      const { url, drop } = await openTestDatabase();
+      const tagged = new URL(url!);
+      tagged.searchParams.set('application_name', 'tasklane_pool_test');
+      const port = await freePort();
+      const server = start(port, { DATABASE_POOL_SIZE: '2', DATABASE_URL: tagged.toString() });
+      const admin = postgres(url!, { max: 1, onnotice: () => {} });
+      try {
+        const base = `http://127.0.0.1:${port}`;
+        await waitUntilReady(`${base}/readyz`, server.exited);
+        const registered = await fetch(`${base}/api/v1/auth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Pool', email: 'pool@example.com', password: 'secret-password' }),
+        });
+        const { access_token: token } = (await registered.json()) as { access_token: string };
+        const project = await fetch(`${base}/api/v1/projects`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ name: 'Pooled' }),
+        });
+        const { id } = (await project.json()) as { id: string };
+        const statuses = await Promise.all(
+          Array.from({ length: 40 }, () => fetch(`${base}/api/v1/projects/${id}`, { headers: { authorization: `Bearer ${token}` } }).then((response) => response.status)),
+        );
+        expect(statuses).toEqual(Array(40).fill(200));
+        const [row] = await admin<{ count: number }[]>`select count(*)::int as count from pg_stat_activity where application_name = 'tasklane_pool_test'`;
+        // The two pooled connections, and the one LISTEN connection (token revocations, live events).
+        expect(row?.count).toBeLessThanOrEqual(3);
+      } finally {
+        server.child.kill('SIGTERM');
+        await server.exited;
+        await admin.end();
+        await drop();
+      }
+    }, 60_000);
+
     it('serves from two worker processes sharing one port on PostgreSQL, and stops them on SIGTERM', async () => {
       const { url, drop } = await openTestDatabase();
       const port = await freePort();

@@ -1,7 +1,6 @@
 import type { Db } from '@tasklane/db';
 import type { Comment, CommentPathInput, CreateCommentInput, ListCommentsInput, UpdateCommentInput } from '@tasklane/schemas';
 import { changedFields, recordActivity } from '../activity/service';
-import { findUserById } from '../auth/store';
 import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { nextVersion, requireVersion } from '../lib/versions';
@@ -31,11 +30,11 @@ export function createCommentsService(db: Db, tasks: TasksService) {
 
   return {
     async create(userId: string, { id: taskId, text }: CreateCommentInput): Promise<Comment> {
-      const [{ access }, author] = await Promise.all([tasks.loadTask(userId, taskId), findUserById(db, userId)]);
+      const { access, authorName } = await tasks.loadTaskForAuthor(userId, taskId);
       authorize(access, 'comment.create');
       const now = new Date();
       const row = { id: newId(), taskId, authorId: userId, text, createdAt: now, updatedAt: now };
-      const comment = toComment({ ...row, authorName: author?.name ?? '' });
+      const comment = toComment({ ...row, authorName });
       // The comment and its history entry go to the database in one statement, atomic by itself.
       await recordActivity(db, { projectId: access.projectId, taskId, actorId: userId, type: 'comment.created', resource: comment }, store.commentInsert(row));
       return comment;

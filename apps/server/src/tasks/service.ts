@@ -67,7 +67,16 @@ function planUpdate(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow) {
 export function createTasksService(db: Db) {
   /** The task and the caller's access to its project; 404 for non-members, as for unknown ids. */
   async function loadTask(userId: string, taskId: string): Promise<{ task: store.TaskRow; access: ProjectAccess }> {
-    const found = isId(taskId) ? await store.findTaskForUser(db, taskId, userId) : undefined;
+    return accessOf(userId, isId(taskId) ? await store.findTaskForUser(db, taskId, userId) : undefined);
+  }
+
+  /** loadTask, with the caller's name (for what they author on the task). */
+  async function loadTaskForAuthor(userId: string, taskId: string) {
+    const found = isId(taskId) ? await store.findTaskForAuthor(db, taskId, userId) : undefined;
+    return { ...accessOf(userId, found), authorName: found?.callerName ?? '' };
+  }
+
+  function accessOf(userId: string, found: { task: store.TaskRow; role: ProjectAccess['role']; ownerId: string } | undefined) {
     if (!found) throw notFound('Task');
     return {
       task: found.task,
@@ -206,6 +215,7 @@ export function createTasksService(db: Db) {
     },
 
     loadTask,
+    loadTaskForAuthor,
   };
 }
 

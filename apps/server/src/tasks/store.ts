@@ -1,4 +1,4 @@
-import { type Db, memberships, projects, tasks } from '@tasklane/db';
+import { type Db, memberships, projects, tasks, users } from '@tasklane/db';
 import { TASK_PRIORITIES, type Task, type TaskPriority, type TaskSortField, type TaskStatus } from '@tasklane/schemas';
 import { type SQL, and, eq, getTableColumns, gt, ilike, isNull, lt, or, sql } from 'drizzle-orm';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../lib/paging';
@@ -9,23 +9,37 @@ import { callerRoleIn } from '../projects/store';
 export type TaskRow = typeof tasks.$inferSelect;
 
 // The role and the owner as scalar subqueries rather than joins (see callerRoleIn: PGlite's planning).
+const taskForUserColumns = {
+  task: tasks,
+  role: callerRoleIn(sql.raw('"tasks"."project_id"')),
+  ownerId: sql<string>`(select p.owner_id from ${projects} as p where p.id = "tasks"."project_id")`,
+};
+
 const taskForUserStatement = preparedFor((db) =>
+  db.select(taskForUserColumns).from(tasks).where(eq(tasks.id, sql.placeholder('taskId'))).limit(1).prepare('task_for_user'),
+);
+
+// The same read with the caller's name too: a new comment carries its author's name, and this
+// saves the comment a second query for it.
+const taskForAuthorStatement = preparedFor((db) =>
   db
-    .select({
-      task: tasks,
-      role: callerRoleIn(sql.raw('"tasks"."project_id"')),
-      ownerId: sql<string>`(select p.owner_id from ${projects} as p where p.id = "tasks"."project_id")`,
-    })
+    .select({ ...taskForUserColumns, callerName: sql<string | null>`(select u.name from ${users} as u where u.id = ${sql.placeholder('userId')})` })
     .from(tasks)
     .where(eq(tasks.id, sql.placeholder('taskId')))
     .limit(1)
-    .prepare('task_for_user'),
+    .prepare('task_for_author'),
 );
 
 /** A task with the caller's membership of its project; undefined when either is missing. */
 export async function findTaskForUser(db: Db, taskId: string, userId: string) {
   const [found] = await taskForUserStatement(db).execute({ taskId, userId });
   return found?.role ? { task: found.task, role: found.role, ownerId: found.ownerId } : undefined;
+}
+
+/** findTaskForUser, with the caller's name. */
+export async function findTaskForAuthor(db: Db, taskId: string, userId: string) {
+  const [found] = await taskForAuthorStatement(db).execute({ taskId, userId });
+  return found?.role ? { task: found.task, role: found.role, ownerId: found.ownerId, callerName: found.callerName ?? '' } : undefined;
 }
 
 export const findTask = async (db: Db, id: string, options: { forUpdate?: boolean } = {}) => {
