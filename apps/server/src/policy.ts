@@ -41,6 +41,12 @@ export function can(access: ProjectAccess, action: Action): boolean {
   return access.isOwner ? allowed.owner : allowed[access.role];
 }
 
+/** Who an action of the table allows, for a check made inside a statement (see taskInsert): the member roles, and whether the owner may. */
+export function allowedBy(action: Action): { roles: Role[]; owner: boolean } {
+  const allowed: Allowed = PERMISSIONS[action];
+  return { roles: (['VIEWER', 'EDITOR', 'ADMIN'] as const).filter((role) => allowed[role]), owner: allowed.owner };
+}
+
 const DESCRIPTIONS: Record<Action, string> = {
   'project.read': 'view this project',
   'task.write': 'create, change or delete tasks',

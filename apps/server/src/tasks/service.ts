@@ -15,7 +15,7 @@ import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/
 import { runStatement } from '../lib/prepared';
 import { nextVersion, requireVersion } from '../lib/versions';
 import { isMember } from '../members/store';
-import { authorize, type ProjectAccess } from '../policy';
+import { allowedBy, authorize, type ProjectAccess } from '../policy';
 import { ApiError, notFound } from '../trpc/errors';
 import * as store from './store';
 
@@ -149,12 +149,10 @@ export function createTasksService(db: Db) {
     },
 
     async create(userId: string, input: CreateTaskInput): Promise<Task> {
-      authorize(await requireProjectAccess(db, input.projectId, userId), 'task.write');
-      await requireAssignable(input.projectId, input.assigneeId);
       const status = input.status ?? 'TODO';
       const now = new Date();
-      // Every column is set here, so the new task is known before it is written: the row and its
-      // history entry then go to the database in one statement.
+      // Every column is set here, so the new task is known before it is written: the access check,
+      // the row and its history entry then go to the database in one statement.
       const row: store.TaskRow = {
         id: newId(),
         projectId: input.projectId,
@@ -170,8 +168,21 @@ export function createTasksService(db: Db) {
         updatedAt: now,
       };
       const task = toTask(row);
-      await recordActivity(db, { projectId: task.projectId, taskId: task.id, actorId: userId, type: 'task.created', resource: task }, store.taskInsert(row));
-      return task;
+      const write = () =>
+        recordActivity(
+          db,
+          { projectId: task.projectId, taskId: task.id, actorId: userId, type: 'task.created', resource: task },
+          store.taskInsert(row, { userId, ...allowedBy('task.write') }),
+        );
+      const wellFormed = isId(input.projectId) && (input.assigneeId === null || input.assigneeId === undefined || isId(input.assigneeId));
+      if (wellFormed && (await write())) return task;
+      // Not written, or ids no statement can take: the checks, in their order, say why (404 for a
+      // non-member, 403 for a role that may not write, 400 for an assignee who is not a member).
+      authorize(await requireProjectAccess(db, input.projectId, userId), 'task.write');
+      await requireAssignable(input.projectId, input.assigneeId);
+      // They pass now: the caller's role or the assignee's membership changed since the first try.
+      if (await write()) return task;
+      throw new ApiError('CONFLICT', 'The project changed while the task was being created; try again', 'CONCURRENT_CHANGE');
     },
 
     /** `versions` comes from If-Match: checked under the row lock, so the check and the write are one. */

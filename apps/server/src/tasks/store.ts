@@ -49,11 +49,36 @@ export const findTask = async (db: Db, id: string, options: { forUpdate?: boolea
 
 const TASK_COLUMNS = Object.keys(getTableColumns(tasks)) as (keyof TaskRow)[];
 
-/** The INSERT of a new task, to be run by recordActivity in the statement that records it. */
-export const taskInsert = (task: TaskRow): StatementPart => ({
+/** Who may write the task: `userId`, if a member of its project whose role `roles` lists (or, owning it, if `owner`). */
+export interface WriteGuard {
+  userId: string;
+  roles: readonly string[];
+  owner: boolean;
+}
+
+const taskValue = placeholderIn('task_');
+const guardValue = placeholderIn('guard_');
+
+/**
+ * The INSERT of a new task, to be run by recordActivity in the statement that records it. It
+ * inserts only if `guard` may write to the project and the assignee (if any) is a member of it, so
+ * a create checks access and writes in one round trip; no row means one of those failed, and the
+ * caller asks which. Every value is cast: INSERT … SELECT does not give them the columns' types.
+ */
+export const taskInsert = (task: TaskRow, guard: WriteGuard): StatementPart => ({
   key: 'task.insert',
-  build: (db) => db.insert(tasks).values(placeholdersFor(TASK_COLUMNS, 'task_')).returning({ id: tasks.id }),
-  values: valuesFor(task, 'task_'),
+  // In parentheses, as drizzle writes its own builders: recordActivity embeds it as a WITH query.
+  build: () => sql`(
+    insert into ${tasks} (${sql.join(TASK_COLUMNS.map((column) => sql.identifier(tasks[column].name)), sql`, `)})
+    select ${sql.join(TASK_COLUMNS.map((column) => sql`${taskValue(column)}::${sql.raw(tasks[column].getSQLType())}`), sql`, `)}
+    where exists (
+        select 1 from ${memberships} as m join ${projects} as p on p.id = m.project_id
+        where m.project_id = ${taskValue('projectId')}::uuid and m.user_id = ${guardValue('userId')}::uuid
+          and case when p.owner_id = m.user_id then ${guardValue('owner')}::boolean else m.role = any(${guardValue('roles')}::text::member_role[]) end)
+      and (${taskValue('assigneeId')}::uuid is null or exists (
+        select 1 from ${memberships} as a where a.project_id = ${taskValue('projectId')}::uuid and a.user_id = ${taskValue('assigneeId')}::uuid))
+    returning ${tasks.id})`,
+  values: { ...valuesFor(task, 'task_'), ...valuesFor({ userId: guard.userId, owner: guard.owner, roles: `{${guard.roles.join(',')}}` }, 'guard_') },
 });
 
 /**

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# What a task's status change costs PostgreSQL itself, and which parts of the schema that cost is in.
+# Runs the UPDATE a PATCH makes (status + updated_at of one random task) with pgbench against a
+# database seeded by the suite (`npm run bench -- --db postgres --keep-db` prints its name), and
+# reports transactions/s and the machine's CPU time per transaction (all processes, from /proc/stat)
+# for the schema as it is and for variants: without the task-count trigger, without the two
+# trigram (text-search) indexes, and with the trigram index's pending list off (fastupdate).
+# Every variant is undone before the next. Usage: bench/src/pg-write-cost.sh <database> [seconds]
+set -euo pipefail
+DB=${1:?database name (a kept bench database)}
+SECONDS_PER_RUN=${2:-8}
+URL_ARGS=(-h "${PGHOST:-127.0.0.1}" -U "${PGUSER:-postgres}")
+psql_q() { psql "${URL_ARGS[@]}" -d "$DB" -qAtc "$1"; }
+
+# One project holds a quarter of the tasks; leave it out so the runs measure cost, not lock waits.
+psql_q "drop table if exists bench_write_ids;
+  create table bench_write_ids as select row_number() over () as n, id from tasks
+    where project_id <> (select project_id from tasks group by 1 order by count(*) desc limit 1);
+  create unique index on bench_write_ids (n)"
+COUNT=$(psql_q "select count(*) from bench_write_ids")
+SCRIPT=$(mktemp)
+trap 'rm -f "$SCRIPT"; psql_q "drop table if exists bench_write_ids" || true' EXIT
+cat > "$SCRIPT" <<SQL
+\set n random(1, $COUNT)
+update tasks set status = (case when status = 'TODO' then 'IN_PROGRESS' else 'TODO' end)::task_status,
+  updated_at = clock_timestamp() where id = (select id from bench_write_ids where n = :n);
+SQL
+
+busy() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
+run() {
+  read -r b0 t0 < <(busy)
+  out=$(pgbench "${URL_ARGS[@]}" -n -M prepared -c 8 -j 2 -T "$SECONDS_PER_RUN" -f "$SCRIPT" "$DB" 2>&1)
+  read -r b1 t1 < <(busy)
+  tps=$(grep -oP 'tps = \K[0-9]+' <<<"$out"); tx=$(grep -oP 'processed: \K[0-9]+' <<<"$out")
+  ticks=$(getconf CLK_TCK)
+  printf '%-48s %6s tx/s  %5s µs CPU/tx  machine %3s %% busy\n' "$1" "$tps" $(( (b1 - b0) * 1000000 / ticks / tx )) $(( 100 * (b1 - b0) / (t1 - t0) ))
+}
+
+run "as it is"
+run "as it is (again)"
+psql_q "alter table tasks disable trigger tasks_counted_update"
+run "without the task-count trigger"
+psql_q "alter table tasks enable trigger tasks_counted_update"
+psql_q "alter index tasks_title_trgm_idx set (fastupdate = off); alter index tasks_description_trgm_idx set (fastupdate = off)"
+run "trigram indexes without their pending list"
+psql_q "alter index tasks_title_trgm_idx reset (fastupdate); alter index tasks_description_trgm_idx reset (fastupdate)"
+TITLE_DEF=$(psql_q "select pg_get_indexdef('tasks_title_trgm_idx'::regclass)")
+DESCRIPTION_DEF=$(psql_q "select pg_get_indexdef('tasks_description_trgm_idx'::regclass)")
+psql_q "drop index tasks_title_trgm_idx; drop index tasks_description_trgm_idx"
+run "without the two trigram indexes"
+psql_q "$TITLE_DEF; $DESCRIPTION_DEF"
+run "as it is (after putting them back)"
