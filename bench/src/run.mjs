@@ -25,6 +25,8 @@ const { values: options } = parseArgs({
     'pg-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
     port: { type: 'string', default: process.env.BENCH_PORT ?? '4250' },
     profile: { type: 'boolean', default: false },
+    // Node options for our server only (the baselines and the load generator run without them).
+    'server-node-options': { type: 'string', default: '' },
     // Another build of the server (e.g. an older commit's) for before/after comparisons.
     server: { type: 'string' },
     // For repeated runs while optimising: keep the seeded scratch database, or reuse a kept one.
@@ -143,7 +145,11 @@ async function startOurServer(db, prepared, extraEnv = {}) {
   if (options.profile) mkdirSync(profileDir, { recursive: true });
   return startServer({
     name: `server (${db})`,
-    args: [...(options.profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), serverMain],
+    args: [
+      ...options['server-node-options'].split(' ').filter(Boolean),
+      ...(options.profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
+      serverMain,
+    ],
     env: serverEnv({ ...prepared.env, ...extraEnv }),
     port,
     readyPath: '/readyz',

@@ -30,8 +30,9 @@ export interface NewActivity {
 /**
  * Inserts the entry, and its webhook deliveries through `outbox` (given the new entry's id as the
  * relation `event`), in one statement, and announces it on commit. The per-project advisory lock,
- * held to the end of the transaction, makes a project's ids commit in increasing order, so a
- * reader that has seen id N can never later find a smaller id appear. The announcement is the new
+ * held to the end of the transaction, makes a project's ids commit in increasing order (keyed by
+ * the id as the database writes it, lower case, as the task-count trigger keys it, however the
+ * client spelled it), so a reader that has seen id N can never later find a smaller id appear. The announcement is the new
  * id on the project's channel (projectChannel), and one on DELIVERIES_CHANNEL only if deliveries
  * were queued, so only those changes wake the senders.
  * `write`, when given, is the change's own write (an INSERT or UPDATE … RETURNING, as a statement
@@ -47,7 +48,7 @@ export async function insertActivity(tx: Db, entry: NewActivity, outbox: OutboxP
     key: `activity:${write?.key ?? 'alone'}`,
     build: (db) => sql`
       with ${write ? sql`written as ${write.build(db)},` : sql``}
-      locked as (select pg_advisory_xact_lock(${ACTIVITY_LOCK_CLASS}, hashtext(${value('projectId')}::text))${write ? sql` from (select 1 from written limit 1) as change` : sql``}),
+      locked as (select pg_advisory_xact_lock(${ACTIVITY_LOCK_CLASS}, hashtext(${value('projectId')}::uuid::text))${write ? sql` from (select 1 from written limit 1) as change` : sql``}),
       inserted as (
         insert into ${activity} (project_id, task_id, actor_id, type, resource, changes, created_at)
         select ${value('projectId')}::uuid, ${value('taskId')}::uuid, ${value('actorId')}::uuid, ${value('type')}::text,

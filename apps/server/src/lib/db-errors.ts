@@ -23,3 +23,10 @@ const CONNECTION_CODES = new Set([
  */
 export const isDatabaseUnavailable = (error: unknown): boolean =>
   hasCode(error, (code) => CONNECTION_CODES.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300');
+
+/**
+ * True when PostgreSQL refused a value the input schemas let through: a NUL character in text
+ * (22021; PostgreSQL text cannot hold one), a character the encoding cannot represent (22P05), a
+ * date or time it cannot store (22007, 22008). The request is wrong, not the service: a 400.
+ */
+export const isUnstorableValue = (error: unknown): boolean => hasCode(error, (code) => ['22021', '22P05', '22007', '22008'].includes(code));

@@ -10,6 +10,7 @@ import type {
 } from '@tasklane/schemas';
 import { requireProjectAccess } from '../access';
 import { changedFields, recordActivity } from '../activity/service';
+import { isUnstorableValue } from '../lib/db-errors';
 import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { runStatement } from '../lib/prepared';
@@ -155,13 +156,14 @@ export function createTasksService(db: Db) {
       // the row and its history entry then go to the database in one statement.
       const row: store.TaskRow = {
         id: newId(),
-        projectId: input.projectId,
+        // As the database will return them: a uuid in upper case names the same project or user.
+        projectId: input.projectId.toLowerCase(),
         title: input.title,
         description: input.description ?? '',
         status,
         priority: input.priority ?? 'MEDIUM',
         dueDate: input.dueDate ? new Date(input.dueDate) : null,
-        assigneeId: input.assigneeId ?? null,
+        assigneeId: input.assigneeId?.toLowerCase() ?? null,
         createdById: userId,
         completedAt: status === 'DONE' ? now : null,
         createdAt: now,
@@ -175,11 +177,20 @@ export function createTasksService(db: Db) {
           store.taskInsert(row, { userId, ...allowedBy('task.write') }),
         );
       const wellFormed = isId(input.projectId) && (input.assigneeId === null || input.assigneeId === undefined || isId(input.assigneeId));
-      if (wellFormed && (await write())) return task;
+      let unstorable: unknown;
+      try {
+        if (wellFormed && (await write())) return task;
+      } catch (error) {
+        // A value the database refuses (a NUL in the title) is the caller's 400, but only after
+        // the checks: a non-member still gets 404 and a viewer 403, as if they had come first.
+        if (!isUnstorableValue(error)) throw error;
+        unstorable = error;
+      }
       // Not written, or ids no statement can take: the checks, in their order, say why (404 for a
       // non-member, 403 for a role that may not write, 400 for an assignee who is not a member).
       authorize(await requireProjectAccess(db, input.projectId, userId), 'task.write');
       await requireAssignable(input.projectId, input.assigneeId);
+      if (unstorable) throw unstorable;
       // They pass now: the caller's role or the assignee's membership changed since the first try.
       if (await write()) return task;
       throw new ApiError('CONFLICT', 'The project changed while the task was being created; try again', 'CONCURRENT_CHANGE');

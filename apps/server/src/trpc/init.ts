@@ -1,5 +1,5 @@
 import { initTRPC } from '@trpc/server';
-import { isDatabaseUnavailable } from '../lib/db-errors';
+import { isDatabaseUnavailable, isUnstorableValue } from '../lib/db-errors';
 import type { Services } from '../services';
 import { ApiError, formatError } from './errors';
 
@@ -68,6 +68,9 @@ export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
   const result = await next({ ctx: { services: ctx.services as unknown as Services } });
   if (!result.ok && isDatabaseUnavailable(result.error)) {
     throw new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', 'DATABASE_UNAVAILABLE');
+  }
+  if (!result.ok && isUnstorableValue(result.error)) {
+    throw new ApiError('BAD_REQUEST', 'A value cannot be stored: text may not contain NUL (\\u0000) characters', 'UNSTORABLE_VALUE');
   }
   return result;
 });

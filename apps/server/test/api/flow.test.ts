@@ -154,6 +154,18 @@ describe('the interface flow, endpoint by endpoint', () => {
     });
   });
 
+  it('answers a task created with upper-case ids with the ids as every later read spells them', async () => {
+    const response = await t.request('POST', '/api/v1/tasks', {
+      token: owner.token,
+      body: { title: 'Upper-case ids', projectId: projectId.toUpperCase(), assigneeId: colleague.id.toUpperCase() },
+    });
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({ projectId, assigneeId: colleague.id });
+    const read = await t.request('GET', `/api/v1/tasks/${response.body.id}`, { token: owner.token });
+    expect(read.body).toEqual(response.body);
+    await t.request('DELETE', `/api/v1/tasks/${response.body.id}`, { token: owner.token });
+  });
+
   it('lists the tasks of a project, oldest first', async () => {
     const response = await t.request('GET', `/api/v1/tasks/project/${projectId}`, { token: owner.token });
     expect(response.status).toBe(200);
