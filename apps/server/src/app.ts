@@ -74,6 +74,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     genReqId: () => randomUUID(),
     trustProxy: config.trustProxy,
     clientErrorHandler,
+    // tRPC's batched GET names every procedure in one path segment (`/api/trpc/a,b,c`); the router's
+    // default limit of 100 characters answered a batch of six calls from the web app with a 404.
+    routerOptions: { maxParamLength: 5000 },
   });
 
   app.addHook('onRequest', async (request, reply) => {

@@ -208,6 +208,16 @@ describe('the native tRPC endpoint', () => {
     expect(await databaseSnapshot(t)).toEqual(before);
   });
 
+  it('a batch of many calls, whose path is over 100 characters, is served (the web app batches six)', async () => {
+    const paths = ['tasks.get', 'projects.get', 'tasks.get', 'projects.get', 'tasks.get', 'projects.get', 'tasks.get', 'projects.get', 'tasks.get', 'auth.me'];
+    const inputs = Object.fromEntries(paths.map((path, index) => [index, path === 'auth.me' ? undefined : { id: path === 'tasks.get' ? taskId : projectId }]));
+    const response = await t.request('GET', `/api/trpc/${paths.join(',')}?batch=1&input=${encodeURIComponent(JSON.stringify(inputs))}`, { token: owner.token });
+    expect(paths.join(',').length).toBeGreaterThan(100);
+    expect(response.status).toBe(200);
+    const results = response.body as { result: { data: { id: string } } }[];
+    expect(results.map((entry) => entry.result.data.id)).toEqual(paths.map((path) => (path === 'tasks.get' ? taskId : path === 'projects.get' ? projectId : owner.id)));
+  });
+
   it('a batch answers each call on its own (207 when they differ), errors in the same shape', async () => {
     const url = `/api/trpc/auth.me,projects.get,tasks.get?batch=1&input=${encodeURIComponent(JSON.stringify({ 1: { id: projectId }, 2: { id: 'nope' } }))}`;
     const response = await t.request('GET', url, { token: outsider.token });
