@@ -38,7 +38,7 @@ const oddText = fc.oneof(
   { arbitrary: fc.string({ unit: 'binary', maxLength: 60 }), weight: 3 },
   { arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }), weight: 2 },
   {
-    arbitrary: fc.constantFrom('', ' ', 'null', 'undefined', '../../etc/passwd', '%00', "' OR 1=1 --", '<script>x</script>', '\u0000', '\u202e', '🙂'.repeat(300), '-1', '1e309', 'NaN', 'me', 'none'),
+    arbitrary: fc.constantFrom('', ' ', 'null', 'undefined', '../../etc/passwd', '%00', "' OR 1=1 --", '<script>x</script>', '\u0000', '\u202e', '🙂'.repeat(300), '-1', '1e309', 'NaN', 'me', 'none', '0000-01-01T00:00:00Z', '9999-12-31T23:00:00-14:00'),
     weight: 3,
   },
   { arbitrary: hugeText, weight: 1 },
