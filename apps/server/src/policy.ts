@@ -1,4 +1,4 @@
-import type { Role } from '@tasklane/schemas';
+import { ROLES, type Role } from '@tasklane/schemas';
 import { ApiError } from './trpc/errors';
 
 /** What a caller is to a project: their member role, and whether they own it. */
@@ -44,7 +44,7 @@ export function can(access: ProjectAccess, action: Action): boolean {
 /** Who an action of the table allows, for a check made inside a statement (see taskInsert): the member roles, and whether the owner may. */
 export function allowedBy(action: Action): { roles: Role[]; owner: boolean } {
   const allowed: Allowed = PERMISSIONS[action];
-  return { roles: (['VIEWER', 'EDITOR', 'ADMIN'] as const).filter((role) => allowed[role]), owner: allowed.owner };
+  return { roles: ROLES.filter((role) => allowed[role]), owner: allowed.owner };
 }
 
 const DESCRIPTIONS: Record<Action, string> = {

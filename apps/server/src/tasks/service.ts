@@ -20,6 +20,9 @@ import { allowedBy, authorize, type ProjectAccess } from '../policy';
 import { ApiError, notFound } from '../trpc/errors';
 import * as store from './store';
 
+/** Who the permission table lets write tasks, for the check a create makes inside its INSERT. */
+const TASK_WRITERS = allowedBy('task.write');
+
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 export const toTask = (row: store.TaskRow): Task => ({
@@ -174,7 +177,7 @@ export function createTasksService(db: Db) {
         recordActivity(
           db,
           { projectId: task.projectId, taskId: task.id, actorId: userId, type: 'task.created', resource: task },
-          store.taskInsert(row, { userId, ...allowedBy('task.write') }),
+          store.taskInsert(row, { userId, ...TASK_WRITERS }),
         );
       const wellFormed = isId(input.projectId) && (input.assigneeId === null || input.assigneeId === undefined || isId(input.assigneeId));
       let unstorable: unknown;

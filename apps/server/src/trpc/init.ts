@@ -70,7 +70,7 @@ export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
     throw new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', 'DATABASE_UNAVAILABLE');
   }
   if (!result.ok && isUnstorableValue(result.error)) {
-    throw new ApiError('BAD_REQUEST', 'A value cannot be stored: text may not contain NUL (\\u0000) characters', 'UNSTORABLE_VALUE');
+    throw new ApiError('BAD_REQUEST', 'A value cannot be stored: text may not contain NUL (\\u0000) characters, and dates must fall in the years 1–9999', 'UNSTORABLE_VALUE');
   }
   return result;
 });
