@@ -114,6 +114,9 @@ async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Pr
     onnotice: () => {},
     connect_timeout: 5,
     idle_timeout: 60,
+    // Timestamps arrive as text in the session's zone and date style (timestamps.ts reads them):
+    // fixed here, whatever the server's own settings, so they take its fast exact path.
+    connection: { TimeZone: 'UTC', DateStyle: 'ISO, MDY' },
   });
   const db = drizzlePostgres(alwaysPrepared(client), { schema }) as unknown as Db;
   return {

@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { timestamptz } from './timestamps';
 
 const timestamps = {
-  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow(),
-  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow(),
+  createdAt: timestamptz('created_at').notNull().default(sql`now()`),
+  updatedAt: timestamptz('updated_at').notNull().default(sql`now()`),
 };
 
 export const roleEnum = pgEnum('member_role', ['VIEWER', 'EDITOR', 'ADMIN']);
@@ -68,12 +69,12 @@ export const tasks = pgTable(
     description: text('description').notNull().default(''),
     status: taskStatusEnum('status').notNull().default('TODO'),
     priority: taskPriorityEnum('priority').notNull().default('MEDIUM'),
-    dueDate: timestamp('due_date', { withTimezone: true, mode: 'date', precision: 3 }),
+    dueDate: timestamptz('due_date'),
     assigneeId: uuid('assignee_id').references(() => users.id, { onDelete: 'set null' }),
     createdById: uuid('created_by_id')
       .notNull()
       .references(() => users.id),
-    completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    completedAt: timestamptz('completed_at'),
     ...timestamps,
   },
   (table) => [
@@ -205,12 +206,12 @@ export const webhookDeliveries = pgTable(
     payload: text('payload').notNull(),
     state: deliveryStateEnum('state').notNull().default('PENDING'),
     attempts: integer('attempts').notNull().default(0),
-    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow(),
+    nextAttemptAt: timestamptz('next_attempt_at').notNull().default(sql`now()`),
     /** Set while one instance is sending it, so no other instance sends it too. */
-    leasedUntil: timestamp('leased_until', { withTimezone: true, mode: 'date', precision: 3 }),
+    leasedUntil: timestamptz('leased_until'),
     lastStatus: integer('last_status'),
     lastError: text('last_error'),
-    deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    deliveredAt: timestamptz('delivered_at'),
     ...timestamps,
   },
   (table) => [
@@ -230,7 +231,7 @@ export const revokedTokens = pgTable(
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull(),
+    expiresAt: timestamptz('expires_at').notNull(),
   },
   (table) => [index('revoked_tokens_expires_idx').on(table.expiresAt)],
 );

@@ -1,9 +1,8 @@
-import { type Db, memberships, projects, tasks, users } from '@tasklane/db';
+import { type Db, isoFromTimestamptz, memberships, projects, tasks, users } from '@tasklane/db';
 import { TASK_PRIORITIES, type Task, type TaskPriority, type TaskSortField, type TaskStatus } from '@tasklane/schemas';
 import { type SQL, and, eq, getTableColumns, gt, ilike, isNull, lt, or, sql } from 'drizzle-orm';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../lib/paging';
 import { placeholderIn, placeholdersFor, preparedFor, runStatement, type StatementPart, valuesFor } from '../lib/prepared';
-import { isoTimestamp } from '../lib/sql';
 import { callerRoleIn } from '../projects/store';
 
 export type TaskRow = typeof tasks.$inferSelect;
@@ -195,14 +194,24 @@ function afterCursor(shape: ListShape): SQL | undefined {
 }
 
 /**
- * A list's columns, already in the API's shape (camelCase keys, timestamps as ISO text): a page's
- * rows go out as they come, with no per-field mapping through drizzle and Date objects.
+ * A list's columns under the API's names: a page's rows go out as they come, with no per-field
+ * mapping through drizzle and Date objects; only the timestamps' text is rewritten (isoFromTimestamptz).
+ * Formatting them in SQL instead (to_char) made PostgreSQL's part of a page three times as costly.
  */
 const TASK_FIELDS = sql`${tasks.id} as "id", ${tasks.title} as "title", ${tasks.description} as "description",
-  ${tasks.status} as "status", ${tasks.priority} as "priority", ${isoTimestamp(tasks.dueDate)} as "dueDate",
+  ${tasks.status} as "status", ${tasks.priority} as "priority", ${tasks.dueDate} as "dueDate",
   ${tasks.assigneeId} as "assigneeId", ${tasks.projectId} as "projectId", ${tasks.createdById} as "createdById",
-  ${isoTimestamp(tasks.createdAt)} as "createdAt", ${isoTimestamp(tasks.updatedAt)} as "updatedAt",
-  ${isoTimestamp(tasks.completedAt)} as "completedAt"`;
+  ${tasks.createdAt} as "createdAt", ${tasks.updatedAt} as "updatedAt", ${tasks.completedAt} as "completedAt"`;
+
+function withIsoTimestamps(rows: Task[]): Task[] {
+  for (const row of rows) {
+    row.createdAt = isoFromTimestamptz(row.createdAt);
+    row.updatedAt = isoFromTimestamptz(row.updatedAt);
+    if (row.dueDate !== null) row.dueDate = isoFromTimestamptz(row.dueDate);
+    if (row.completedAt !== null) row.completedAt = isoFromTimestamptz(row.completedAt);
+  }
+  return rows;
+}
 
 /**
  * One page of tasks in (field, id) order after the cursor. `projectId` scope lists that project's
@@ -249,7 +258,8 @@ export function listTasks(
     },
     'list_',
   );
-  return runStatement<Task>(db, { key: `tasks.list:${Object.values(shape).join(',')}`, build: () => listStatement(shape), values });
+  const statement = { key: `tasks.list:${Object.values(shape).join(',')}`, build: () => listStatement(shape), values };
+  return runStatement<Task>(db, statement).then(withIsoTimestamps);
 }
 
 function listStatement(shape: ListShape): SQL {

@@ -166,6 +166,22 @@ describe('the interface flow, endpoint by endpoint', () => {
     await t.request('DELETE', `/api/v1/tasks/${response.body.id}`, { token: owner.token });
   });
 
+  it('reads back due dates at the edges of the accepted years the same through every read', async () => {
+    // Years below 100 are where a lenient date parser goes wrong (it reads "0005-03-01" as 2001).
+    for (const dueDate of ['0001-01-01T00:00:00.000Z', '0005-03-01T12:30:00.500Z', '0099-12-31T23:59:59.999Z', '9999-12-31T23:59:59.990Z']) {
+      const created = await t.request('POST', '/api/v1/tasks', { token: owner.token, body: { title: `Due ${dueDate}`, projectId, dueDate } });
+      expect(created.status).toBe(201);
+      expect(created.body.dueDate).toBe(dueDate);
+      const read = await t.request('GET', `/api/v1/tasks/${created.body.id}`, { token: owner.token });
+      expect(read.body).toEqual(created.body);
+      const listed = await t.request('GET', `/api/v1/tasks/project/${projectId}?sort=dueDate&limit=100`, { token: owner.token });
+      expect(listed.body.find((task: { id: string }) => task.id === created.body.id)).toEqual(created.body);
+      const patched = await t.request('PATCH', `/api/v1/tasks/${created.body.id}`, { token: owner.token, body: { priority: 'HIGH' } });
+      expect(patched.body).toMatchObject({ dueDate, createdAt: created.body.createdAt });
+      await t.request('DELETE', `/api/v1/tasks/${created.body.id}`, { token: owner.token });
+    }
+  });
+
   it('lists the tasks of a project, oldest first', async () => {
     const response = await t.request('GET', `/api/v1/tasks/project/${projectId}`, { token: owner.token });
     expect(response.status).toBe(200);
