@@ -9,8 +9,7 @@
 set -euo pipefail
 DB=${1:?database name (a kept bench database)}
 SECONDS_PER_RUN=${2:-8}
-URL_ARGS=(-h "${PGHOST:-127.0.0.1}" -U "${PGUSER:-postgres}")
-psql_q() { psql "${URL_ARGS[@]}" -d "$DB" -qAtc "$1"; }
+source "$(dirname "$0")/pgbench-lib.sh"
 
 # One project holds a quarter of the tasks; leave it out so the runs measure cost, not lock waits.
 psql_q "drop table if exists bench_write_ids;
@@ -25,16 +24,6 @@ cat > "$SCRIPT" <<SQL
 update tasks set status = (case when status = 'TODO' then 'IN_PROGRESS' else 'TODO' end)::task_status,
   updated_at = clock_timestamp() where id = (select id from bench_write_ids where n = :n);
 SQL
-
-busy() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
-run() {
-  read -r b0 t0 < <(busy)
-  out=$(pgbench "${URL_ARGS[@]}" -n -M prepared -c 8 -j 2 -T "$SECONDS_PER_RUN" -f "$SCRIPT" "$DB" 2>&1)
-  read -r b1 t1 < <(busy)
-  tps=$(grep -oP 'tps = \K[0-9]+' <<<"$out"); tx=$(grep -oP 'processed: \K[0-9]+' <<<"$out")
-  ticks=$(getconf CLK_TCK)
-  printf '%-48s %6s tx/s  %5s µs CPU/tx  machine %3s %% busy\n' "$1" "$tps" $(( (b1 - b0) * 1000000 / ticks / tx )) $(( 100 * (b1 - b0) / (t1 - t0) ))
-}
 
 run "as it is"
 run "as it is (again)"
