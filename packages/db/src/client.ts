@@ -81,6 +81,13 @@ async function openPglite(config: Extract<DbConfig, { kind: 'pglite' }>): Promis
 type PostgresClient = ReturnType<typeof postgres>;
 
 /**
+ * Asked for by every PostgreSQL connection, whatever the server's own defaults: timestamps arrive
+ * as text in the session's zone and date style (timestamps.ts reads them), and in UTC they take
+ * its fast exact path.
+ */
+const SESSION_SETTINGS = { TimeZone: 'UTC', DateStyle: 'ISO, MDY' };
+
+/**
  * The client drizzle is given, with every statement prepared on the server. drizzle asks postgres.js
  * to prepare only the statements it was told to name (`.prepare('name')`); any other statement with
  * parameters then costs two round trips (postgres.js describes it to learn the parameters' types,
@@ -114,16 +121,14 @@ async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Pr
     onnotice: () => {},
     connect_timeout: 5,
     idle_timeout: 60,
-    // Timestamps arrive as text in the session's zone and date style (timestamps.ts reads them):
-    // fixed here, whatever the server's own settings, so they take its fast exact path.
-    connection: { TimeZone: 'UTC', DateStyle: 'ISO, MDY' },
+    connection: SESSION_SETTINGS,
   });
   const db = drizzlePostgres(alwaysPrepared(client), { schema }) as unknown as Db;
   return {
     db,
     kind: 'postgres',
     migrate: async () => {
-      const lockClient = postgres(config.url, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+      const lockClient = postgres(config.url, { max: 1, onnotice: () => {}, connect_timeout: 5, connection: SESSION_SETTINGS });
       try {
         await lockClient`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
         await migratePostgres(drizzlePostgres(lockClient), { migrationsFolder });

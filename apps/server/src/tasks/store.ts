@@ -196,7 +196,7 @@ function afterCursor(shape: ListShape): SQL | undefined {
 /**
  * A list's columns under the API's names: a page's rows go out as they come, with no per-field
  * mapping through drizzle and Date objects; only the timestamps' text is rewritten (isoFromTimestamptz).
- * Formatting them in SQL instead (to_char) made PostgreSQL's part of a page three times as costly.
+ * Formatting them in SQL instead (to_char) made PostgreSQL's part of a page a third more costly.
  */
 const TASK_FIELDS = sql`${tasks.id} as "id", ${tasks.title} as "title", ${tasks.description} as "description",
   ${tasks.status} as "status", ${tasks.priority} as "priority", ${tasks.dueDate} as "dueDate",

@@ -1,4 +1,4 @@
-import { type Db, webhookDeliveries, webhooks } from '@tasklane/db';
+import { type Db, dateFromTimestamptz, webhookDeliveries, webhooks } from '@tasklane/db';
 import type { Activity } from '@tasklane/schemas';
 import { type SQL, and, asc, desc, eq, gt, inArray, isNull, lt, ne, sql } from 'drizzle-orm';
 import { placeholderIn, valuesFor } from '../lib/prepared';
@@ -115,7 +115,7 @@ export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<
     eventType: row.event_type!,
     payload: row.payload!,
     attempts: Number(row.attempts),
-    createdAt: new Date(row.created_at!),
+    createdAt: dateFromTimestamptz(row.created_at!),
     url: row.url!,
     secret: row.secret!,
   }));
