@@ -1,7 +1,7 @@
-// What a named prepared statement would save on PGlite: the service's task-and-access read (the
-// statement behind GET /tasks/{id}) run through PGlite's query(), which parses and plans it on every
-// call, and as a statement parsed once and then only bound and run through PGlite's protocol API.
-// PGlite has no other way to keep a statement: SQL EXECUTE cannot take bind parameters.
+// What a named statement saves on PGlite (packages/db/src/pglite-statements.ts): the service's
+// task-and-access read (the statement behind GET /tasks/{id}) run through PGlite's query(), which
+// parses and plans it on every call, and as a statement parsed once and then only bound and run
+// through PGlite's protocol API. SQL EXECUTE cannot serve: it takes no bind parameters.
 // Usage: node bench/src/pglite-statements.mjs [calls per round]
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -32,19 +32,10 @@ const TASK_FOR_USER = `select tasks.*,
   from tasks where tasks.id = $1 limit 1`;
 
 const { serialize } = protocol;
-const joined = (...parts) => {
-  const bytes = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    bytes.set(part, offset);
-    offset += part.length;
-  }
-  return bytes;
-};
-await pg.execProtocol(joined(serialize.parse({ name: 'task_for_user', text: TASK_FOR_USER, types: [] }), serialize.sync()));
+await pg.execProtocol(Buffer.concat([serialize.parse({ name: 'task_for_user', text: TASK_FOR_USER, types: [] }), serialize.sync()]));
 const runNamed = async (values) => {
   const { messages } = await pg.execProtocol(
-    joined(serialize.bind({ statement: 'task_for_user', values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()),
+    Buffer.concat([serialize.bind({ statement: 'task_for_user', values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]),
   );
   return parse.parseResults(messages, {}, { rowMode: 'array' })[0];
 };
