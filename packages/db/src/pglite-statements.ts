@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { type PGlite, type QueryOptions, type Results, type Transaction, parse, protocol } from '@electric-sql/pglite';
 
 /*
@@ -11,6 +12,8 @@ import { type PGlite, type QueryOptions, type Results, type Transaction, parse, 
  */
 
 const MAX_STATEMENTS = 1_000;
+/** The statement's plan no longer fits (its result type changed) or the statement is gone (DEALLOCATE). */
+const STALE_STATEMENT = new Set(['0A000', '26000']);
 const { serialize } = protocol;
 
 interface NamedStatement {
@@ -23,19 +26,23 @@ interface NamedStatement {
 /** `client` with query() and transactions' query() running named statements. */
 export function withNamedStatements(client: PGlite): PGlite {
   const statements = new Map<string, NamedStatement>();
+  // Names never repeat, even across two wrappers of one client or after a stale one is dropped.
+  const prefix = `tasklane_${randomBytes(4).toString('hex')}_`;
+  let namesGiven = 0;
   // Every batch ends with Sync, so a failed statement leaves the session ready for the next one;
   // PGlite throws the database error once the whole batch has been processed.
   const send = (...messages: Uint8Array[]) => client.execProtocolStream(Buffer.concat(messages), { syncToFs: false });
 
+  // What query() takes beyond rows and parsers (declared parameter types, notices, COPY blobs) stays with query().
   const named = (text: string, options?: QueryOptions) =>
-    !options?.blob && (statements.has(text) || statements.size < MAX_STATEMENTS);
+    !options?.blob && !options?.paramTypes && !options?.onNotice && (statements.has(text) || statements.size < MAX_STATEMENTS);
 
-  async function statementFor(text: string, options?: QueryOptions): Promise<NamedStatement> {
+  async function statementFor(text: string): Promise<NamedStatement> {
     const known = statements.get(text);
     if (known) return known;
-    const name = `tasklane_${statements.size}`;
+    const name = `${prefix}${namesGiven++}`;
     const described = await send(
-      serialize.parse({ name, text, types: options?.paramTypes ?? [] }),
+      serialize.parse({ name, text, types: [] }),
       serialize.describe({ type: 'S', name }),
       serialize.sync(),
     );
@@ -47,27 +54,41 @@ export function withNamedStatements(client: PGlite): PGlite {
   /** What query() does, with the statement named: under the query lock, written through to disk unless in a transaction. */
   const run = <T>(text: string, parameters: unknown[] = [], options: QueryOptions | undefined, inTransaction: boolean) =>
     client._runExclusiveQuery(async (): Promise<Results<T>> => {
-      const statement = await statementFor(text, options);
-      const values = parameters.map((value, index) => {
-        if (value === null || value === undefined) return null;
-        const type = statement.parameterTypes[index]!;
-        const serializer = options?.serializers?.[type] ?? client.serializers[type];
-        return serializer ? serializer(value) : String(value);
-      });
-      const messages = await send(
-        serialize.bind({ statement: statement.name, values }),
-        serialize.describe({ type: 'P' }),
-        serialize.execute({}),
-        serialize.sync(),
-      );
-      if (!inTransaction) await client.syncToFs();
-      return parse.parseResults(messages, client.parsers, options)[0] as Results<T>;
+      for (let attempt = 1; ; attempt++) {
+        const statement = await statementFor(text);
+        try {
+          return await bindAndRun<T>(statement, parameters, options, inTransaction);
+        } catch (error) {
+          if (!STALE_STATEMENT.has((error as { code?: string }).code ?? '')) throw error;
+          // Parsed again under a new name next time; run again now only where the failure did not
+          // abort a transaction.
+          statements.delete(text);
+          if (inTransaction || attempt > 1) throw error;
+        }
+      }
     });
+
+  async function bindAndRun<T>(statement: NamedStatement, parameters: unknown[], options: QueryOptions | undefined, inTransaction: boolean) {
+    const values = parameters.map((value, index) => {
+      if (value === null || value === undefined) return null;
+      const type = statement.parameterTypes[index]!;
+      const serializer = options?.serializers?.[type] ?? client.serializers[type];
+      return serializer ? serializer(value) : String(value);
+    });
+    const messages = await send(
+      serialize.bind({ statement: statement.name, values }),
+      serialize.describe({ type: 'P' }),
+      serialize.execute({}),
+      serialize.sync(),
+    );
+    if (!inTransaction) await client.syncToFs();
+    return parse.parseResults(messages, client.parsers, options)[0] as Results<T>;
+  }
 
   const inTransaction = (tx: Transaction): Transaction => {
     const query = tx.query.bind(tx);
     return Object.assign(tx, {
-      query: <T>(text: string, parameters?: unknown[], options?: QueryOptions): Promise<Results<T>> => {
+      query: async <T>(text: string, parameters?: unknown[], options?: QueryOptions): Promise<Results<T>> => {
         if (!named(text, options)) return query<T>(text, parameters, options);
         if (tx.closed) throw new Error('Transaction is closed');
         return run<T>(text, parameters, options, true);
@@ -76,7 +97,7 @@ export function withNamedStatements(client: PGlite): PGlite {
   };
 
   return new Proxy(client, {
-    get(target, property, receiver) {
+    get(target, property) {
       if (property === 'query') {
         return async <T>(text: string, parameters?: unknown[], options?: QueryOptions): Promise<Results<T>> => {
           if (!named(text, options)) return target.query<T>(text, parameters, options);
@@ -87,7 +108,8 @@ export function withNamedStatements(client: PGlite): PGlite {
       if (property === 'transaction') {
         return <T>(callback: (tx: Transaction) => Promise<T>) => target.transaction((tx) => callback(inTransaction(tx)));
       }
-      const value = Reflect.get(target, property, receiver);
+      // The client as the receiver: PGlite's getters read private fields, which the proxy has not.
+      const value = Reflect.get(target, property, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
