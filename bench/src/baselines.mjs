@@ -5,6 +5,7 @@
 // Usage: PORT=… [DATABASE_URL=… JWT_SECRET=…] node baselines.mjs hello|floor
 import Fastify from 'fastify';
 import { jwtVerify } from 'jose';
+import { availableParallelism } from 'node:os';
 import postgres from 'postgres';
 
 const kind = process.argv[2];
@@ -13,7 +14,10 @@ const app = Fastify({ logger: false });
 if (kind === 'hello') {
   app.get('/', async () => ({ hello: 'world' }));
 } else if (kind === 'floor') {
-  const sql = postgres(process.env.DATABASE_URL, { max: 10, onnotice: () => {} });
+  // The same pool as the server's: DATABASE_POOL_SIZE, or its default (apps/server/src/config.ts
+  // defaultPoolSize), so neither side gains from a pool size the other does not have.
+  const max = Number(process.env.DATABASE_POOL_SIZE) || Math.min(10, availableParallelism() + 1);
+  const sql = postgres(process.env.DATABASE_URL, { max, onnotice: () => {} });
   const key = new TextEncoder().encode(process.env.JWT_SECRET);
   app.get('/', async () => (await sql`select 1 as ready`)[0]);
   app.get('/tasks/:id', async (request, reply) => {

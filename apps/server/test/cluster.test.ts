@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { defaultPoolSize } from '../src/config';
 import { openTestDatabase } from './harness';
 
 const MAIN = new URL('../dist/main.mjs', import.meta.url).pathname;
@@ -93,12 +94,16 @@ describe('WORKERS (cluster mode)', () => {
   });
 
   if (process.env.TEST_DB === 'postgres') {
-    it('keeps to DATABASE_POOL_SIZE connections under concurrent load, queueing the rest', async () => {
+    // Two pools: one set, and the default, one connection more than the cores (at most 10).
+    it.each([
+      { pool: 'DATABASE_POOL_SIZE=2', env: { DATABASE_POOL_SIZE: '2' }, connections: 2 },
+      { pool: 'the default pool', env: {} as Record<string, string>, connections: defaultPoolSize() },
+    ])('keeps to $connections connections ($pool) under concurrent load, queueing the rest', async ({ env, connections }) => {
       const { url, drop } = await openTestDatabase();
       const tagged = new URL(url!);
       tagged.searchParams.set('application_name', 'tasklane_pool_test');
       const port = await freePort();
-      const server = start(port, { DATABASE_POOL_SIZE: '2', DATABASE_URL: tagged.toString() });
+      const server = start(port, { ...env, DATABASE_URL: tagged.toString() });
       const admin = postgres(url!, { max: 1, onnotice: () => {} });
       try {
         const base = `http://127.0.0.1:${port}`;
@@ -120,8 +125,8 @@ describe('WORKERS (cluster mode)', () => {
         );
         expect(statuses).toEqual(Array(40).fill(200));
         const [row] = await admin<{ count: number }[]>`select count(*)::int as count from pg_stat_activity where application_name = 'tasklane_pool_test'`;
-        // The two pooled connections, and the one LISTEN connection (token revocations, live events).
-        expect(row?.count).toBeLessThanOrEqual(3);
+        // The pooled connections, and the one LISTEN connection (token revocations, live events).
+        expect(row?.count).toBeLessThanOrEqual(connections + 1);
       } finally {
         server.child.kill('SIGTERM');
         await server.exited;
