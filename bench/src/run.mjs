@@ -13,7 +13,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import postgres from 'postgres';
 import { machineCpuSeconds, postgresCpuSeconds, runLoad, startServer, stopAll } from './processes.mjs';
 import { LABELS, table, verdicts } from './report.mjs';
-import { fixtures, floodEmails, PASSWORD, seed } from './seed.mjs';
+import { fixtures, floodEmails, logIn, seed } from './seed.mjs';
 
 const { values: options } = parseArgs({
   options: {
@@ -124,20 +124,6 @@ async function prepareDatabase(db) {
   await seed((script) => pglite.exec(script));
   await pglite.close();
   return { env: { DATA_DIR: dataDir } };
-}
-
-/** One token per connection, each for its own user, from the real login endpoint. */
-async function logIn(url, list) {
-  for (const fixture of list) {
-    const response = await fetch(`${url}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: fixture.email, password: PASSWORD }),
-    });
-    if (!response.ok) throw new Error(`login of ${fixture.email} failed: ${response.status} ${await response.text()}`);
-    fixture.token = (await response.json()).access_token;
-  }
-  return list;
 }
 
 async function startOurServer(db, prepared, extraEnv = {}) {

@@ -88,5 +88,19 @@ export function fixtures(connections) {
   });
 }
 
+/** One token per connection, each for its own user, from the real login endpoint. */
+export async function logIn(url, list) {
+  for (const fixture of list) {
+    const response = await fetch(`${url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: fixture.email, password: PASSWORD }),
+    });
+    if (!response.ok) throw new Error(`login of ${fixture.email} failed: ${response.status} ${await response.text()}`);
+    fixture.token = (await response.json()).access_token;
+  }
+  return list;
+}
+
 /** Users for the login flood: members of no particular project, distinct from the readers. */
 export const floodEmails = (count) => Array.from({ length: count }, (_, i) => emailOf(USERS - 1 - i));
