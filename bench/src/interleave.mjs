@@ -1,6 +1,8 @@
 // Two server configurations measured turn about, scenario by scenario, on one kept database. Both
 // servers run side by side, the one not under load idle, so the machine's drift from one minute to
 // the next falls on both alike, which separate runs of the suite cannot promise.
+// PostgreSQL's CPU is that of every postgres process on the machine: run it where no other database
+// work is going on.
 // Usage (a database kept by `npm run bench -- --db postgres --keep-db`):
 //   node bench/src/interleave.mjs --reuse-db <name> --a "DATABASE_POOL_SIZE=3" --b "DATABASE_POOL_SIZE=10"
 //     [--a-server <main.mjs>] [--b-server <main.mjs>] [--scenarios mix,page,patch] [--rounds 4] [--duration 5]
@@ -37,7 +39,13 @@ const connections = Number(options.connections);
 const duration = Number(options.duration);
 const say = (message) => console.error(`[interleave ${new Date().toISOString().slice(11, 19)}] ${message}`);
 /** "K=V,K=V" → { K: V, … } */
-const envOf = (text) => Object.fromEntries(text.split(',').filter(Boolean).map((pair) => pair.split('=', 2).map((part) => part.trim())));
+const envOf = (text) =>
+  Object.fromEntries(
+    text
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')).trim(), pair.slice(pair.indexOf('=') + 1).trim()]),
+  );
 
 const sides = ['a', 'b'].map((name, index) => ({
   name: name.toUpperCase(),
@@ -92,19 +100,27 @@ try {
     }
   }
 
-  const median = (values) => [...values].sort((x, y) => x - y)[Math.floor((values.length - 1) / 2)];
+  const median = (values) => {
+    const sorted = [...values].sort((x, y) => x - y);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  };
+  const perRound = (list, key) => list.map((sample) => Math.round(sample[key])).join(' / ');
   const lines = [
     `Interleaved run ${stamp} on ${options['reuse-db']}: ${options.rounds} rounds, ${duration} s per turn (after 1 s warm-up), ${connections} connections.`,
     ...sides.map((side) => `- ${side.name}: ${side.description}`),
     '',
-    '| scenario | side | req/s per round | median req/s | median server µs/req | median PostgreSQL µs/req | errors |',
-    '|---|---|---|---:|---:|---:|---:|',
+    'Per round, in round order; B wins: the rounds in which B served more requests per second than A.',
+    '',
+    '| scenario | side | req/s | server µs/req | PostgreSQL µs/req | median req/s | median server µs | median PostgreSQL µs | errors | B wins |',
+    '|---|---|---|---|---|---:|---:|---:|---:|---:|',
   ];
   for (const scenario of scenarios) {
+    const bWins = samples[scenario].B.filter((sample, round) => sample.rps > samples[scenario].A[round].rps).length;
     for (const side of sides) {
       const list = samples[scenario][side.name];
       lines.push(
-        `| ${scenario} | ${side.name} | ${list.map((sample) => Math.round(sample.rps)).join(' / ')} | ${Math.round(median(list.map((sample) => sample.rps)))} | ${Math.round(median(list.map((sample) => sample.serverUs)))} | ${Math.round(median(list.map((sample) => sample.databaseUs)))} | ${list.reduce((sum, sample) => sum + sample.errors, 0)} |`,
+        `| ${scenario} | ${side.name} | ${perRound(list, 'rps')} | ${perRound(list, 'serverUs')} | ${perRound(list, 'databaseUs')} | ${Math.round(median(list.map((sample) => sample.rps)))} | ${Math.round(median(list.map((sample) => sample.serverUs)))} | ${Math.round(median(list.map((sample) => sample.databaseUs)))} | ${list.reduce((sum, sample) => sum + sample.errors, 0)} | ${side.name === 'B' ? `${bWins} of ${list.length}` : ''} |`,
       );
     }
   }

@@ -1,11 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { defaultPoolSize } from '../src/config';
 import { openTestDatabase } from './harness';
 
 const MAIN = new URL('../dist/main.mjs', import.meta.url).pathname;
@@ -94,10 +93,10 @@ describe('WORKERS (cluster mode)', () => {
   });
 
   if (process.env.TEST_DB === 'postgres') {
-    // Two pools: one set, and the default, one connection more than the cores (at most 10).
+    // Two pools: one set, and the default, documented as one connection more than the cores, at most 10.
     it.each([
       { pool: 'DATABASE_POOL_SIZE=2', env: { DATABASE_POOL_SIZE: '2' }, connections: 2 },
-      { pool: 'the default pool', env: {} as Record<string, string>, connections: defaultPoolSize() },
+      { pool: 'the default pool', env: {} as Record<string, string>, connections: Math.min(10, availableParallelism() + 1) },
     ])('keeps to $connections connections ($pool) under concurrent load, queueing the rest', async ({ env, connections }) => {
       const { url, drop } = await openTestDatabase();
       const tagged = new URL(url!);
