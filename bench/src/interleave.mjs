@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { postgresCpuSeconds, runLoad, startServer, stopAll } from './processes.mjs';
+import { benchServerEnv, postgresCpuSeconds, runLoad, startServer, stopAll } from './processes.mjs';
 import { fixtures, logIn } from './seed.mjs';
 
 const { values: options } = parseArgs({
@@ -60,15 +60,7 @@ try {
     side.server = await startServer({
       name: `server ${side.name}`,
       args: [side.main],
-      env: {
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        JWT_SECRET: jwtSecret,
-        AUTH_RATE_LIMIT: '1000000',
-        TOKEN_RATE_LIMIT: '1000000000',
-        DATABASE_URL: databaseUrl.toString(),
-        ...side.env,
-      },
+      env: benchServerEnv(jwtSecret, { DATABASE_URL: databaseUrl.toString(), ...side.env }),
       port: side.port,
       readyPath: '/readyz',
       logFile: join(root, `bench/results/${stamp}-interleave-${side.name}.log`),

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import postgres from 'postgres';
-import { machineCpuSeconds, postgresCpuSeconds, runLoad, startServer, stopAll } from './processes.mjs';
+import { benchServerEnv, machineCpuSeconds, postgresCpuSeconds, runLoad, startServer, stopAll } from './processes.mjs';
 import { LABELS, table, verdicts } from './report.mjs';
 import { fixtures, floodEmails, logIn, seed } from './seed.mjs';
 
@@ -59,16 +59,7 @@ process.on('SIGINT', async () => {
   process.exit(130);
 });
 
-const serverEnv = (extra) => ({
-  HOST: '127.0.0.1',
-  LOG_LEVEL: 'warn',
-  JWT_SECRET: jwtSecret,
-  // The login scenarios send hundreds of logins a second from one IP: lift the per-IP limit here only.
-  AUTH_RATE_LIMIT: '1000000',
-  // The per-token limit stays on (its cost is part of every request) but never refuses a load run.
-  TOKEN_RATE_LIMIT: '1000000000',
-  ...extra,
-});
+const serverEnv = (extra) => benchServerEnv(jwtSecret, extra);
 
 /**
  * Runs one scenario against `server`. Besides autocannon's figures it records the server's CPU time

@@ -9,11 +9,11 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 /**
  * PostgreSQL connections per process unless DATABASE_POOL_SIZE says otherwise: one more than the
  * cores, at most 10. Fewer connections carry more pipelined queries each, so PostgreSQL wakes and
- * switches between backends less: on a 2-core machine 3 connections cost PostgreSQL 10-40 % less
- * CPU per request than 10 (docs/performance.md, session 6), and one Node thread cannot keep more
- * backends than that busy anyway.
+ * switches between backends less: on a 2-core machine 3 connections served every scenario faster
+ * than 10 and than 5, measured turn about (docs/performance.md, session 6); the one more than the
+ * cores keeps a long transaction from holding half the pool.
  */
-export const defaultPoolSize = () => Math.min(10, availableParallelism() + 1);
+const defaultPoolSize = () => Math.min(10, availableParallelism() + 1);
 
 /** Durations like `24h`, `30m`, `900s` or plain seconds. */
 const durationSeconds = z

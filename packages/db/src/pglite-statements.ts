@@ -22,7 +22,6 @@ interface NamedStatement {
   parameterTypes: number[];
 }
 
-
 /** `client` with query() and transactions' query() running named statements. */
 export function withNamedStatements(client: PGlite): PGlite {
   const statements = new Map<string, NamedStatement>();
@@ -96,18 +95,18 @@ export function withNamedStatements(client: PGlite): PGlite {
     });
   };
 
+  // Made once: drizzle reads `query` for every statement it runs.
+  const query = async <T>(text: string, parameters?: unknown[], options?: QueryOptions): Promise<Results<T>> => {
+    if (!named(text, options)) return client.query<T>(text, parameters, options);
+    await client._checkReady();
+    return client._runExclusiveTransaction(() => run<T>(text, parameters, options, false));
+  };
+  const transaction = <T>(callback: (tx: Transaction) => Promise<T>) => client.transaction((tx) => callback(inTransaction(tx)));
+
   return new Proxy(client, {
     get(target, property) {
-      if (property === 'query') {
-        return async <T>(text: string, parameters?: unknown[], options?: QueryOptions): Promise<Results<T>> => {
-          if (!named(text, options)) return target.query<T>(text, parameters, options);
-          await target._checkReady();
-          return target._runExclusiveTransaction(() => run<T>(text, parameters, options, false));
-        };
-      }
-      if (property === 'transaction') {
-        return <T>(callback: (tx: Transaction) => Promise<T>) => target.transaction((tx) => callback(inTransaction(tx)));
-      }
+      if (property === 'query') return query;
+      if (property === 'transaction') return transaction;
       // The client as the receiver: PGlite's getters read private fields, which the proxy has not.
       const value = Reflect.get(target, property, target);
       return typeof value === 'function' ? value.bind(target) : value;
