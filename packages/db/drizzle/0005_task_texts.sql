@@ -4,6 +4,9 @@
 -- about a fifth of its database time; now only a change of the text itself writes them. No foreign
 -- key: its check would cost every create a lookup of the row it has just inserted; the trigger
 -- deletes a task's text with the task, also when the task goes with its project.
+-- Writes to tasks wait from the copy until the triggers exist, so none is missed; reads go on until
+-- the old indexes are dropped, last, just before the commit.
+LOCK TABLE "tasks" IN SHARE ROW EXCLUSIVE MODE;--> statement-breakpoint
 CREATE TABLE "task_texts" (
 	"task_id" uuid PRIMARY KEY NOT NULL,
 	"title" text NOT NULL,
@@ -11,8 +14,6 @@ CREATE TABLE "task_texts" (
 );
 --> statement-breakpoint
 INSERT INTO "task_texts" ("task_id", "title", "description") SELECT "id", "title", "description" FROM "tasks";--> statement-breakpoint
-DROP INDEX "tasks_title_trgm_idx";--> statement-breakpoint
-DROP INDEX "tasks_description_trgm_idx";--> statement-breakpoint
 CREATE INDEX "task_texts_title_trgm_idx" ON "task_texts" USING gin ("title" gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "task_texts_description_trgm_idx" ON "task_texts" USING gin ("description" gin_trgm_ops);--> statement-breakpoint
 -- Statistics now, not at autovacuum's next pass: without them the planner guesses a search's
@@ -37,3 +38,6 @@ CREATE TRIGGER tasks_texts_insert_delete AFTER INSERT OR DELETE ON tasks
 CREATE TRIGGER tasks_texts_update AFTER UPDATE OF title, description ON tasks
   FOR EACH ROW WHEN (OLD.title IS DISTINCT FROM NEW.title OR OLD.description IS DISTINCT FROM NEW.description)
   EXECUTE FUNCTION tasklane_copy_task_texts();
+--> statement-breakpoint
+DROP INDEX "tasks_title_trgm_idx";--> statement-breakpoint
+DROP INDEX "tasks_description_trgm_idx";
