@@ -62,8 +62,6 @@ set session_replication_role = origin;
 -- trigger keeps (migration 0004) are filled here once, as that migration does for existing data.
 insert into project_task_counts (project_id, status, count)
   select project_id, status, count(*)::int from tasks group by project_id, status;
--- The same for the text the q search reads (migration 0005's trigger copies it on every write).
-insert into task_texts (task_id, title, description) select id, title, description from tasks;
 analyze;
 `;
 }

@@ -87,29 +87,9 @@ export const tasks = pgTable(
     index('tasks_project_status_idx').on(table.projectId, table.status, table.createdAt, table.id),
     index('tasks_project_assignee_idx').on(table.projectId, table.assigneeId, table.createdAt, table.id),
     index('tasks_assignee_idx').on(table.assigneeId, table.createdAt, table.id),
-  ],
-);
-
-/**
- * The text a task's `q` search reads: its title and description, copied here by triggers on
- * `tasks` (migration 0005) in the writing transaction. `q` is a case-insensitive substring search
- * (ILIKE '%…%') that trigram indexes serve (pg_trgm). They live on this table and not on `tasks`
- * because every task update that changes an indexed column (every status change: `status` and
- * `updated_at` are indexed) writes a new entry into every index of the row, and the two trigram
- * indexes cost a status change about a fifth of its database time; here they are written only when
- * the text itself changes. Removed with the task by a trigger (no foreign key: its check would cost
- * every create a lookup of the row it has just inserted).
- */
-export const taskTexts = pgTable(
-  'task_texts',
-  {
-    taskId: uuid('task_id').primaryKey(),
-    title: text('title').notNull(),
-    description: text('description').notNull(),
-  },
-  (table) => [
-    index('task_texts_title_trgm_idx').using('gin', table.title.op('gin_trgm_ops')),
-    index('task_texts_description_trgm_idx').using('gin', table.description.op('gin_trgm_ops')),
+    // `q` is a case-insensitive substring search (ILIKE '%…%'): trigram indexes serve it (pg_trgm).
+    index('tasks_title_trgm_idx').using('gin', table.title.op('gin_trgm_ops')),
+    index('tasks_description_trgm_idx').using('gin', table.description.op('gin_trgm_ops')),
   ],
 );
 

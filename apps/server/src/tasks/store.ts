@@ -1,4 +1,4 @@
-import { type Db, isoFromTimestamptz, memberships, projects, taskTexts, tasks, users } from '@tasklane/db';
+import { type Db, isoFromTimestamptz, memberships, projects, tasks, users } from '@tasklane/db';
 import { TASK_PRIORITIES, type Task, type TaskPriority, type TaskSortField, type TaskStatus } from '@tasklane/schemas';
 import { type SQL, and, eq, getTableColumns, gt, ilike, isNull, lt, or, sql } from 'drizzle-orm';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../lib/paging';
@@ -171,10 +171,7 @@ function filterConditions(shape: ListShape): (SQL | undefined)[] {
     shape.assignee === 'none' ? isNull(tasks.assigneeId) : shape.assignee === 'one' ? eq(tasks.assigneeId, value('assigneeId')) : undefined,
     shape.dueBefore ? lt(tasks.dueDate, value('dueBefore')) : undefined,
     shape.dueAfter ? gt(tasks.dueDate, value('dueAfter')) : undefined,
-    // The text and its trigram indexes are in task_texts, so that a status change does not rewrite them.
-    shape.text
-      ? sql`${tasks.id} in (select ${taskTexts.taskId} from ${taskTexts} where ${or(ilike(taskTexts.title, value('pattern')), ilike(taskTexts.description, value('pattern')))})`
-      : undefined,
+    shape.text ? or(ilike(tasks.title, value('pattern')), ilike(tasks.description, value('pattern'))) : undefined,
   ];
 }
 
