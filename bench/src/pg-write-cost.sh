@@ -44,3 +44,34 @@ psql_q "drop index tasks_title_trgm_idx; drop index tasks_description_trgm_idx"
 run "without the two trigram indexes"
 psql_q "$TITLE_DEF; $DESCRIPTION_DEF"
 run "as it is (after putting them back)"
+
+# The floor of any status change on this machine: the same UPDATE with nothing but the primary key
+# and no count trigger, then with the sort and filter indexes back but no trigram indexes and no
+# trigger. What each promise of the service (every sort and filter on an index, text search on an
+# index, counts kept on write) adds to it is the difference.
+SECONDARY_DEFS=$(psql_q "select string_agg(indexdef, '; ') from pg_indexes where tablename = 'tasks' and indexname <> 'tasks_pkey'")
+BTREE_DEFS=$(psql_q "select string_agg(indexdef, '; ') from pg_indexes where tablename = 'tasks' and indexname <> 'tasks_pkey' and indexdef not like '%gin%'")
+TRGM_DEFS=$(psql_q "select string_agg(indexdef, '; ') from pg_indexes where tablename = 'tasks' and indexdef like '%gin%'")
+restore_schema() { psql_q "alter table tasks enable trigger tasks_counted_update"; for def in "$BTREE_DEFS" "$TRGM_DEFS"; do psql_q "$def" 2>/dev/null || true; done; }
+trap 'restore_schema; rm -f "$SCRIPT"; psql_q "drop table if exists bench_write_ids" || true' EXIT
+psql_q "alter table tasks disable trigger tasks_counted_update"
+psql_q "$(psql_q "select string_agg('drop index ' || indexname, '; ') from pg_indexes where tablename = 'tasks' and indexname <> 'tasks_pkey'")"
+psql_q "vacuum analyze tasks"
+for round in 1 2; do
+  run "floor: primary key only, no trigger, 3 clients ($round)" -c 3
+done
+psql_q "$BTREE_DEFS"
+psql_q "vacuum analyze tasks"
+for round in 1 2; do
+  run "sort/filter indexes, no trigram, no trigger, 3 clients ($round)" -c 3
+done
+psql_q "alter table tasks enable trigger tasks_counted_update"
+for round in 1 2; do
+  run "sort/filter indexes and the trigger, no trigram, 3 clients ($round)" -c 3
+done
+psql_q "$TRGM_DEFS"
+psql_q "vacuum analyze tasks"
+for round in 1 2; do
+  run "as it is again, 3 clients ($round)" -c 3
+done
+[ "$(psql_q "select count(*) from pg_indexes where tablename = 'tasks'")" = "$(echo "$SECONDARY_DEFS" | tr ';' '\n' | wc -l | awk '{print $1 + 1}')" ] || echo "warning: tasks' indexes differ from before the run"

@@ -17,7 +17,7 @@ export const LABELS = {
 };
 
 /** PostgreSQL targets, as ratios to the same-run baselines. */
-const POSTGRES_TARGETS = {
+export const POSTGRES_TARGETS = {
   task: { floor: 0.6, hello: 0.15, p99: 20 },
   project: { floor: 0.6, hello: 0.15, p99: 20 },
   page: { hello: 0.08 },
