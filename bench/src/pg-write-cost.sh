@@ -54,24 +54,18 @@ BTREE_DEFS=$(psql_q "select string_agg(indexdef, '; ') from pg_indexes where tab
 TRGM_DEFS=$(psql_q "select string_agg(indexdef, '; ') from pg_indexes where tablename = 'tasks' and indexdef like '%gin%'")
 restore_schema() { psql_q "alter table tasks enable trigger tasks_counted_update"; for def in "$BTREE_DEFS" "$TRGM_DEFS"; do psql_q "$def" 2>/dev/null || true; done; }
 trap 'restore_schema; rm -f "$SCRIPT"; psql_q "drop table if exists bench_write_ids" || true' EXIT
+# twice <label>: two runs on 3 clients, the service's pool on this machine.
+twice() { for round in 1 2; do run "$1, 3 clients ($round)" -c 3; done; }
 psql_q "alter table tasks disable trigger tasks_counted_update"
 psql_q "$(psql_q "select string_agg('drop index ' || indexname, '; ') from pg_indexes where tablename = 'tasks' and indexname <> 'tasks_pkey'")"
 psql_q "vacuum analyze tasks"
-for round in 1 2; do
-  run "floor: primary key only, no trigger, 3 clients ($round)" -c 3
-done
+twice "floor: primary key only, no trigger"
 psql_q "$BTREE_DEFS"
 psql_q "vacuum analyze tasks"
-for round in 1 2; do
-  run "sort/filter indexes, no trigram, no trigger, 3 clients ($round)" -c 3
-done
+twice "sort/filter indexes, no trigram, no trigger"
 psql_q "alter table tasks enable trigger tasks_counted_update"
-for round in 1 2; do
-  run "sort/filter indexes and the trigger, no trigram, 3 clients ($round)" -c 3
-done
+twice "sort/filter indexes and the trigger, no trigram"
 psql_q "$TRGM_DEFS"
 psql_q "vacuum analyze tasks"
-for round in 1 2; do
-  run "as it is again, 3 clients ($round)" -c 3
-done
+twice "as it is again"
 [ "$(psql_q "select count(*) from pg_indexes where tablename = 'tasks'")" = "$(echo "$SECONDARY_DEFS" | tr ';' '\n' | wc -l | awk '{print $1 + 1}')" ] || echo "warning: tasks' indexes differ from before the run"
