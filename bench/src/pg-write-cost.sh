@@ -50,9 +50,9 @@ run "as it is (after putting them back)"
 # trigger. What each promise of the service (every sort and filter on an index, text search on an
 # index, counts kept on write) adds to it is the difference.
 SECONDARY_DEFS=$(psql_q "select string_agg(indexdef, '; ') from pg_indexes where tablename = 'tasks' and indexname <> 'tasks_pkey'")
-BTREE_DEFS=$(psql_q "select string_agg(indexdef, '; ') from pg_indexes where tablename = 'tasks' and indexname <> 'tasks_pkey' and indexdef not like '%gin%'")
-TRGM_DEFS=$(psql_q "select string_agg(indexdef, '; ') from pg_indexes where tablename = 'tasks' and indexdef like '%gin%'")
-restore_schema() { psql_q "alter table tasks enable trigger tasks_counted_update"; for def in "$BTREE_DEFS" "$TRGM_DEFS"; do psql_q "$def" 2>/dev/null || true; done; }
+BTREE_DEFS=$(psql_q "select string_agg(indexdef, '; ') from pg_indexes where schemaname = 'public' and tablename = 'tasks' and indexname <> 'tasks_pkey' and indexdef not like '% USING gin %'")
+TRGM_DEFS=$(psql_q "select string_agg(indexdef, '; ') from pg_indexes where schemaname = 'public' and tablename = 'tasks' and indexdef like '% USING gin %'")
+restore_schema() { psql_q "alter table tasks enable trigger tasks_counted_update" || true; for def in "$BTREE_DEFS" "$TRGM_DEFS"; do psql_q "$def" 2>/dev/null || true; done; }
 trap 'restore_schema; rm -f "$SCRIPT"; psql_q "drop table if exists bench_write_ids" || true' EXIT
 # twice <label>: two runs on 3 clients, the service's pool on this machine.
 twice() { for round in 1 2; do run "$1, 3 clients ($round)" -c 3; done; }
