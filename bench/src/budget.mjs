@@ -1,6 +1,7 @@
 // What each hello-relative target of issue 5 leaves a request to spend on this machine's cores, set
 // against what a run measured: `node bench/src/budget.mjs [bench/results/<run>.json]` (default: the
-// newest run with a PostgreSQL section).
+// newest run with a PostgreSQL section among the JSON files `npm run bench` leaves in bench/results,
+// which git ignores: run the bench on this machine first).
 //
 // A target of r × hello asks for r × hello requests/s. The server, PostgreSQL and the load generator
 // share the machine's cores, so at that rate one request may cost at most cores × 1 000 000 / (r × hello)
@@ -8,20 +9,20 @@
 // at most 1 000 000 / (r × hello) µs. The run measured the server's CPU and PostgreSQL's per request;
 // the rest of the busy machine (autocannon, the kernel's network and journal work) is what is left
 // of its busy time. (PostgreSQL's share counts every postgres process, its background writers too.)
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LABELS, POSTGRES_TARGETS } from './report.mjs';
 
 const resultsDir = new URL('../results/', import.meta.url).pathname;
 const newest = () =>
-  readdirSync(resultsDir)
+  (existsSync(resultsDir) ? readdirSync(resultsDir) : [])
     .filter((name) => /^\d{4}-.*\d\.json$/.test(name))
     .sort()
     .reverse()
     .map((name) => join(resultsDir, name))
     .find((path) => JSON.parse(readFileSync(path, 'utf8')).sections?.some((section) => section.db === 'postgres'));
 const path = process.argv[2] ?? newest();
-if (!path) throw new Error('no run with a PostgreSQL section in bench/results');
+if (!path) throw new Error('no run with a PostgreSQL section in bench/results: run `npm run bench -- --db postgres` first, or name a run\'s JSON file');
 const run = JSON.parse(readFileSync(path, 'utf8'));
 const section = run.sections.find((candidate) => candidate.db === 'postgres');
 if (!section) throw new Error(`${path} has no PostgreSQL section`);

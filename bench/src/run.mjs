@@ -1,7 +1,8 @@
 // The benchmark suite: `npm run bench -- --duration 10 --db postgres|pglite|both`.
 // Starts the built server (apps/server/dist/main.mjs) on a scratch PostgreSQL database and on a
 // temporary PGlite directory, seeds the data set, measures every scenario and the two baselines in
-// the same run, and prints/saves the tables (bench/results/).
+// the same run, and prints/saves the tables (bench/results/<time>.{md,json}, ignored by git, and
+// bench/results/latest.md, committed).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -252,8 +253,10 @@ for (const section of sections) {
 const text = markdown.join('\n');
 console.log(`\n${text}\n`);
 writeFileSync(join(resultsDir, `${stamp}.md`), `${text}\n`);
+// The one result file kept in git, quoted by docs/performance.md: every run replaces it.
+writeFileSync(join(resultsDir, 'latest.md'), `${text}\n`);
 writeFileSync(join(resultsDir, `${stamp}.json`), `${JSON.stringify({ stamp, duration, warmup, machine, loadAtEnd: load(), sections }, null, 2)}\n`);
-say(`results: bench/results/${stamp}.{md,json}`);
+say(`results: bench/results/${stamp}.{md,json} and bench/results/latest.md`);
 if (failed) {
   say('FAILED: a scenario had errors (non-2xx responses count as errors)');
   process.exitCode = 1;
