@@ -10,7 +10,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * PostgreSQL connections per process unless DATABASE_POOL_SIZE says otherwise: one more than the
  * cores, at most 10. Fewer connections carry more pipelined queries each, so PostgreSQL wakes and
  * switches between backends less: on a 2-core machine 3 connections served every scenario faster
- * than 10 and than 5, measured turn about (docs/performance.md, session 6); the one more than the
+ * than 10 and than 5, measured turn about (docs/operations.md, "The PostgreSQL pool"); the one more than the
  * cores keeps a long transaction from holding half the pool.
  */
 const defaultPoolSize = () => Math.min(10, availableParallelism() + 1);

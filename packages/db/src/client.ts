@@ -94,7 +94,7 @@ const SESSION_SETTINGS = { TimeZone: 'UTC', DateStyle: 'ISO, MDY' };
  * parameters then costs two round trips (postgres.js describes it to learn the parameters' types,
  * waits, then binds and runs it) and PostgreSQL parses and plans it on every run. Prepared, it is
  * one round trip, parsed once per connection and planned from a cached plan: on a list or a write
- * that halves the round trips and most of the database's CPU (docs/performance.md). Every statement
+ * that halves the round trips and most of the database's CPU (CHANGELOG.md, 0.1.0). Every statement
  * text of the service is built from fixed fragments with parameters, so each connection holds a
  * bounded set (postgres.js forgets them with the connection, which it replaces every 30–60 min).
  * Transactions and savepoints hand their callbacks a client of their own: wrapped the same way.

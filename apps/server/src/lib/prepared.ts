@@ -49,7 +49,7 @@ const shapes = new Map<string, Shape>();
  * Runs a statement given as a shape and its values: rendered to SQL text the first time its key is
  * seen, prepared once per database handle, and from then on only bound and run. Rendering through
  * drizzle on every request cost a write about a fifth of the server's time, and a page of tasks a
- * tenth (docs/performance.md). Returns the raw rows (column names as the statement selects them).
+ * tenth (CHANGELOG.md, 0.1.0). Returns the raw rows (column names as the statement selects them).
  */
 export async function runStatement<Row>(db: Db, statement: StatementPart): Promise<Row[]> {
   let shape = shapes.get(statement.key);
