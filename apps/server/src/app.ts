@@ -22,7 +22,7 @@ import { createMetrics, registerMetricsRoute } from './metrics';
 import { startDeliveryWorker } from './webhooks/worker';
 import { buildOpenApiDocument, createdPaths } from './openapi';
 import { createServices } from './services';
-import { ApiError } from './trpc/errors';
+import { domainErrorOf } from './trpc/errors';
 import type { Context, ServicesHandle } from './trpc/init';
 import { appRouter } from './trpc/router';
 import { registerWebApp } from './web-app';
@@ -142,7 +142,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         if (errors.length > 0) {
           // A refusal may carry headers of its own, such as the current ETag of a 412.
           const [error] = errors;
-          return { headers: { ...challengeHeaders(errors), ...(error instanceof ApiError && error.headers ? error.headers : {}) } };
+          return { headers: { ...challengeHeaders(errors), ...domainErrorOf(error)?.headers } };
         }
         const path = paths?.[0];
         return {

@@ -1,5 +1,5 @@
 import { ROLES, type Role } from '@tasklane/schemas';
-import { ApiError } from './trpc/errors';
+import { DomainError } from './errors';
 
 /** What a caller is to a project: their member role, and whether they own it. */
 export interface ProjectAccess {
@@ -68,7 +68,7 @@ export function describeAction(action: Action): string {
 /** Throws 403 naming the caller's role and what it may not do. */
 export function authorize(access: ProjectAccess, action: Action): void {
   if (!can(access, action)) {
-    throw new ApiError('FORBIDDEN', `Your role (${access.isOwner ? 'owner' : access.role}) may not ${describeAction(action)}`);
+    throw new DomainError('FORBIDDEN', `Your role (${access.isOwner ? 'owner' : access.role}) may not ${describeAction(action)}`);
   }
 }
 
@@ -79,5 +79,5 @@ export function authorize(access: ProjectAccess, action: Action): void {
 export function authorizeCommentChange(access: ProjectAccess, change: 'edit' | 'delete', isAuthor: boolean): void {
   if (isAuthor) return authorize(access, 'comment.manageOwn');
   if (change === 'delete') return authorize(access, 'comment.deleteAny');
-  throw new ApiError('FORBIDDEN', 'Only the author may edit a comment', 'NOT_AUTHOR');
+  throw new DomainError('FORBIDDEN', 'Only the author may edit a comment', 'NOT_AUTHOR');
 }

@@ -2,7 +2,7 @@ import type { Db } from '@tasklane/db';
 import type { Activity, Member } from '@tasklane/schemas';
 import type { Gauge } from 'prom-client';
 import { requireProjectAccess } from '../access';
-import { ApiError } from '../trpc/errors';
+import { DomainError } from '../errors';
 import type { ActivityHub } from './hub';
 import { toActivity } from './service';
 import { listAfter } from './store';
@@ -18,7 +18,7 @@ function endsStream(entry: Activity, userId: string): 'before' | 'after' | undef
   return undefined;
 }
 
-export class SlowConsumerError extends ApiError {
+export class SlowConsumerError extends DomainError {
   constructor(maxQueued: number) {
     super('TOO_MANY_REQUESTS', `The stream fell more than ${maxQueued} events behind and was closed; reconnect with Last-Event-ID to resume`, 'SLOW_CONSUMER');
   }

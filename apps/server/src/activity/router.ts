@@ -1,5 +1,6 @@
 import { ActivitySchema, ListProjectActivityInput, ListTaskActivityInput, ProjectEventsInput } from '@tasklane/schemas';
 import { tracked } from '@trpc/server';
+import { toTRPCError } from '../trpc/errors';
 import { protectedProcedure, router } from '../trpc/init';
 import { pagedList } from '../trpc/paged-list';
 
@@ -40,6 +41,10 @@ export const projectEvents = protectedProcedure
       cutOff: () => ctx.dropConnection(),
     });
     return (async function* () {
-      for await (const entry of events) yield tracked(entry.id, entry);
+      try {
+        for await (const entry of events) yield tracked(entry.id, entry);
+      } catch (error) {
+        throw toTRPCError(error);
+      }
     })();
   });

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthService } from '../auth/service';
 import { errorBody, sendError } from '../http/rest-errors';
 import { requireProjectAccess } from '../access';
-import { ApiError } from '../trpc/errors';
+import { DomainError } from '../errors';
 import { SlowConsumerError, type EventsService } from './follow';
 
 /** A client whose unsent output exceeds this is too slow; it is disconnected rather than buffered for. */
@@ -49,7 +49,7 @@ export function registerEventStreamRoute(app: FastifyInstance, options: EventStr
     try {
       await requireProjectAccess(options.db, request.params.id, userId);
     } catch (error) {
-      if (error instanceof ApiError) return sendError(request, reply, 404, errorBody(404, error.message));
+      if (error instanceof DomainError) return sendError(request, reply, 404, errorBody(404, error.message));
       throw error;
     }
     const controller = new AbortController();

@@ -2,7 +2,7 @@ import type { Db } from '@tasklane/db';
 import type { AuthResponse, LoginInput, RegisterInput, UpdateMeInput, User } from '@tasklane/schemas';
 import { isUniqueViolation } from '../lib/db-errors';
 import { newId } from '../lib/ids';
-import { ApiError } from '../trpc/errors';
+import { DomainError } from '../errors';
 import type { PasswordHasher } from './password';
 import * as store from './store';
 import { createTokenStateCache, type TokenStateCache } from './token-state';
@@ -10,9 +10,9 @@ import type { TokenClaims, TokenService } from './tokens';
 
 const toUser = (row: { id: string; name: string; email: string }): User => ({ id: row.id, name: row.name, email: row.email });
 
-const invalidCredentials = () => new ApiError('UNAUTHORIZED', 'Invalid email or password', 'INVALID_CREDENTIALS');
+const invalidCredentials = () => new DomainError('UNAUTHORIZED', 'Invalid email or password', 'INVALID_CREDENTIALS');
 
-const emailTaken = () => new ApiError('CONFLICT', 'This email is already registered', 'EMAIL_TAKEN');
+const emailTaken = () => new DomainError('CONFLICT', 'This email is already registered', 'EMAIL_TAKEN');
 
 /** `tokenStates` remembers tokens proven current; without one (the CLI) every check asks the database. */
 export function createAuthService(db: Db, passwords: PasswordHasher, tokens: TokenService, tokenStates: TokenStateCache = createTokenStateCache(0)) {
@@ -47,7 +47,7 @@ export function createAuthService(db: Db, passwords: PasswordHasher, tokens: Tok
     /** The operator's reset (CLI `reset-password`): a new password, and every existing token revoked. */
     async resetPassword(email: string, password: string): Promise<User> {
       const user = await store.findUserByEmail(db, email.trim().toLowerCase());
-      if (!user) throw new ApiError('NOT_FOUND', 'No user with this email', 'USER_NOT_FOUND');
+      if (!user) throw new DomainError('NOT_FOUND', 'No user with this email', 'USER_NOT_FOUND');
       const updated = await store.replacePassword(db, user.id, await passwords.hash(password));
       tokenStates.forgetUser(user.id);
       return toUser(updated ?? user);
@@ -55,7 +55,7 @@ export function createAuthService(db: Db, passwords: PasswordHasher, tokens: Tok
 
     async me(userId: string): Promise<User> {
       const user = await store.findUserById(db, userId);
-      if (!user) throw new ApiError('UNAUTHORIZED', 'Missing, invalid or expired token');
+      if (!user) throw new DomainError('UNAUTHORIZED', 'Missing, invalid or expired token');
       return toUser(user);
     },
 
@@ -65,9 +65,9 @@ export function createAuthService(db: Db, passwords: PasswordHasher, tokens: Tok
      */
     async updateMe(userId: string, { currentPassword, password, ...patch }: UpdateMeInput): Promise<User> {
       const user = await store.findUserById(db, userId);
-      if (!user) throw new ApiError('UNAUTHORIZED', 'Missing, invalid or expired token');
+      if (!user) throw new DomainError('UNAUTHORIZED', 'Missing, invalid or expired token');
       if (currentPassword !== undefined && !(await passwords.verify(currentPassword, user.passwordHash))) {
-        throw new ApiError('FORBIDDEN', 'The current password is wrong', 'INVALID_CURRENT_PASSWORD');
+        throw new DomainError('FORBIDDEN', 'The current password is wrong', 'INVALID_CURRENT_PASSWORD');
       }
       if (patch.email !== undefined && patch.email !== user.email && (await store.findUserByEmail(db, patch.email))) throw emailTaken();
       try {
@@ -75,7 +75,7 @@ export function createAuthService(db: Db, passwords: PasswordHasher, tokens: Tok
           ...patch,
           ...(password !== undefined ? { passwordHash: await passwords.hash(password) } : {}),
         });
-        if (!updated) throw new ApiError('UNAUTHORIZED', 'Missing, invalid or expired token');
+        if (!updated) throw new DomainError('UNAUTHORIZED', 'Missing, invalid or expired token');
         if (password !== undefined) tokenStates.forgetUser(userId);
         return toUser(updated);
       } catch (error) {

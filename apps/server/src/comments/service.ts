@@ -6,7 +6,7 @@ import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/
 import { nextVersion, requireVersion } from '../lib/versions';
 import { authorize, authorizeCommentChange } from '../policy';
 import type { TasksService } from '../tasks/service';
-import { notFound } from '../trpc/errors';
+import { notFound } from '../errors';
 import * as store from './store';
 
 export const toComment = (row: store.CommentRow): Comment => ({

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '@tasklane/db';
 import { inTransaction } from '../lib/ambient-transaction';
-import { ApiError } from '../trpc/errors';
+import { DomainError } from '../errors';
 import * as store from './store';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -36,7 +36,7 @@ export function createIdempotencyService(db: Db) {
       if (request.key === undefined) return { status, body: await create(), replayed: false };
       const key = request.key;
       if (!KEY_PATTERN.test(key)) {
-        throw new ApiError('BAD_REQUEST', 'Idempotency-Key must be 1–255 visible ASCII characters', 'INVALID_IDEMPOTENCY_KEY');
+        throw new DomainError('BAD_REQUEST', 'Idempotency-Key must be 1–255 visible ASCII characters', 'INVALID_IDEMPOTENCY_KEY');
       }
       const hash = requestHash(request.operation, request.input);
       return inTransaction(db, async (tx) => {
@@ -44,7 +44,7 @@ export function createIdempotencyService(db: Db) {
         if (!(await store.claim(tx, { userId: request.userId, key, requestHash: hash }))) {
           const earlier = await store.find(tx, request.userId, key);
           if (!earlier || earlier.requestHash !== hash) {
-            throw new ApiError(
+            throw new DomainError(
               'CONFLICT',
               'This Idempotency-Key was already used for a different request in the last 24 hours; use a new key',
               'IDEMPOTENCY_KEY_REUSED',

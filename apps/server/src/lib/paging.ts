@@ -1,6 +1,6 @@
 import { DEFAULT_PAGE_SIZE } from '@tasklane/schemas';
-import { ApiError } from '../trpc/errors';
-import type { ResponseMeta } from '../trpc/init';
+import { DomainError } from '../errors';
+import type { ResponseMeta } from './response-meta';
 import { isId } from './ids';
 
 export type CursorValue = string | number | null;
@@ -48,7 +48,7 @@ export function decodeCursor(raw: string | undefined, checks: CursorCheck[]): Cu
   } catch {
     // fall through to the 400 below
   }
-  throw new ApiError('BAD_REQUEST', 'Invalid cursor: use the cursor from the Link header of the previous page', 'INVALID_CURSOR');
+  throw new DomainError('BAD_REQUEST', 'Invalid cursor: use the cursor from the Link header of the previous page', 'INVALID_CURSOR');
 }
 
 /** The cursor of a list ordered by id alone. */

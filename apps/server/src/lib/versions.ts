@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import { ApiError, notFound } from '../trpc/errors';
-import type { ResponseMeta } from '../trpc/init';
+import { DomainError, notFound } from '../errors';
+import type { ResponseMeta } from './response-meta';
 
 /**
  * A resource's version is its `updatedAt`. Every write moves it strictly forward (`nextVersion`),
@@ -37,7 +37,7 @@ export function requireVersion<T extends { updatedAt: Date }>(current: T | undef
   if (!current) throw notFound(what);
   if (versions && !versions.some((version) => version.getTime() === current.updatedAt.getTime())) {
     const etag = etagOf(current.updatedAt);
-    throw new ApiError(
+    throw new DomainError(
       'PRECONDITION_FAILED',
       `${what} has changed since you read it (If-Match is stale); its current version is ${etag}`,
       'STALE_VERSION',

@@ -9,13 +9,13 @@ import { decodeIdCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { authorize } from '../policy';
 import { findProject } from '../projects/store';
 import { toTask } from '../tasks/service';
-import { ApiError, notFound } from '../trpc/errors';
+import { DomainError, notFound } from '../errors';
 import * as store from './store';
 
 const toMember = (row: store.MemberRow): Member => ({ ...row });
 
-const alreadyMember = () => new ApiError('CONFLICT', 'This user is already a member of the project', 'ALREADY_MEMBER');
-const ownerImmutable = (message: string) => new ApiError('CONFLICT', message, 'OWNER_IMMUTABLE');
+const alreadyMember = () => new DomainError('CONFLICT', 'This user is already a member of the project', 'ALREADY_MEMBER');
+const ownerImmutable = (message: string) => new DomainError('CONFLICT', message, 'OWNER_IMMUTABLE');
 
 export function createMembersService(db: Db) {
   async function requireMember(projectId: string, memberId: string): Promise<store.MemberRow> {
@@ -35,7 +35,7 @@ export function createMembersService(db: Db) {
     async invite(userId: string, { id: projectId, email, role = 'VIEWER' }: InviteMemberInput): Promise<Member> {
       authorize(await requireProjectAccess(db, projectId, userId), 'members.manage');
       const invitee = await findUserByEmail(db, email);
-      if (!invitee) throw new ApiError('NOT_FOUND', 'No registered user has this email', 'USER_NOT_FOUND');
+      if (!invitee) throw new DomainError('NOT_FOUND', 'No registered user has this email', 'USER_NOT_FOUND');
       if (await store.isMember(db, projectId, invitee.id)) throw alreadyMember();
       try {
         return await db.transaction(async (tx) => {

@@ -16,7 +16,7 @@ import { decodeIdCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { nextVersion, requireVersion } from '../lib/versions';
 import { insertMember, isMember, setRoleOfUser } from '../members/store';
 import { authorize } from '../policy';
-import { ApiError, notFound } from '../trpc/errors';
+import { DomainError, notFound } from '../errors';
 import * as store from './store';
 
 /** The project as events and history report it: the same for every reader, so without a caller's role. */
@@ -99,9 +99,9 @@ export function createProjectsService(db: Db) {
         const before = await store.findProject(tx, projectId, { forUpdate: true });
         if (!before) throw notFound('Project');
         // Checked again under the lock: a concurrent transfer may have moved ownership already.
-        if (before.ownerId !== userId) throw new ApiError('FORBIDDEN', 'Only the owner may transfer ownership');
+        if (before.ownerId !== userId) throw new DomainError('FORBIDDEN', 'Only the owner may transfer ownership');
         if (!isId(newOwnerId) || !(await isMember(tx, projectId, newOwnerId))) {
-          throw new ApiError('BAD_REQUEST', 'The new owner must be a member of the project', 'NOT_A_MEMBER');
+          throw new DomainError('BAD_REQUEST', 'The new owner must be a member of the project', 'NOT_A_MEMBER');
         }
         await setRoleOfUser(tx, projectId, newOwnerId, 'ADMIN');
         const after = await store.updateProject(tx, projectId, { ownerId: newOwnerId, updatedAt: nextVersion(before.updatedAt) });

@@ -17,7 +17,7 @@ import { runStatement } from '../lib/prepared';
 import { nextVersion, requireVersion } from '../lib/versions';
 import { isMember } from '../members/store';
 import { allowedBy, authorize, type ProjectAccess } from '../policy';
-import { ApiError, notFound } from '../trpc/errors';
+import { DomainError, notFound } from '../errors';
 import * as store from './store';
 
 /** Who the permission table lets write tasks, for the check a create makes inside its INSERT. */
@@ -91,7 +91,7 @@ export function createTasksService(db: Db) {
   async function requireAssignable(projectId: string, assigneeId: string | null | undefined): Promise<void> {
     if (assigneeId === null || assigneeId === undefined) return;
     if (!isId(assigneeId) || !(await isMember(db, projectId, assigneeId))) {
-      throw new ApiError('BAD_REQUEST', 'The assignee must be a member of the project', 'ASSIGNEE_NOT_MEMBER');
+      throw new DomainError('BAD_REQUEST', 'The assignee must be a member of the project', 'ASSIGNEE_NOT_MEMBER');
     }
   }
 
@@ -106,7 +106,7 @@ export function createTasksService(db: Db) {
     if (assignee === 'me') assigneeId = userId;
     else if (assignee === 'none') assigneeId = null;
     else if (assignee !== undefined) {
-      if (!isId(assignee)) throw new ApiError('BAD_REQUEST', 'assigneeId must be a user id, "me" or "none"', 'INVALID_QUERY');
+      if (!isId(assignee)) throw new DomainError('BAD_REQUEST', 'assigneeId must be a user id, "me" or "none"', 'INVALID_QUERY');
       assigneeId = assignee;
     }
     const filters: store.TaskFilters = {
@@ -135,7 +135,7 @@ export function createTasksService(db: Db) {
       } catch (error) {
         // A bad query (cursor, assignee) on a project the caller cannot see is its 404, as it was
         // when the access check came first.
-        if (error instanceof ApiError) await requireProjectAccess(db, projectId, userId);
+        if (error instanceof DomainError) await requireProjectAccess(db, projectId, userId);
         throw error;
       }
       // The page query returns rows only to a member; an empty page may be a non-member's 404.
@@ -196,7 +196,7 @@ export function createTasksService(db: Db) {
       if (unstorable) throw unstorable;
       // They pass now: the caller's role or the assignee's membership changed since the first try.
       if (await write()) return task;
-      throw new ApiError('CONFLICT', 'The project changed while the task was being created; try again', 'CONCURRENT_CHANGE');
+      throw new DomainError('CONFLICT', 'The project changed while the task was being created; try again', 'CONCURRENT_CHANGE');
     },
 
     /** `versions` comes from If-Match: checked under the row lock, so the check and the write are one. */

@@ -1,22 +1,23 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { ZodError } from 'zod';
+import { DomainError } from '../errors';
 
 export type ErrorIssue = { path: (string | number)[]; message: string; code?: string };
 
-/** A refusal the service means to give: status via the tRPC code, plus a stable `reason` key. */
-export class ApiError extends TRPCError {
-  readonly reason: string | undefined;
-  /** Response headers the refusal carries on REST (e.g. the current ETag of a 412). */
-  readonly headers: Record<string, string> | undefined;
-  constructor(code: TRPC_ERROR_CODE_KEY, message: string, reason?: string, headers?: Record<string, string>) {
-    super({ code, message });
-    this.reason = reason;
-    this.headers = headers;
-  }
+/**
+ * The one mapping of a domain refusal to the transports: a TRPCError of the same code and message
+ * (tRPC and trpc-to-openapi derive the HTTP status from the code), the DomainError kept as its cause
+ * for the reason (in the error shape) and the headers (on the REST response). Anything else passes as is.
+ */
+export function toTRPCError(error: unknown): unknown {
+  const refusal = error instanceof DomainError ? error : domainErrorOf(error);
+  return refusal ? new TRPCError({ code: refusal.code, message: refusal.message, cause: refusal }) : error;
 }
 
-export const notFound = (what: string) => new ApiError('NOT_FOUND', `${what} not found`);
+/** The DomainError a tRPC error was made from (tRPC wraps what a procedure throws), if any. */
+export const domainErrorOf = (error: unknown): DomainError | undefined =>
+  error instanceof TRPCError && error.cause instanceof DomainError ? error.cause : undefined;
 
 /** The answers to an unparsable body and a non-JSON one, the same from Fastify, REST and native tRPC. */
 export const MALFORMED_JSON_MESSAGE = 'Malformed JSON body';
@@ -62,7 +63,7 @@ export function formatError({
   const internal = error.code === 'INTERNAL_SERVER_ERROR';
   // tRPC's own parse error carries the parser's text, its 415 a garbled one: answer as REST does.
   const malformedJson = error.cause instanceof SyntaxError;
-  const reason = malformedJson ? MALFORMED_JSON_REASON : error instanceof ApiError ? error.reason : undefined;
+  const reason = malformedJson ? MALFORMED_JSON_REASON : domainErrorOf(error)?.reason;
   const data: ErrorData = {
     code: shape.data.code,
     httpStatus: shape.data.httpStatus,

@@ -1,16 +1,13 @@
 import { initTRPC } from '@trpc/server';
 import { isDatabaseUnavailable, isUnstorableValue } from '../lib/db-errors';
 import type { Services } from '../services';
-import { ApiError, formatError } from './errors';
+import { DomainError } from '../errors';
+import type { ResponseMeta } from '../lib/response-meta';
+import { domainErrorOf, formatError, toTRPCError } from './errors';
 
 /** Opaque in the router's public type so no server-only type reaches the SDK's declarations. */
 export interface ServicesHandle {
   readonly __services: unique symbol;
-}
-
-export interface ResponseMeta {
-  status?: number;
-  headers: Record<string, string>;
 }
 
 export interface Context {
@@ -63,19 +60,25 @@ const t = initTRPC
 
 export const router = t.router;
 
-/** An unreachable database is the service's outage, not a bug of the request: 503, quickly, never a 500. */
+/**
+ * Every procedure's refusals become tRPC's here. An unreachable database is the service's outage,
+ * not a bug of the request: 503, quickly, never a 500.
+ */
 export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
   const result = await next({ ctx: { services: ctx.services as unknown as Services } });
-  if (!result.ok && isDatabaseUnavailable(result.error)) {
-    throw new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', 'DATABASE_UNAVAILABLE');
+  if (result.ok) return result;
+  if (isDatabaseUnavailable(result.error)) {
+    throw toTRPCError(new DomainError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', 'DATABASE_UNAVAILABLE'));
   }
-  if (!result.ok && isUnstorableValue(result.error)) {
-    throw new ApiError('BAD_REQUEST', 'A value cannot be stored: text may not contain NUL (\\u0000) characters, and dates must fall in the years 1–9999', 'UNSTORABLE_VALUE');
+  if (isUnstorableValue(result.error)) {
+    throw toTRPCError(new DomainError('BAD_REQUEST', 'A value cannot be stored: text may not contain NUL (\\u0000) characters, and dates must fall in the years 1–9999', 'UNSTORABLE_VALUE'));
   }
+  const refusal = domainErrorOf(result.error);
+  if (refusal) throw toTRPCError(refusal);
   return result;
 });
 
-const unauthorized = () => new ApiError('UNAUTHORIZED', 'Missing, invalid or expired token');
+const unauthorized = () => new DomainError('UNAUTHORIZED', 'Missing, invalid or expired token');
 
 /**
  * Every procedure but register and login: resolves the bearer token to the caller's id, and checks

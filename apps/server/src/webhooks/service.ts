@@ -16,7 +16,7 @@ import type { WebhookConfig } from '../config';
 import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { authorize } from '../policy';
-import { notFound } from '../trpc/errors';
+import { notFound } from '../errors';
 import * as store from './store';
 import { checkTarget } from './target';
 

@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { ApiError } from '../trpc/errors';
+import { DomainError } from '../errors';
 
 /** Only ordinary public unicast addresses; ipaddr.js names every special range (private, loopback, linkLocal, …). */
 const isPublic = (address: string): boolean => ipaddr.process(address).range() === 'unicast';
@@ -33,7 +33,7 @@ export async function checkTarget(rawUrl: string, allowPrivate: boolean): Promis
   if (blocked) throw refused(`${host} resolves to ${blocked}, a private, loopback or link-local address`);
 }
 
-const refused = (why: string) => new ApiError('BAD_REQUEST', `Webhook target refused: ${why}`, 'WEBHOOK_TARGET_REFUSED');
+const refused = (why: string) => new DomainError('BAD_REQUEST', `Webhook target refused: ${why}`, 'WEBHOOK_TARGET_REFUSED');
 
 /**
  * A DNS lookup for outgoing deliveries that fails on non-public addresses, so the check holds at
