@@ -5,7 +5,7 @@ const databases = ['pglite', ...(process.env.TEST_DATABASE_URL ? ['postgres'] : 
 /** The API suite runs once per database: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
 export default defineConfig({
   test: {
-    globalSetup: ['test/global-setup.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     projects: databases.map((database) => ({

@@ -10,8 +10,6 @@ import { type Browser, type BrowserContext, chromium, type Locator, type Page } 
 export const JWT_SECRET = 'e2e-secret-that-is-long-enough-for-hs256-signing';
 export const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
 const WEB_DIST = fileURLToPath(new URL('../dist/index.html', import.meta.url));
-/** This suite's port (4350–4399 are the web app's); override with E2E_PORT. */
-const PORT = Number(process.env.E2E_PORT ?? 4351);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export interface Server {
@@ -32,12 +30,12 @@ export async function startServer(): Promise<Server> {
     BCRYPT_COST: '4',
     AUTH_RATE_LIMIT: '1000',
     HOST: '127.0.0.1',
-    PORT: String(PORT),
   });
   const app = await buildApp(config, { database, logger: false });
-  await app.listen({ port: config.port, host: config.host });
+  // Port 0: the port the system gives, so several runs can share a machine.
+  const baseUrl = await app.listen({ port: 0, host: config.host });
   return {
-    baseUrl: `http://127.0.0.1:${PORT}`,
+    baseUrl,
     async close() {
       await app.close();
       await database.close();

@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
+import { describePermissions } from './support/permissions';
+
+const nextLink = (headers: Record<string, unknown>) => /^<([^>]+)>; rel="next"$/.exec(String(headers.link ?? ''))?.[1];
+
+describe('comments: list, get, edit, delete', () => {
+  let t: TestApp;
+  let owner: TestUser;
+  let admin: TestUser;
+  let author: TestUser;
+  let otherEditor: TestUser;
+  let viewer: TestUser;
+  let outsider: TestUser;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    owner = await registerUser(t, 'Owner');
+    admin = await registerUser(t, 'Admin');
+    author = await registerUser(t, 'Author Ann');
+    otherEditor = await registerUser(t, 'Other Editor');
+    viewer = await registerUser(t, 'Viewer');
+    outsider = await registerUser(t, 'Outsider');
+  });
+  afterAll(() => t.close());
+
+  /** A project of the test's own with the whole cast as members, and a task in it. */
+  async function cast() {
+    const projectId = (await createProject(t, owner)).id;
+    await invite(t, owner, projectId, admin, 'ADMIN');
+    await invite(t, owner, projectId, author, 'EDITOR');
+    await invite(t, owner, projectId, otherEditor, 'EDITOR');
+    await invite(t, owner, projectId, viewer, 'VIEWER');
+    const taskId = (await createTask(t, owner, projectId)).id;
+    return { projectId, taskId };
+  }
+
+  const comment = async (taskId: string, user: TestUser, text: string) => {
+    const response = await t.request('POST', `/api/v1/tasks/${taskId}/comments`, { token: user.token, body: { text } });
+    expect(response.status).toBe(201);
+    return response.body as { id: string; text: string; authorId: string; authorName: string; createdAt: string; updatedAt: string };
+  };
+  const path = (taskId: string, commentId: string) => `/api/v1/tasks/${taskId}/comments/${commentId}`;
+
+  it("creates comments carrying the author's name, and lists them oldest first, paged", async () => {
+    const { taskId } = await cast();
+    const created = [];
+    for (let index = 0; index < 7; index += 1) created.push(await comment(taskId, index % 2 ? author : otherEditor, `comment ${index}`));
+    expect(created[1]).toMatchObject({ authorId: author.id, authorName: 'Author Ann', text: 'comment 1' });
+
+    const seen: { id: string; text: string; authorName: string }[] = [];
+    let url: string | undefined = `/api/v1/tasks/${taskId}/comments?limit=3`;
+    while (url) {
+      const response = await t.request('GET', url, { token: viewer.token });
+      expect(response.status).toBe(200);
+      seen.push(...response.body);
+      url = nextLink(response.headers);
+    }
+    expect(seen.map((item) => item.id)).toEqual(created.map((item) => item.id));
+    expect(seen.map((item) => item.text)).toEqual(created.map((item) => item.text));
+    expect(seen[1]).toEqual(created[1]);
+
+    const twin = await t.request('GET', `/api/trpc/comments.listPage?input=${encodeURIComponent(JSON.stringify({ id: taskId, limit: '5' }))}`, {
+      token: viewer.token,
+    });
+    expect(twin.body.result.data.items).toHaveLength(5);
+    const rest = await t.request('GET', `/api/v1/tasks/${taskId}/comments?cursor=${twin.body.result.data.nextCursor}`, { token: viewer.token });
+    expect(rest.body.map((item: { id: string }) => item.id)).toEqual(created.slice(5).map((item) => item.id));
+  });
+
+  it('refuses bad cursors and limits (400) and hides comments from non-members (404)', async () => {
+    const { taskId } = await cast();
+    const forged = Buffer.from(JSON.stringify(['yesterday', 'x'])).toString('base64url');
+    for (const query of [`?cursor=${forged}`, '?cursor=%%%', '?limit=0', '?limit=9999']) {
+      expect((await t.request('GET', `/api/v1/tasks/${taskId}/comments${query}`, { token: owner.token })).status, query).toBe(400);
+    }
+    expect((await t.request('GET', `/api/v1/tasks/${taskId}/comments`, { token: outsider.token })).status).toBe(404);
+  });
+
+  it('lets only the author edit a comment; updatedAt and the ETag move, createdAt stays', async () => {
+    const { taskId } = await cast();
+    const mine = await comment(taskId, author, 'first draft');
+    const read = await t.request('GET', path(taskId, mine.id), { token: viewer.token });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(mine);
+    expect(read.headers.etag).toMatch(/^"[0-9a-z]+"$/);
+
+    for (const user of [admin, owner, otherEditor]) {
+      const refused = await t.request('PATCH', path(taskId, mine.id), { token: user.token, body: { text: 'hijacked' } });
+      expect(refused.status).toBe(403);
+      expect(refused.body.reason).toBe('NOT_AUTHOR');
+    }
+    const edited = await t.request('PATCH', path(taskId, mine.id), { token: author.token, body: { text: '  final text ' } });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ id: mine.id, text: 'final text', authorName: 'Author Ann', createdAt: mine.createdAt });
+    expect(Date.parse(edited.body.updatedAt)).toBeGreaterThan(Date.parse(mine.updatedAt));
+    expect(edited.headers.etag).not.toBe(read.headers.etag);
+
+    expect((await t.request('PATCH', path(taskId, mine.id), { token: author.token, body: { text: '' } })).status).toBe(400);
+    expect((await t.request('PATCH', path(taskId, mine.id), { token: author.token, body: { text: 'x', authorId: owner.id } })).status).toBe(400);
+    expect((await t.request('PATCH', path(taskId, 'nope'), { token: author.token, body: { text: 'x' } })).status).toBe(404);
+  });
+
+  it('lets the author, ADMIN and owner delete; other members get 403', async () => {
+    const { taskId } = await cast();
+    const [byAuthor, byAdmin, byOwner] = [await comment(taskId, author, 'a'), await comment(taskId, author, 'b'), await comment(taskId, author, 'c')];
+    for (const user of [otherEditor, viewer]) {
+      expect((await t.request('DELETE', path(taskId, byAdmin.id), { token: user.token })).status).toBe(403);
+    }
+    expect((await t.request('DELETE', path(taskId, byAdmin.id), { token: outsider.token })).status).toBe(404);
+    for (const [user, target] of [[author, byAuthor], [admin, byAdmin], [owner, byOwner]] as const) {
+      const response = await t.request('DELETE', path(taskId, target.id), { token: user.token });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ message: 'Comment deleted' });
+      expect((await t.request('GET', path(taskId, target.id), { token: owner.token })).status).toBe(404);
+    }
+  });
+
+  it('lets a member demoted to VIEWER still edit their own comment, but not comment anew', async () => {
+    const { projectId, taskId } = await cast();
+    const own = await comment(taskId, otherEditor, 'before demotion');
+    const members = (await t.request('GET', `/api/v1/projects/${projectId}/members`, { token: owner.token })).body as { id: string; userId: string }[];
+    const membership = members.find((member) => member.userId === otherEditor.id)!;
+    const demoted = await t.request('PATCH', `/api/v1/projects/${projectId}/members/${membership.id}/role`, { token: owner.token, body: { role: 'VIEWER' } });
+    expect(demoted.status).toBe(200);
+    expect((await t.request('PATCH', path(taskId, own.id), { token: otherEditor.token, body: { text: 'still mine' } })).status).toBe(200);
+    expect((await t.request('POST', `/api/v1/tasks/${taskId}/comments`, { token: otherEditor.token, body: { text: 'new' } })).status).toBe(403);
+  });
+});
+
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('comments: create', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('comments on a task (201); authorId is the caller', async () => {
+    const owner = await registerUser(t, 'Ada Lovelace');
+    const colleague = await registerUser(t, 'Grace Hopper');
+    const projectId = (await createProject(t, owner, 'Engine')).id;
+    await invite(t, owner, projectId, colleague, 'EDITOR');
+    const taskId = (await createTask(t, colleague, projectId, { title: 'Punch cards' })).id;
+    const response = await t.request('POST', `/api/v1/tasks/${taskId}/comments`, { token: colleague.token, body: { text: 'Loops!' } });
+    expect(response.status).toBe(201);
+    expect(response.body).toEqual({
+      id: expect.stringMatching(UUID),
+      text: 'Loops!',
+      authorId: colleague.id,
+      authorName: colleague.name,
+      taskId,
+      createdAt: expect.stringMatching(ISO_MS),
+      updatedAt: expect.stringMatching(ISO_MS),
+    });
+  });
+});
+
+describePermissions(['POST /tasks/{id}/comments']);

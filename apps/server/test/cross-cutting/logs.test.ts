@@ -1,0 +1,56 @@
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../support/checks';
+import { startTestApp, testConfig, type TestApp } from '../support/harness';
+
+/**
+ * The whole flow with the server's own logger at its most talkative level, errors included:
+ * no password, token, password hash or JWT secret may appear anywhere in the log output.
+ */
+describe('secrets never reach the logs', () => {
+  let t: TestApp;
+  const lines: string[] = [];
+
+  beforeAll(async () => {
+    const logStream = new PassThrough();
+    logStream.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
+    t = await startTestApp({ logLevel: 'trace' }, { logStream });
+  });
+  afterAll(() => t.close());
+
+  it('logs requests but none of the secrets they carried', async () => {
+    const password = 'correct-horse-battery-9b7e';
+    const newPassword = 'new-staple-password-3c1d';
+    const email = `logs-${Date.now()}@example.com`;
+    const registered = await t.request('POST', '/api/v1/auth/register', { body: { name: 'Logged', email, password } });
+    expect(registered.status).toBe(201);
+    const token: string = registered.body.access_token;
+    const login = await t.request('POST', '/api/v1/auth/login', { body: { email, password } });
+    expect(login.status).toBe(200);
+    expect((await t.request('POST', '/api/v1/auth/login', { body: { email, password: newPassword } })).status).toBe(401);
+    expect((await t.request('POST', '/api/trpc/auth.login', { body: { email, password } })).status).toBe(200);
+    const project = await t.request('POST', '/api/v1/projects', { token, body: { name: 'Logged project' } });
+    expect(project.status).toBe(201);
+    await t.request('GET', `/api/v1/projects/${project.body.id}`, { token });
+    await t.request('GET', '/api/trpc/auth.me', { token });
+    await t.request('GET', '/api/v1/auth/me', { token: `${token}x` });
+    await t.request('POST', '/api/v1/auth/register', { rawBody: `{"password":"${password}",`, headers: { 'content-type': 'application/json' } });
+    await t.request('POST', '/api/v1/auth/register', { body: { name: 'x', email, password: newPassword, extra: password } });
+
+    const [row] = await queryRows<{ password_hash: string }>(t, `select password_hash from users where email = '${email}'`);
+    const output = lines.join('');
+    expect(output.length).toBeGreaterThan(1000);
+    expect(output).toContain('"reqId"');
+    const secrets = {
+      password,
+      newPassword,
+      token,
+      'token signature': token.split('.')[2]!,
+      'login token': login.body.access_token as string,
+      'password hash': row!.password_hash,
+      'hash salt': row!.password_hash.slice(7, 29),
+      'JWT secret': testConfig().jwtSecret,
+    };
+    for (const [what, secret] of Object.entries(secrets)) expect(output.includes(secret), `${what} found in the log`).toBe(false);
+  });
+});

@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createDatabase, type Database } from '@tasklane/db';
+import type { FastifyInstance } from 'fastify';
+import postgres from 'postgres';
+import { inject } from 'vitest';
+import { buildApp } from '../../src/app';
+import type { Config } from '../../src/config';
+import { assertDocumented } from './openapi-conformance';
+
+export const testConfig = (overrides: Partial<Config> = {}): Config => ({
+  port: 0,
+  host: '127.0.0.1',
+  dataDir: '/tmp/tasklane-test-unused',
+  jwtSecret: 'test-secret-that-is-long-enough-for-hs256-signing',
+  jwtTtlSeconds: 3600,
+  logLevel: 'silent',
+  authRateLimit: 100_000,
+  tokenRateLimit: 0,
+  tokenCheckCacheMs: 5000,
+  corsOrigins: [],
+  trustProxy: false,
+  bcryptCost: 4,
+  workers: 1,
+  eventHeartbeatMs: 15_000,
+  eventMaxQueued: 1000,
+  webhooks: { allowPrivate: true, pollMs: 1000, timeoutMs: 5000, retryBaseMs: 1000, retryMaxDelayMs: 60_000, retryWindowMs: 86_400_000, logRetentionMs: 7 * 86_400_000 },
+  ...overrides,
+});
+
+/** A database of its own for one test file: a PGlite clone, or a fresh PostgreSQL database. */
+/** `url` (PostgreSQL only) lets a test open a second connection pool, as a second instance would. */
+export async function openTestDatabase(): Promise<{ database: Database; drop: () => Promise<void>; url?: string }> {
+  if (process.env.TEST_DB === 'postgres') {
+    const url = process.env.TEST_DATABASE_URL!;
+    const name = `tasklane_test_${randomBytes(6).toString('hex')}`;
+    const admin = postgres(url, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${name}`);
+    const databaseUrl = new URL(url);
+    databaseUrl.pathname = `/${name}`;
+    const database = await createDatabase({ kind: 'postgres', url: databaseUrl.toString(), poolSize: 5 });
+    await database.migrate();
+    return {
+      database,
+      url: databaseUrl.toString(),
+      drop: async () => {
+        await database.close();
+        await admin.unsafe(`drop database if exists ${name} with (force)`);
+        await admin.end();
+      },
+    };
+  }
+  const template = await readFile(inject('pgliteTemplate'));
+  const database = await createDatabase({ kind: 'pglite', loadDataDir: new Blob([template]) });
+  return { database, drop: () => database.close() };
+}
+
+/** An empty PostgreSQL database of its own (not migrated), reachable through any port (a proxy's). */
+export async function freshPostgresDatabase(): Promise<{ url: (port: number) => string; drop: () => Promise<void> }> {
+  const admin = postgres(process.env.TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
+  const name = `tasklane_outage_${randomBytes(6).toString('hex')}`;
+  await admin.unsafe(`create database ${name}`);
+  return {
+    url: (port) => {
+      const url = new URL(process.env.TEST_DATABASE_URL!);
+      url.port = String(port);
+      url.pathname = `/${name}`;
+      return url.toString();
+    },
+    drop: async () => {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+export interface TestResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | number | undefined>;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent verbatim, for malformed bodies. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  database: Database;
+  request<T = any>(method: string, url: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  close(): Promise<void>;
+}
+
+/** `logStream`: the server's own logger writes there (otherwise tests log nothing). */
+export async function startTestApp(overrides: Partial<Config> = {}, { logStream }: { logStream?: NodeJS.WritableStream } = {}): Promise<TestApp> {
+  const { database, drop } = await openTestDatabase();
+  const app = await buildApp(testConfig(overrides), { database, ...(logStream ? { logStream } : { logger: false }) });
+  await app.ready();
+  return {
+    app,
+    database,
+    async request(method, url, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.token) headers.authorization = `Bearer ${options.token}`;
+      let payload: string | undefined;
+      if (options.rawBody !== undefined) payload = options.rawBody;
+      else if (options.body !== undefined) {
+        payload = JSON.stringify(options.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const response = await app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload } : {}) });
+      const text = response.body;
+      let body: unknown = text;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        // not JSON: keep the text
+      }
+      const received = { status: response.statusCode, body: body as never, headers: response.headers };
+      await assertDocumented(app, method, url, received);
+      return received;
+    },
+    async close() {
+      await app.close();
+      await drop();
+    },
+  };
+}
+
+let userCounter = 0;
+
+export interface TestUser {
+  id: string;
+  name: string;
+  email: string;
+  password: string;
+  token: string;
+}
+
+export async function registerUser(t: TestApp, name = 'User'): Promise<TestUser> {
+  userCounter += 1;
+  const email = `user${userCounter}-${randomBytes(4).toString('hex')}@example.com`;
+  const password = 'password-123';
+  const response = await t.request('POST', '/api/v1/auth/register', { body: { name, email, password } });
+  if (response.status !== 201) throw new Error(`register failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return { ...response.body.user, password, token: response.body.access_token };
+}
+
+export async function createProject(t: TestApp, owner: TestUser, name = 'Project') {
+  const response = await t.request('POST', '/api/v1/projects', { token: owner.token, body: { name } });
+  if (response.status !== 201) throw new Error(`create project failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body as { id: string; name: string; ownerId: string };
+}
+
+export async function invite(t: TestApp, admin: TestUser, projectId: string, user: TestUser, role: string) {
+  const response = await t.request('POST', `/api/v1/projects/${projectId}/members/invite`, {
+    token: admin.token,
+    body: { email: user.email, role },
+  });
+  if (response.status !== 201) throw new Error(`invite failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body as { id: string; userId: string; role: string };
+}
+
+export async function createTask(t: TestApp, user: TestUser, projectId: string, body: Record<string, unknown> = {}) {
+  const response = await t.request('POST', '/api/v1/tasks', { token: user.token, body: { title: 'Task', projectId, ...body } });
+  if (response.status !== 201) throw new Error(`create task failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body as { id: string; title: string; status: string; assigneeId: string | null };
+}

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseSnapshot, expectErrorBody, UNACCEPTABLE_TOKENS, unacceptableAuthorizations } from './checks';
+import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './harness';
+
+/**
+ * Every REST endpoint × every kind of caller → the status of DESIGN.md's permission table:
+ * non-members 404 (existence is not leaked), a role too low 403, a token that does not hold 401.
+ * Each resource's test file checks its own rows with `describePermissions`.
+ */
+
+const CALLERS = ['non-member', 'VIEWER', 'EDITOR', 'ADMIN', 'owner'] as const;
+type Caller = (typeof CALLERS)[number];
+const ROLES = ['VIEWER', 'EDITOR', 'ADMIN'] as const;
+
+const EXPECTED = {
+  //                                             non-member VIEWER EDITOR ADMIN owner
+  'GET /auth/me':                                  [200,     200,   200,   200,  200],
+  'GET /projects':                                 [200,     200,   200,   200,  200],
+  'POST /projects':                                [201,     201,   201,   201,  201],
+  'GET /projects/{id}':                            [404,     200,   200,   200,  200],
+  'PATCH /projects/{id}':                          [404,     403,   403,   200,  200],
+  'DELETE /projects/{id}':                         [404,     403,   403,   403,  200],
+  'POST /projects/{id}/members/invite':            [404,     403,   403,   201,  201],
+  'PATCH /projects/{id}/members/{memberId}/role':  [404,     403,   403,   200,  200],
+  'POST /tasks':                                   [404,     403,   201,   201,  201],
+  'GET /tasks/project/{projectId}':                [404,     200,   200,   200,  200],
+  'GET /tasks':                                    [200,     200,   200,   200,  200],
+  'GET /tasks/{id}':                               [404,     200,   200,   200,  200],
+  'PATCH /tasks/{id}':                             [404,     403,   200,   200,  200],
+  'DELETE /tasks/{id}':                            [404,     403,   200,   200,  200],
+  'POST /tasks/{id}/comments':                     [404,     403,   201,   201,  201],
+  'GET /projects/{id}/activity':                   [404,     200,   200,   200,  200],
+  'GET /tasks/{id}/activity':                      [404,     200,   200,   200,  200],
+} satisfies Record<string, [number, number, number, number, number]>;
+export type Endpoint = keyof typeof EXPECTED;
+
+interface World {
+  t: TestApp;
+  users: Record<Caller, TestUser>;
+  /** The test's own project, with the whole cast as members, and a task in it. */
+  projectId: string;
+  taskId: string;
+  /** Another such project, for requests that destroy one. */
+  freshProject(): Promise<string>;
+}
+
+/** How to call each endpoint; a call creates whatever it consumes (a task to delete, a user to invite). */
+const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<{ url: string; body?: unknown }> | { url: string; body?: unknown }> = {
+  'GET /auth/me': () => ({ url: '/api/v1/auth/me' }),
+  'GET /projects': () => ({ url: '/api/v1/projects' }),
+  'POST /projects': () => ({ url: '/api/v1/projects', body: { name: 'Mine' } }),
+  'GET /projects/{id}': ({ projectId }) => ({ url: `/api/v1/projects/${projectId}` }),
+  'PATCH /projects/{id}': ({ projectId }, caller) => ({ url: `/api/v1/projects/${projectId}`, body: { description: `edited by ${caller}` } }),
+  'DELETE /projects/{id}': async ({ freshProject }) => ({ url: `/api/v1/projects/${await freshProject()}` }),
+  'POST /projects/{id}/members/invite': async ({ t, projectId }) => ({
+    url: `/api/v1/projects/${projectId}/members/invite`,
+    body: { email: (await registerUser(t, 'Invitee')).email, role: 'EDITOR' },
+  }),
+  'PATCH /projects/{id}/members/{memberId}/role': async ({ t, users, projectId }) => {
+    const member = await invite(t, users.owner, projectId, await registerUser(t, 'Member'), 'VIEWER');
+    return { url: `/api/v1/projects/${projectId}/members/${member.id}/role`, body: { role: 'EDITOR' } };
+  },
+  'POST /tasks': ({ projectId }) => ({ url: '/api/v1/tasks', body: { title: 'New task', projectId } }),
+  'GET /tasks/project/{projectId}': ({ projectId }) => ({ url: `/api/v1/tasks/project/${projectId}` }),
+  'GET /tasks': () => ({ url: '/api/v1/tasks' }),
+  'GET /tasks/{id}': ({ taskId }) => ({ url: `/api/v1/tasks/${taskId}` }),
+  'PATCH /tasks/{id}': ({ taskId }) => ({ url: `/api/v1/tasks/${taskId}`, body: { status: 'IN_PROGRESS' } }),
+  'DELETE /tasks/{id}': async ({ t, users, projectId }) => ({ url: `/api/v1/tasks/${(await createTask(t, users.owner, projectId)).id}` }),
+  'POST /tasks/{id}/comments': ({ taskId }) => ({ url: `/api/v1/tasks/${taskId}/comments`, body: { text: 'A comment' } }),
+  'GET /projects/{id}/activity': ({ projectId }) => ({ url: `/api/v1/projects/${projectId}/activity` }),
+  'GET /tasks/{id}/activity': ({ taskId }) => ({ url: `/api/v1/tasks/${taskId}/activity` }),
+};
+
+const methodOf = (endpoint: Endpoint) => endpoint.split(' ')[0]!;
+/** What a 404 names: the task for task paths, the project for everything else. */
+const notFoundMessage = (endpoint: Endpoint) => (endpoint.includes('/tasks/{id}') ? 'Task not found' : 'Project not found');
+
+/**
+ * The permission table's rows of `endpoints`, each caller × endpoint a test of its own on a project
+ * of its own (the users are shared: registering them changes nothing a test reads).
+ */
+export function describePermissions(endpoints: Endpoint[]) {
+  describe('permissions', () => {
+    let t: TestApp;
+    const users = {} as Record<Caller, TestUser>;
+
+    beforeAll(async () => {
+      t = await startTestApp();
+      for (const caller of CALLERS) users[caller] = await registerUser(t, caller);
+    });
+    afterAll(() => t.close());
+
+    async function world(): Promise<World> {
+      const freshProject = async () => {
+        const project = await createProject(t, users.owner, 'Shared');
+        for (const role of ROLES) await invite(t, users.owner, project.id, users[role], role);
+        return project.id;
+      };
+      const projectId = await freshProject();
+      const taskId = (await createTask(t, users.owner, projectId, { title: 'Shared task' })).id;
+      return { t, users, projectId, taskId, freshProject };
+    }
+
+    const roleCases = endpoints.flatMap((endpoint) =>
+      CALLERS.map((caller, index) => ({ endpoint, caller, status: EXPECTED[endpoint][index]! })),
+    );
+
+    for (const { endpoint, caller, status } of roleCases) {
+      it(`${endpoint} as ${caller} → ${status}`, async () => {
+        const { url, body } = await CALLS[endpoint](await world(), caller);
+        const before = await databaseSnapshot(t);
+        const response = await t.request(methodOf(endpoint), url, { token: users[caller].token, body });
+
+        if (status < 300) {
+          expect({ status: response.status, body: response.body }).toMatchObject({ status });
+          expect(response.body).not.toHaveProperty('code');
+          return;
+        }
+        if (status === 403) {
+          expectErrorBody(response, 403, { message: expect.stringMatching(new RegExp(`^Your role \\(${caller}\\) may not `)) });
+        } else {
+          expectErrorBody(response, 404, { message: notFoundMessage(endpoint) });
+        }
+        expect(await databaseSnapshot(t)).toEqual(before);
+      });
+    }
+
+    describe('a token that does not hold: 401 with WWW-Authenticate: Bearer, nothing written', () => {
+      let authorizations: Awaited<ReturnType<typeof unacceptableAuthorizations>>;
+      beforeAll(async () => {
+        authorizations = await unacceptableAuthorizations(users.owner.id);
+      });
+
+      const tokenCases = endpoints.flatMap((endpoint) => UNACCEPTABLE_TOKENS.map((kind) => ({ endpoint, kind })));
+
+      for (const { endpoint, kind } of tokenCases) {
+        it(`${endpoint} with ${kind} → 401`, async () => {
+          const { url, body } = await CALLS[endpoint](await world(), 'owner');
+          const authorization = authorizations[kind];
+          const before = await databaseSnapshot(t);
+          const response = await t.request(methodOf(endpoint), url, { body, headers: authorization ? { authorization } : {} });
+          expectErrorBody(response, 401, { message: 'Missing, invalid or expired token' });
+          expect(await databaseSnapshot(t)).toEqual(before);
+        });
+      }
+    });
+  });
+}

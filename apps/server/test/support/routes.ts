@@ -1,0 +1,54 @@
+import { appRouter } from '../../src/trpc/router';
+import type { TestApp } from './harness';
+
+/** One REST operation as the OpenAPI document describes it. */
+export interface RestRoute {
+  method: string;
+  /** Path template under /api/v1, e.g. `/tasks/{id}/comments`. */
+  path: string;
+  pathParams: string[];
+  queryParams: string[];
+  bodyFields: string[];
+  hasBody: boolean;
+  isProtected: boolean;
+}
+
+type Operation = {
+  parameters?: { in?: string; name?: string }[];
+  requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> };
+  security?: unknown[];
+};
+
+/**
+ * Every REST route, read from the served OpenAPI document: a route someone adds later is fuzzed
+ * and checked for authorization without touching these tests.
+ */
+export async function discoverRestRoutes(t: TestApp): Promise<RestRoute[]> {
+  const response = await t.request('GET', '/api/v1/openapi.json');
+  const paths = (response.body as { paths: Record<string, Record<string, Operation>> }).paths;
+  return Object.entries(paths).flatMap(([path, operations]) =>
+    Object.entries(operations).map(([method, operation]) => {
+      const parameters = operation.parameters ?? [];
+      const schema = operation.requestBody?.content?.['application/json']?.schema;
+      return {
+        method: method.toUpperCase(),
+        path,
+        pathParams: [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!),
+        queryParams: parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name!),
+        bodyFields: Object.keys(schema?.properties ?? {}),
+        hasBody: operation.requestBody !== undefined,
+        isProtected: !(Array.isArray(operation.security) && operation.security.length === 0),
+      };
+    }),
+  );
+}
+
+/** Every procedure of the native tRPC endpoint with its kind (query, mutation, subscription). */
+export function trpcProcedures(): { name: string; type: string }[] {
+  const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>;
+  return Object.entries(procedures).map(([name, procedure]) => ({ name, type: procedure._def.type }));
+}
+
+/** Fills a path template: `{id}` → the value chosen for that parameter. */
+export const fillPath = (path: string, values: Record<string, string>) =>
+  `/api/v1${path.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(values[name] ?? ''))}`;
