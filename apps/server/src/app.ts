@@ -20,7 +20,7 @@ import { clientErrorHandler, registerSecurity } from './http/security';
 import { registerRestInputChecks } from './http/rest-input';
 import { createMetrics, registerMetricsRoute } from './metrics';
 import { startDeliveryWorker } from './webhooks/worker';
-import { buildOpenApiDocument, createdPaths } from './openapi';
+import { buildOpenApiDocument, createdPaths, restRoutes } from './openapi';
 import { createServices } from './services';
 import { domainErrorOf } from './trpc/errors';
 import type { Context, ServicesHandle } from './trpc/init';
@@ -129,7 +129,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.get('/api/v1/openapi.json', async () => document);
 
   await app.register(async (rest) => {
-    registerRestInputChecks(rest, '/api/v1', Object.keys(document.paths ?? {}));
+    registerRestInputChecks(rest, '/api/v1', restRoutes(appRouter));
     rest.addHook('onSend', async (_request, reply, payload) =>
       reply.statusCode >= 400 && typeof payload === 'string' ? toRestErrorPayload(payload) : payload,
     );

@@ -1,11 +1,12 @@
 import { ErrorBodySchema } from '@tasklane/schemas';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
+import type { RestRoute } from './http/rest-input';
 import type { ProcedureMeta } from './trpc/init';
 import type { AppRouter } from './trpc/router';
 
 type Schema = { type?: string; maxLength?: number; description?: string; examples?: unknown[]; example?: unknown };
 type MediaType = { schema?: Schema; example?: unknown };
-type Parameter = { name: string; in: string; description?: string; schema?: Schema };
+type Parameter = { name: string; in: string; description?: string; schema?: Schema; style?: string; explode?: boolean };
 type Response = { description: string; headers?: Record<string, unknown>; content?: Record<string, MediaType> };
 type Operation = {
   operationId?: string;
@@ -75,6 +76,14 @@ function proceduresByOperation(router: AppRouter): Map<string, { procedure: stri
   );
 }
 
+/** Every REST operation with its input schema, for the checks made before trpc-to-openapi. */
+export function restRoutes(router: AppRouter): RestRoute[] {
+  const procedures = router._def.procedures as unknown as Record<string, { _def: { meta?: ProcedureMeta; inputs: unknown[] } }>;
+  return Object.values(procedures).flatMap(({ _def }) =>
+    _def.meta?.openapi ? [{ method: _def.meta.openapi.method, path: _def.meta.openapi.path, input: _def.inputs[0] }] : [],
+  );
+}
+
 /** The procedures whose REST success status is 201. */
 export const createdPaths = (router: AppRouter): Set<string> =>
   new Set(procedureMetas(router).flatMap(([path, meta]) => (meta?.successStatus === 201 ? [path] : [])));
@@ -122,6 +131,8 @@ function liftExamples(operation: Operation): void {
   if (media && example !== undefined) media.example = example;
   for (const parameter of operation.parameters ?? []) {
     parameter.description ??= parameter.schema?.description;
+    // A list in a query is one comma-separated value (`status=TODO,DONE`), as the server decodes it.
+    if (parameter.in === 'query' && parameter.schema?.type === 'array') Object.assign(parameter, { style: 'form', explode: false });
   }
 }
 

@@ -60,7 +60,7 @@ describe('comments: list, get, edit, delete', () => {
     expect(seen.map((item) => item.text)).toEqual(created.map((item) => item.text));
     expect(seen[1]).toEqual(created[1]);
 
-    const twin = await t.request('GET', `/api/trpc/comments.listPage?input=${encodeURIComponent(JSON.stringify({ id: taskId, limit: '5' }))}`, {
+    const twin = await t.request('GET', `/api/trpc/comments.listPage?input=${encodeURIComponent(JSON.stringify({ id: taskId, limit: 5 }))}`, {
       token: viewer.token,
     });
     expect(twin.body.result.data.items).toHaveLength(5);

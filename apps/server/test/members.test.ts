@@ -68,7 +68,7 @@ describe('members: list, remove, leave, transfer ownership; project summary', ()
 
   it('pages members through the tRPC page twin', async () => {
     const { projectId, memberIds } = await cast();
-    const input = encodeURIComponent(JSON.stringify({ id: projectId, limit: '2' }));
+    const input = encodeURIComponent(JSON.stringify({ id: projectId, limit: 2 }));
     const first = await t.request('GET', `/api/trpc/members.listPage?input=${input}`, { token: owner.token });
     expect(first.status).toBe(200);
     const page = first.body.result.data;

@@ -24,17 +24,17 @@ export function loadTasks(projectId: string, filters: TaskFilters): Promise<Task
   return collect(
     paginate(client.tasks.listForProjectPage, {
       projectId,
-      limit: '500',
+      limit: 500,
       ...(filters.assigneeId ? { assigneeId: filters.assigneeId } : {}),
-      ...(filters.priority ? { priority: filters.priority } : {}),
+      ...(filters.priority ? { priority: [filters.priority] } : {}),
       ...(text ? { q: text } : {}),
     }),
   );
 }
 
-export const loadMembers = (projectId: string): Promise<Member[]> => collect(paginate(client.members.listPage, { id: projectId, limit: '500' }));
+export const loadMembers = (projectId: string): Promise<Member[]> => collect(paginate(client.members.listPage, { id: projectId, limit: 500 }));
 
-export const loadComments = (taskId: string) => collect(paginate(client.comments.listPage, { id: taskId, limit: '500' }));
+export const loadComments = (taskId: string) => collect(paginate(client.comments.listPage, { id: taskId, limit: 500 }));
 
 /** A history entry as the SDK returns it (its JSON form of the Activity schema). */
 export type HistoryEntry = Awaited<ReturnType<typeof client.activity.listForTaskPage.query>>['items'][number];

@@ -37,23 +37,41 @@ export const ErrorBodySchema = z
     example: { message: 'title: Too small', code: 'BAD_REQUEST', issues: [{ path: ['title'], message: 'Too small' }] },
   });
 
-/** Query values arrive as strings; list endpoints share these two. */
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 500;
+
+const LIMIT_MESSAGE = `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`;
+
+/**
+ * The paging parameters every list shares. Typed as the server checks them: tRPC callers send
+ * `limit: 50`; REST query strings are decoded to these types first (digits to a number, comma lists
+ * to arrays: apps/server/src/http/rest-input.ts), so one schema validates both transports exactly.
+ */
 export const PageQueryShape = {
   limit: z
-    .string()
-    .regex(/^\d{1,3}$/, { message: 'limit must be an integer from 1 to 500', abort: true })
-    .refine((value) => Number(value) >= 1 && Number(value) <= 500, 'limit must be an integer from 1 to 500')
-    .optional()
-    .meta({ description: 'Page size, 1–500 (default 100)' }),
+    .int({ error: LIMIT_MESSAGE })
+    .min(1, { error: LIMIT_MESSAGE })
+    .max(MAX_PAGE_SIZE, { error: LIMIT_MESSAGE })
+    .meta({ description: `Page size, 1–${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`, example: 50 })
+    .optional(),
   cursor: z
     .string()
     .max(512)
-    .optional()
-    .meta({ description: 'Opaque cursor from the `Link: rel="next"` header of the previous page' }),
+    .meta({ description: 'Opaque cursor from the `Link: rel="next"` header of the previous page' })
+    .optional(),
 };
 
-export const DEFAULT_PAGE_SIZE = 100;
-export const MAX_PAGE_SIZE = 500;
+/**
+ * A list of enum values: an array for tRPC callers, a comma list in a REST query (`status=TODO,DONE`,
+ * which the OpenAPI document describes as `style: form, explode: false`).
+ */
+export const enumList = <T extends readonly [string, ...string[]]>(values: T, name: string) =>
+  z
+    .array(z.enum(values, { error: `${name} must be a comma list of ${values.join(', ')}` }))
+    .min(1, { error: `${name} must name at least one value` })
+    .max(50, { error: `${name} lists at most 50 values` })
+    .meta({ description: `Comma list of ${values.join(', ')}`, example: [values[0]] })
+    .optional();
 
 /** Trimmed string with a length range, checked after trimming. */
 export const trimmed = (min: number, max: number) => z.string().trim().min(min).max(max);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IdSchema, PageQueryShape, PathIdSchema, TimestampSchema, trimmed } from './common';
+import { enumList, IdSchema, PageQueryShape, PathIdSchema, TimestampSchema, trimmed } from './common';
 
 export const TASK_STATUSES = ['TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELLED'] as const;
 /** Listed in rank order: sorting by priority uses this order, not the alphabet. */
@@ -84,37 +84,28 @@ export const UpdateTaskInput = z
 
 export const TASK_SORT_FIELDS = ['createdAt', 'updatedAt', 'dueDate', 'priority', 'title'] as const;
 export type TaskSortField = (typeof TASK_SORT_FIELDS)[number];
-const SORT_VALUES = TASK_SORT_FIELDS.flatMap((field) => [field, `-${field}`]) as [string, ...string[]];
+/** A sort field, `-` first for descending. */
+export type TaskSort = TaskSortField | `-${TaskSortField}`;
+const SORT_VALUES = TASK_SORT_FIELDS.flatMap((field) => [field, `-${field}` as const]) as [TaskSort, ...TaskSort[]];
 
-/** A comma list of enum values, as query strings arrive. */
-const commaList = <T extends readonly [string, ...string[]]>(values: T, name: string) =>
-  z
-    .string()
-    .max(200)
-    .refine(
-      (raw) => raw.split(',').every((item) => (values as readonly string[]).includes(item.trim())),
-      `${name} must be a comma list of ${values.join(', ')}`,
-    )
-    .optional()
-    .meta({ description: `Comma list of ${values.join(', ')}` });
-
-const queryDate = dateTime().optional();
+/** A user id (any UUID, as ids are checked everywhere), `me` or `none`. */
+const ASSIGNEE_FILTER = /^(?:me|none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 
 export const TaskFilterShape = {
-  status: commaList(TASK_STATUSES, 'status'),
-  priority: commaList(TASK_PRIORITIES, 'priority'),
+  status: enumList(TASK_STATUSES, 'status'),
+  priority: enumList(TASK_PRIORITIES, 'priority'),
   assigneeId: z
     .string()
-    .max(200)
-    .optional()
-    .meta({ description: 'A user id, `me` (the caller) or `none` (unassigned)' }),
-  dueBefore: queryDate.meta({ description: 'Only tasks due strictly before this date-time' }),
-  dueAfter: queryDate.meta({ description: 'Only tasks due strictly after this date-time' }),
-  q: z.string().max(200).optional().meta({ description: 'Case-insensitive text searched in title and description' }),
+    .regex(ASSIGNEE_FILTER, { error: 'assigneeId must be a user id, "me" or "none"' })
+    .meta({ description: 'A user id, `me` (the caller) or `none` (unassigned)', example: 'me' })
+    .optional(),
+  dueBefore: dateTime().meta({ description: 'Only tasks due strictly before this date-time', example: '2026-12-01T00:00:00Z' }).optional(),
+  dueAfter: dateTime().meta({ description: 'Only tasks due strictly after this date-time', example: '2026-11-01T00:00:00Z' }).optional(),
+  q: z.string().max(200).meta({ description: 'Case-insensitive text searched in title and description' }).optional(),
   sort: z
     .enum(SORT_VALUES)
-    .optional()
-    .meta({ description: 'Sort field, `-` prefix for descending (default `createdAt`); ties broken by id' }),
+    .meta({ description: 'Sort field, `-` prefix for descending (default `createdAt`); ties broken by id' })
+    .optional(),
   ...PageQueryShape,
 };
 

@@ -4,14 +4,61 @@ import { errorBody } from './rest-errors';
 
 const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT']);
 
-/** Each templated path of the REST document (`/projects/{id}`) as a matcher naming its parameters. */
-function pathParameterMatchers(basePath: string, paths: string[]) {
-  return paths
-    .filter((path) => path.includes('{'))
-    .map((path) => ({
-      pattern: new RegExp(`^${basePath}${path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
-      names: [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!),
-    }));
+/** A REST operation as the document names it, with the procedure's input schema. */
+export interface RestRoute {
+  method: string;
+  path: string;
+  input: unknown;
+}
+
+type QueryKind = 'number' | 'list';
+type ZodLike = { _zod?: { def?: { type?: string; innerType?: ZodLike; shape?: Record<string, ZodLike> } } };
+
+const unwrapOptional = (schema: ZodLike | undefined): ZodLike | undefined =>
+  schema?._zod?.def?.type === 'optional' ? unwrapOptional(schema._zod.def.innerType) : schema;
+
+/** The query fields of an input that are not strings: how each is decoded from the query string. */
+function queryKinds(input: unknown): Map<string, QueryKind> {
+  const shape = unwrapOptional(input as ZodLike)?._zod?.def?.shape ?? {};
+  const kinds = new Map<string, QueryKind>();
+  for (const [name, field] of Object.entries(shape)) {
+    const type = unwrapOptional(field)?._zod?.def?.type;
+    if (type === 'number') kinds.set(name, 'number');
+    else if (type === 'array') kinds.set(name, 'list');
+  }
+  return kinds;
+}
+
+const DIGITS = /^-?\d+$/;
+
+/**
+ * A query string's values as the schema types them: an integer written in digits becomes a number
+ * and a comma list an array; anything else stays a string (or the array of a repeated key), which
+ * the schema then refuses with a 400 naming the field. trpc-to-openapi would coerce with `Number()`
+ * and `Boolean()` instead ("1e2" is 100, any non-empty value is true), on the shared schema itself.
+ */
+function decodeQuery(query: Record<string, unknown>, kinds: Map<string, QueryKind>): Record<string, unknown> {
+  const decoded: Record<string, unknown> = { ...query };
+  for (const [name, kind] of kinds) {
+    const value = decoded[name];
+    if (kind === 'number' && typeof value === 'string' && DIGITS.test(value)) decoded[name] = Number(value);
+    else if (kind === 'list' && value !== '' && value !== undefined) {
+      decoded[name] = (Array.isArray(value) ? value : [value]).flatMap((item) => String(item).split(',').map((part) => part.trim()));
+    }
+  }
+  return decoded;
+}
+
+/** Each REST route as a matcher naming its path parameters and the query fields to decode. */
+function routeMatchers(basePath: string, routes: RestRoute[]) {
+  // A fixed path before a templated one it also matches.
+  const ordered = [...routes].sort((a, b) => Number(a.path.includes('{')) - Number(b.path.includes('{')));
+  return ordered.map(({ method, path, input }) => ({
+    method: method.toUpperCase(),
+    pattern: new RegExp(`^${basePath}${path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+    names: [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!),
+    kinds: queryKinds(input),
+  }));
 }
 
 const invalidInput = (issues: ErrorIssue[]) => ({ message: summarizeIssues(issues), code: 'BAD_REQUEST', issues });
@@ -20,14 +67,17 @@ const invalidInput = (issues: ErrorIssue[]) => ({ message: summarizeIssues(issue
  * Checks trpc-to-openapi leaves out. It builds a procedure's input as `{ ...body, ...pathParams }`,
  * so a body field named like a path parameter (`{"id": …}` on PATCH /tasks/{id}) would be silently
  * overwritten and a JSON string spread into numbered keys; and its 415 for a body Fastify did parse
- * (text/plain) has a garbled message. All are answered here, before the adapter, in our error shape.
+ * (text/plain) has a garbled message. All are answered here, before the adapter, in our error shape;
+ * and query strings are decoded to the types the shared schemas check (decodeQuery).
  */
-export function registerRestInputChecks(rest: FastifyInstance, basePath: string, paths: string[]): void {
-  const matchers = pathParameterMatchers(basePath, paths);
+export function registerRestInputChecks(rest: FastifyInstance, basePath: string, routes: RestRoute[]): void {
+  const matchers = routeMatchers(basePath, routes);
 
   rest.addHook('preHandler', async (request, reply) => {
     const path = request.url.split('?')[0]!;
-    const parameters = matchers.find(({ pattern }) => pattern.test(path))?.names ?? [];
+    const route = matchers.find(({ method, pattern }) => method === request.method && pattern.test(path));
+    const parameters = route?.names ?? [];
+    if (route && route.kinds.size > 0) request.query = decodeQuery(request.query as Record<string, unknown>, route.kinds);
     let input: object = request.query as object;
     if (BODY_METHODS.has(request.method)) {
       if (!request.headers['content-type']?.toLowerCase().startsWith('application/json')) {

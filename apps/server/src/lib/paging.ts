@@ -11,7 +11,7 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-export const pageSize = (limit: string | undefined): number => (limit ? Number(limit) : DEFAULT_PAGE_SIZE);
+export const pageSize = (limit: number | undefined): number => limit ?? DEFAULT_PAGE_SIZE;
 
 /** A cursor is the sort key of the last row served, so the next page starts strictly after it. */
 export function encodeCursor(values: CursorValue[]): string {

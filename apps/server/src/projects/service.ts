@@ -34,7 +34,7 @@ export const toProject = (row: store.ProjectRow, role: Role): Project => ({ ...p
 
 export function createProjectsService(db: Db) {
   return {
-    async list(userId: string, query: { limit?: string; cursor?: string }): Promise<Page<Project>> {
+    async list(userId: string, query: { limit?: number; cursor?: string }): Promise<Page<Project>> {
       const limit = pageSize(query.limit);
       const rows = await store.listProjectsOfMember(db, userId, decodeIdCursor(query.cursor), limit + 1);
       return toPage(rows, limit, ({ project, role }) => toProject(project, role), ({ project }) => [project.id]);

@@ -3,9 +3,7 @@ import type {
   CreateTaskInput,
   ListProjectTasksInput,
   Task,
-  TaskPriority,
   TaskSortField,
-  TaskStatus,
   UpdateTaskInput,
 } from '@tasklane/schemas';
 import { requireProjectAccess } from '../access';
@@ -100,18 +98,15 @@ export function createTasksService(db: Db) {
     const descending = sort.startsWith('-');
     const field = (descending ? sort.slice(1) : sort) as TaskSortField;
     // Each value once, in one order: the same filter always makes the same statement (see listTasks).
-    const list = <T extends string>(raw: string | undefined) => (raw ? ([...new Set(raw.split(',').map((item) => item.trim()))].sort() as T[]) : undefined);
+    const list = <T extends string>(values: T[] | undefined) => (values ? [...new Set(values)].sort() : undefined);
     const assignee = query.assigneeId;
     let assigneeId: string | null | undefined;
     if (assignee === 'me') assigneeId = userId;
     else if (assignee === 'none') assigneeId = null;
-    else if (assignee !== undefined) {
-      if (!isId(assignee)) throw new DomainError('BAD_REQUEST', 'assigneeId must be a user id, "me" or "none"', 'INVALID_QUERY');
-      assigneeId = assignee;
-    }
+    else assigneeId = assignee;
     const filters: store.TaskFilters = {
-      statuses: list<TaskStatus>(query.status),
-      priorities: list<TaskPriority>(query.priority),
+      statuses: list(query.status),
+      priorities: list(query.priority),
       assigneeId,
       dueBefore: query.dueBefore ? new Date(query.dueBefore) : undefined,
       dueAfter: query.dueAfter ? new Date(query.dueAfter) : undefined,

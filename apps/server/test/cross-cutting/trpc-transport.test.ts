@@ -78,9 +78,9 @@ describe('the native tRPC endpoint', () => {
     const task = dataOf(await mutate('tasks.create', { title: 'Punch cards', projectId: project.id, assigneeId: editor.id }, editor.token));
     expect(task).toMatchObject({ title: 'Punch cards', status: 'TODO', priority: 'MEDIUM', assigneeId: editor.id, createdById: editor.id });
     await mutate('tasks.create', { title: 'Second', projectId: project.id }, token);
-    const firstPage = dataOf(await query('tasks.listForProjectPage', { projectId: project.id, limit: '1' }, token));
+    const firstPage = dataOf(await query('tasks.listForProjectPage', { projectId: project.id, limit: 1 }, token));
     expect(firstPage.items.map((item: { title: string }) => item.title)).toEqual(['Punch cards']);
-    const secondPage = dataOf(await query('tasks.listForProjectPage', { projectId: project.id, limit: '1', cursor: firstPage.nextCursor }, token));
+    const secondPage = dataOf(await query('tasks.listForProjectPage', { projectId: project.id, limit: 1, cursor: firstPage.nextCursor }, token));
     expect(secondPage).toEqual({ items: [expect.objectContaining({ title: 'Second' })], nextCursor: null });
     expect(dataOf(await query('tasks.listMinePage', { assigneeId: 'me' }, editor.token)).items.map((item: { id: string }) => item.id)).toContain(task.id);
     expect(dataOf(await query('tasks.get', { id: task.id }, token)).id).toBe(task.id);
@@ -190,9 +190,12 @@ describe('the native tRPC endpoint', () => {
   });
 
   it('query input is validated too: wrong types, bad limits and cursors are 400s', async () => {
-    expectTrpcError(await query('projects.listPage', { limit: 1 }, owner.token), 400, { issues: [issueAt(['limit'], 'invalid_type')] });
-    expectTrpcError(await query('projects.listPage', { limit: '501' }, owner.token), 400, { issues: [issueAt(['limit'])] });
-    expectTrpcError(await query('tasks.listMinePage', { status: 'TODO,NOPE' }, owner.token), 400, { issues: [issueAt(['status'])] });
+    // tRPC callers send typed values: a number for limit, an array for a status list.
+    expectTrpcError(await query('projects.listPage', { limit: '1' }, owner.token), 400, { issues: [issueAt(['limit'], 'invalid_type')] });
+    expectTrpcError(await query('projects.listPage', { limit: 501 }, owner.token), 400, { issues: [issueAt(['limit'])] });
+    expectTrpcError(await query('tasks.listMinePage', { status: 'TODO' }, owner.token), 400, { issues: [issueAt(['status'], 'invalid_type')] });
+    expectTrpcError(await query('tasks.listMinePage', { status: ['TODO', 'NOPE'] }, owner.token), 400, { issues: [issueAt(['status', 1])] });
+    expect((await query('tasks.listMinePage', { status: ['TODO', 'DONE'], limit: 2 }, owner.token)).status).toBe(200);
     expectTrpcError(await query('projects.listPage', { cursor: 'bogus' }, owner.token), 400, { reason: 'INVALID_CURSOR' });
     expectTrpcError(await query('projects.get', { id: 42 }, owner.token), 400, { issues: [issueAt(['id'], 'invalid_type')] });
   });

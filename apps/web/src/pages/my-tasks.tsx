@@ -8,7 +8,7 @@ import { ErrorNote, Loading, Page } from '../ui';
 
 async function loadMyTasks(): Promise<{ tasks: Task[]; projects: Map<string, Project> }> {
   const [tasks, projects] = await Promise.all([
-    collect(paginate(client.tasks.listMinePage, { assigneeId: 'me', sort: 'dueDate', limit: '500' })),
+    collect(paginate(client.tasks.listMinePage, { assigneeId: 'me', sort: 'dueDate', limit: 500 })),
     collect(paginate(client.projects.listPage, {})),
   ]);
   return { tasks, projects: new Map(projects.map((project) => [project.id, project])) };

@@ -100,20 +100,20 @@ const pages: number[] = [];
 const paged = [];
 for await (const task of paginate(
   {
-    query: async (input: { projectId: string; limit: string; cursor?: string }) => {
+    query: async (input: { projectId: string; limit: number; cursor?: string }) => {
       const page = await ada.client.tasks.listForProjectPage.query(input);
       pages.push(page.items.length);
       return page;
     },
   },
-  { projectId: project.id, limit: '2' },
+  { projectId: project.id, limit: 2 },
 )) {
   paged.push(task.id);
 }
 assert.deepEqual(pages, [2, 2, 1]);
 assert.deepEqual(paged, created.map((task) => task.id));
 const mine = [];
-for await (const task of paginate(grace.client.tasks.listMinePage, { assigneeId: 'me', limit: '1' })) mine.push(task.id);
+for await (const task of paginate(grace.client.tasks.listMinePage, { assigneeId: 'me', limit: 1 })) mine.push(task.id);
 assert.deepEqual(mine, [first.id]);
 
 // Comments
