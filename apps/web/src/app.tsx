@@ -1,7 +1,7 @@
 import type { User } from '@tasklane/schemas';
-import { createContext } from 'preact';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
-import { useContext, useEffect, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
+import { CurrentUser } from './current-user';
 import { AuthPage } from './pages/auth';
 import { BoardPage } from './pages/board';
 import { MembersPage } from './pages/members';
@@ -11,10 +11,6 @@ import { client, describeError, hasStoredToken, onSessionChange, signOut } from 
 import { Loading } from './ui';
 
 const AUTH_PATHS = ['/login', '/register'];
-const CurrentUser = createContext<User | null>(null);
-
-/** The signed-in user; pages below the session gate always have one. */
-export const useCurrentUser = () => useContext(CurrentUser)!;
 
 export function App() {
   return (

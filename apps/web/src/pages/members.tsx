@@ -1,7 +1,7 @@
 import type { Member, Project, Role } from '@tasklane/schemas';
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
-import { useCurrentUser } from '../app';
+import { useCurrentUser } from '../current-user';
 import { loadMembers } from '../data';
 import { canAdminister, ROLE_LABELS } from '../format';
 import { useAction, useLoad } from '../hooks';

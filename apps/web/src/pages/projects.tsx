@@ -1,7 +1,7 @@
 import type { Project } from '@tasklane/schemas';
 import { paginate } from '@tasklane/sdk';
 import { useState } from 'preact/hooks';
-import { useCurrentUser } from '../app';
+import { useCurrentUser } from '../current-user';
 import { canAdminister, ROLE_LABELS } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { client } from '../session';

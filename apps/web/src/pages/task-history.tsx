@@ -1,6 +1,6 @@
 import type { Activity, Member, TaskPriority, TaskStatus } from '@tasklane/schemas';
 import type { HistoryEntry } from '../data';
-import { useCurrentUser } from '../app';
+import { useCurrentUser } from '../current-user';
 import { formatDay, formatTime, PRIORITY_LABELS, STATUS_LABELS } from '../format';
 import type { Loaded } from '../hooks';
 import { ErrorNote } from '../ui';
