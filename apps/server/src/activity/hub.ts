@@ -1,7 +1,8 @@
 import type { Database, Db } from '@tasklane/db';
 import type { Activity } from '@tasklane/schemas';
 import { toActivity } from './service';
-import { DELIVERIES_CHANNEL, latestId, listAfter, projectChannel } from './store';
+import { DELIVERIES_CHANNEL, projectChannel } from '../recorded-write';
+import { latestId, listAfter } from './store';
 
 const FETCH_BATCH = 200;
 

@@ -1,6 +1,6 @@
 import type { Db } from '@tasklane/db';
 import type { Comment, CommentPathInput, CreateCommentInput, ListCommentsInput, UpdateCommentInput } from '@tasklane/schemas';
-import { changedFields, recordActivity } from '../activity/service';
+import { changedFields, recordActivity } from '../recorded-write';
 import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { nextVersion, requireVersion } from '../lib/versions';

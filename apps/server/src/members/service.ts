@@ -1,7 +1,7 @@
 import type { Db } from '@tasklane/db';
 import type { ChangeRoleInput, InviteMemberInput, ListMembersInput, Member, MemberPathInput } from '@tasklane/schemas';
 import { requireProjectAccess } from '../access';
-import { changedFields, recordActivity } from '../activity/service';
+import { changedFields, recordActivity } from '../recorded-write';
 import { findUserByEmail } from '../auth/store';
 import { isUniqueViolation } from '../lib/db-errors';
 import { isId, newId } from '../lib/ids';

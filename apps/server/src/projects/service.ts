@@ -9,7 +9,7 @@ import {
   type UpdateProjectInput,
 } from '@tasklane/schemas';
 import { requireProjectAccess } from '../access';
-import { changedFields, recordActivity } from '../activity/service';
+import { changedFields, recordActivity } from '../recorded-write';
 import { deleteProjectActivity } from '../activity/store';
 import { isId, newId } from '../lib/ids';
 import { decodeIdCursor, type Page, pageSize, toPage } from '../lib/paging';

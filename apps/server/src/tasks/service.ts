@@ -7,7 +7,7 @@ import type {
   UpdateTaskInput,
 } from '@tasklane/schemas';
 import { requireProjectAccess } from '../access';
-import { changedFields, recordActivity } from '../activity/service';
+import { changedFields, recordActivity } from '../recorded-write';
 import { isUnstorableValue } from '../lib/db-errors';
 import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';

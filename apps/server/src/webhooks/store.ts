@@ -1,47 +1,9 @@
 import { type Db, dateFromTimestamptz, webhookDeliveries, webhooks } from '@tasklane/db';
-import type { Activity } from '@tasklane/schemas';
-import { type SQL, and, asc, desc, eq, gt, inArray, isNull, lt, ne, sql } from 'drizzle-orm';
-import { placeholderIn, valuesFor } from '../lib/prepared';
+import { and, asc, desc, eq, gt, inArray, isNull, lt, ne, sql } from 'drizzle-orm';
 import { rowsOf } from '../lib/sql';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
-
-/** The outbox's step of insertActivity's statement: `build(event)` written with placeholders, `values` for them. */
-export interface OutboxPart {
-  build: (event: SQL) => SQL;
-  values: Record<string, unknown>;
-}
-
-/**
- * The outbox, as a step of the statement that records the event (activity/store.ts): one delivery
- * per active webhook of the project that wants this event type, so it commits with the change.
- * The body every attempt sends is the event's JSON, but its id is only known inside that statement
- * (`event`, a CTE with its `id`), so the body is assembled there: `{"id":"<id>",` + the rest of it.
- * Ordered per task (or per project for project and member events).
- */
-export function outboxInsert(entry: Omit<Activity, 'id'>): OutboxPart {
-  const value = placeholderIn('outbox_');
-  return {
-    build: (event) => sql`
-      insert into ${webhookDeliveries} (webhook_id, event_id, event_type, ordering_key, payload)
-      select ${webhooks.id}, event.id, ${value('type')}::text, ${value('orderingKey')}::uuid, '{"id":"' || event.id::text || '",' || ${value('restOfBody')}::text
-      from ${webhooks}, ${event} as event
-      where ${webhooks.projectId} = ${value('projectId')}::uuid and ${webhooks.active}
-        and (cardinality(${webhooks.events}) = 0 or ${value('type')}::text = any(${webhooks.events}))
-      returning 1`,
-    values: valuesFor(
-      {
-        type: entry.type,
-        orderingKey: entry.taskId ?? entry.projectId,
-        // The payload is the entry as JSON with its id first; the id is known only in the statement.
-        restOfBody: JSON.stringify(entry).slice(1),
-        projectId: entry.projectId,
-      },
-      'outbox_',
-    ),
-  };
-}
 
 export const insertWebhook = async (db: Db, webhook: typeof webhooks.$inferInsert) => (await db.insert(webhooks).values(webhook).returning())[0]!;
 
