@@ -3,18 +3,46 @@ import {
   ListProjectsInput,
   MessageSchema,
   PathIdInput,
+  ProjectEventsInput,
   ProjectDetailSchema,
   ProjectSchema,
   TransferOwnershipInput,
   UpdateProjectInput,
 } from '@tasklane/schemas';
-import { projectEvents } from '../activity/router';
+import { tracked } from '@trpc/server';
 import { acceptedVersions, withETag } from '../lib/versions';
+import { toTRPCError } from '../trpc/errors';
 import { idempotentCreate } from '../trpc/idempotent';
 import { protectedProcedure, router } from '../trpc/init';
 import { pagedList } from '../trpc/paged-list';
 
 const tags = ['projects'];
+
+/**
+ * `projects.events`: the live stream as a tRPC subscription (SSE transport). Each event is tracked
+ * by its id, so the client's automatic reconnect resumes after the last one it received. A client
+ * too slow to keep up has its connection dropped rather than sent an error: tRPC's client ends a
+ * subscription on an error, but reconnects (resuming) after a lost connection.
+ */
+const projectEvents = protectedProcedure
+  .input(ProjectEventsInput)
+  // A plain async resolver, not a generator: tRPC awaits it before telling the client the
+  // subscription started, so the stream is subscribed by then (a generator would run only after).
+  .subscription(async ({ ctx, input, signal }) => {
+    const events = await ctx.services.events.follow(ctx.userId, input.projectId, {
+      lastEventId: input.lastEventId ?? null,
+      ...(signal ? { signal } : {}),
+      transport: 'trpc',
+      cutOff: () => ctx.dropConnection(),
+    });
+    return (async function* () {
+      try {
+        for await (const entry of events) yield tracked(entry.id, entry);
+      } catch (error) {
+        throw toTRPCError(error);
+      }
+    })();
+  });
 
 export const projectsRouter = router({
   ...pagedList('list', {
