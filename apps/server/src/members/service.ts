@@ -1,6 +1,6 @@
 import type { Db } from '@tasklane/db';
 import type { ChangeRoleInput, InviteMemberInput, ListMembersInput, Member, MemberPathInput } from '@tasklane/schemas';
-import { requireProjectAccess } from '../access';
+import { isMember, requireProjectAccess } from '../access';
 import { changedFields, recordActivity } from '../recorded-write';
 import { findUserByEmail } from '../auth/store';
 import { isUniqueViolation } from '../lib/db-errors';
@@ -36,7 +36,7 @@ export function createMembersService(db: Db) {
       authorize(await requireProjectAccess(db, projectId, userId), 'members.manage');
       const invitee = await findUserByEmail(db, email);
       if (!invitee) throw new DomainError('NOT_FOUND', 'No registered user has this email', 'USER_NOT_FOUND');
-      if (await store.isMember(db, projectId, invitee.id)) throw alreadyMember();
+      if (await isMember(db, projectId, invitee.id)) throw alreadyMember();
       try {
         return await db.transaction(async (tx) => {
           const row = await store.insertMember(tx, { id: newId(), projectId, userId: invitee.id, role });

@@ -26,15 +26,6 @@ export const findMember = async (db: Db, projectId: string, memberId: string): P
       .limit(1)
   )[0];
 
-export const isMember = async (db: Db, projectId: string, userId: string): Promise<boolean> =>
-  (
-    await db
-      .select({ id: memberships.id })
-      .from(memberships)
-      .where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId)))
-      .limit(1)
-  ).length > 0;
-
 export const updateRole = (db: Db, memberId: string, role: MemberRow['role']) =>
   db.update(memberships).set({ role, updatedAt: new Date() }).where(eq(memberships.id, memberId));
 

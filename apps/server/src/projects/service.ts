@@ -8,13 +8,13 @@ import {
   type TransferOwnershipInput,
   type UpdateProjectInput,
 } from '@tasklane/schemas';
-import { requireProjectAccess } from '../access';
+import { isMember, requireProjectAccess } from '../access';
 import { changedFields, recordActivity } from '../recorded-write';
 import { deleteProjectActivity } from '../activity/store';
 import { isId, newId } from '../lib/ids';
 import { decodeIdCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { nextVersion, requireVersion } from '../lib/versions';
-import { insertMember, isMember, setRoleOfUser } from '../members/store';
+import { insertMember, setRoleOfUser } from '../members/store';
 import { authorize } from '../policy';
 import { DomainError, notFound } from '../errors';
 import * as store from './store';

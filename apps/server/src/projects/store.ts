@@ -1,36 +1,11 @@
 import { type Db, memberships, projects, projectTaskCounts } from '@tasklane/db';
-import type { Role } from '@tasklane/schemas';
-import { type SQL, and, asc, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { callerRoleIn } from '../access';
 import { preparedFor } from '../lib/prepared';
 
 export type ProjectRow = typeof projects.$inferSelect;
 
-/**
- * The caller's (`userId` placeholder) role in the project `projectIdOfRow` names — a column of the
- * outer query, written in full because drizzle leaves a one-table select's columns unqualified —
- * as a scalar subquery; null for a non-member. A subquery rather than a join: the same work on
- * PostgreSQL (prepared, planned once), but PGlite plans every query anew, and a join cost it more
- * to plan (~1.5 ms for the task read) than to run (~0.2 ms).
- */
-export const callerRoleIn = (projectIdOfRow: SQL) =>
-  sql<Role | null>`(select m.role from ${memberships} as m where m.project_id = ${projectIdOfRow} and m.user_id = ${sql.placeholder('userId')})`;
-
 const callerRole = () => callerRoleIn(sql.raw('"projects"."id"'));
-
-const accessStatement = preparedFor((db) =>
-  db
-    .select({ role: callerRole(), ownerId: projects.ownerId })
-    .from(projects)
-    .where(eq(projects.id, sql.placeholder('projectId')))
-    .limit(1)
-    .prepare('project_access'),
-);
-
-/** The caller's membership of a project and its owner, in one query; undefined for non-members. */
-export async function findAccess(db: Db, projectId: string, userId: string) {
-  const [found] = await accessStatement(db).execute({ projectId, userId });
-  return found?.role ? { role: found.role, ownerId: found.ownerId } : undefined;
-}
 
 const projectForMemberStatement = preparedFor((db) =>
   db

@@ -6,14 +6,13 @@ import type {
   TaskSortField,
   UpdateTaskInput,
 } from '@tasklane/schemas';
-import { requireProjectAccess } from '../access';
+import { isMember, requireProjectAccess } from '../access';
 import { changedFields, recordActivity } from '../recorded-write';
 import { isUnstorableValue } from '../lib/db-errors';
 import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { runStatement } from '../lib/prepared';
 import { nextVersion, requireVersion } from '../lib/versions';
-import { isMember } from '../members/store';
 import { allowedBy, authorize, type ProjectAccess } from '../policy';
 import { DomainError, notFound } from '../errors';
 import * as store from './store';

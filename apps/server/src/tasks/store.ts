@@ -1,9 +1,9 @@
 import { type Db, isoFromTimestamptz, memberships, projects, tasks, users } from '@tasklane/db';
 import { TASK_PRIORITIES, type Task, type TaskPriority, type TaskSortField, type TaskStatus } from '@tasklane/schemas';
 import { type SQL, and, eq, getTableColumns, gt, ilike, isNull, lt, or, sql } from 'drizzle-orm';
+import { callerRoleIn } from '../access';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../lib/paging';
 import { placeholderIn, placeholdersFor, preparedFor, runStatement, type StatementPart, valuesFor } from '../lib/prepared';
-import { callerRoleIn } from '../projects/store';
 
 export type TaskRow = typeof tasks.$inferSelect;
 
