@@ -9,6 +9,7 @@ import { decodeIdCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { authorize } from '../policy';
 import { findProject } from '../projects/store';
 import { toTask } from '../tasks/service';
+import { unassignTasks } from '../tasks/store';
 import { DomainError, notFound } from '../errors';
 import * as store from './store';
 
@@ -82,7 +83,7 @@ export function createMembersService(db: Db) {
         }
         await store.deleteMember(tx, member.id);
         await recordActivity(tx, { projectId, actorId: userId, type: 'member.removed', resource: toMember(member) });
-        for (const row of await store.unassignTasks(tx, projectId, member.userId)) {
+        for (const row of await unassignTasks(tx, projectId, member.userId)) {
           const task = toTask(row);
           const changes = { assigneeId: { old: member.userId, new: null } };
           await recordActivity(tx, { projectId, taskId: task.id, actorId: userId, type: 'task.updated', resource: task, changes });

@@ -1,6 +1,5 @@
-import { type Db, memberships, tasks, users } from '@tasklane/db';
+import { type Db, memberships, users } from '@tasklane/db';
 import { and, asc, eq, gt } from 'drizzle-orm';
-import { nextVersionSql } from '../lib/versions';
 
 const memberColumns = {
   id: memberships.id,
@@ -46,11 +45,3 @@ export const setRoleOfUser = (db: Db, projectId: string, userId: string, role: M
     .update(memberships)
     .set({ role, updatedAt: new Date() })
     .where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId)));
-
-/** A member who leaves keeps no tasks: theirs in this project become unassigned (a new version each). */
-export const unassignTasks = (db: Db, projectId: string, userId: string) =>
-  db
-    .update(tasks)
-    .set({ assigneeId: null, updatedAt: nextVersionSql(tasks.updatedAt) })
-    .where(and(eq(tasks.projectId, projectId), eq(tasks.assigneeId, userId)))
-    .returning();

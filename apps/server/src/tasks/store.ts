@@ -4,6 +4,7 @@ import { type SQL, and, eq, getTableColumns, gt, ilike, isNull, lt, or, sql } fr
 import { callerRoleIn } from '../access';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../lib/paging';
 import { placeholderIn, placeholdersFor, preparedFor, runStatement, type StatementPart, valuesFor } from '../lib/prepared';
+import { nextVersionSql } from '../lib/versions';
 
 export type TaskRow = typeof tasks.$inferSelect;
 
@@ -102,6 +103,14 @@ export const updateTask = async (db: Db, id: string, patch: Partial<typeof tasks
   (await db.update(tasks).set(patch).where(eq(tasks.id, id)).returning())[0];
 
 export const deleteTask = (db: Db, id: string) => db.delete(tasks).where(eq(tasks.id, id));
+
+/** A member who leaves keeps no tasks: theirs in this project become unassigned (a new version each). */
+export const unassignTasks = (db: Db, projectId: string, userId: string) =>
+  db
+    .update(tasks)
+    .set({ assigneeId: null, updatedAt: nextVersionSql(tasks.updatedAt) })
+    .where(and(eq(tasks.projectId, projectId), eq(tasks.assigneeId, userId)))
+    .returning();
 
 export interface TaskFilters {
   statuses?: TaskStatus[];
