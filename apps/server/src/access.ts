@@ -40,6 +40,15 @@ export const isMember = async (db: Db, projectId: string, userId: string): Promi
       .limit(1)
   ).length > 0;
 
+/**
+ * Who owns the project (undefined: no such project). With `lock`, its row stays locked to the end
+ * of the caller's transaction, so ownership cannot move meanwhile.
+ */
+export async function findProjectOwner(db: Db, projectId: string, options: { lock?: boolean } = {}): Promise<string | undefined> {
+  const query = db.select().from(projects).where(eq(projects.id, projectId)).limit(1);
+  return (await (options.lock ? query.for('update') : query))[0]?.ownerId;
+}
+
 /** The caller's access to a project; 404 for a malformed id, an unknown project or a non-member alike. */
 export async function requireProjectAccess(db: Db, projectId: string, userId: string): Promise<ProjectAccess> {
   const row = isId(projectId) ? await findAccess(db, projectId, userId) : undefined;

@@ -16,6 +16,9 @@ export const toActivity = (row: store.ActivityRow): Activity => ({
   changes: (row.changes as Record<string, FieldChange> | null) ?? null,
 });
 
+/** For the projects service, in its transaction: a project's history is deleted with it (its `project.deleted` entry is recorded afterwards). */
+export const forgetProjectActivity = (tx: Db, projectId: string) => store.deleteProjectActivity(tx, projectId);
+
 export function createActivityService(db: Db, tasks: TasksService) {
   async function page(scope: { projectId: string } | { taskId: string }, query: Omit<ListProjectActivityInput, 'id'>): Promise<Page<Activity>> {
     const limit = pageSize(query.limit);

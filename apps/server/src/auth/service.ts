@@ -14,6 +14,12 @@ const invalidCredentials = () => new DomainError('UNAUTHORIZED', 'Invalid email 
 
 const emailTaken = () => new DomainError('CONFLICT', 'This email is already registered', 'EMAIL_TAKEN');
 
+/** A registered user with this email, without credentials: how another resource (an invitation) finds one. */
+export async function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
+  const row = await store.findUserByEmail(db, email);
+  return row && toUser(row);
+}
+
 /** `tokenStates` remembers tokens proven current; without one (the CLI) every check asks the database. */
 export function createAuthService(db: Db, passwords: PasswordHasher, tokens: TokenService, tokenStates: TokenStateCache = createTokenStateCache(0)) {
   async function respond(user: { id: string; name: string; email: string; tokenVersion: number }): Promise<AuthResponse> {

@@ -1,10 +1,10 @@
 import type { Db } from '@tasklane/db';
 import type { Comment, CommentPathInput, CreateCommentInput, ListCommentsInput, UpdateCommentInput } from '@tasklane/schemas';
-import { changedFields, recordActivity } from '../recorded-write';
 import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { nextVersion, requireVersion } from '../lib/versions';
 import { authorize, authorizeCommentChange } from '../policy';
+import { changedFields, recordChange } from '../recorded-write';
 import type { TasksService } from '../tasks/service';
 import { notFound } from '../errors';
 import * as store from './store';
@@ -36,7 +36,7 @@ export function createCommentsService(db: Db, tasks: TasksService) {
       const row = { id: newId(), taskId, authorId: userId, text, createdAt: now, updatedAt: now };
       const comment = toComment({ ...row, authorName });
       // The comment and its history entry go to the database in one statement, atomic by itself.
-      await recordActivity(db, { projectId: access.projectId, taskId, actorId: userId, type: 'comment.created', resource: comment }, store.commentInsert(row));
+      await store.insertComment(db, row, { projectId: access.projectId, taskId, actorId: userId, type: 'comment.created', resource: comment });
       return comment;
     },
 
@@ -63,7 +63,7 @@ export function createCommentsService(db: Db, tasks: TasksService) {
         if (!row) throw notFound('Comment');
         const after = toComment({ ...row, authorName: comment.authorName });
         const changes = changedFields(toComment({ ...before, authorName: comment.authorName }), after, ['text']);
-        if (changes) await recordActivity(tx, { projectId: access.projectId, taskId: comment.taskId, actorId: userId, type: 'comment.updated', resource: after, changes });
+        if (changes) await recordChange(tx, { projectId: access.projectId, taskId: comment.taskId, actorId: userId, type: 'comment.updated', resource: after, changes });
         return after;
       });
     },
@@ -74,7 +74,7 @@ export function createCommentsService(db: Db, tasks: TasksService) {
       authorizeCommentChange(access, 'delete', comment.authorId === userId);
       await db.transaction(async (tx) => {
         const before = requireVersion(await store.lockComment(tx, comment.id), versions, 'Comment');
-        await recordActivity(tx, {
+        await recordChange(tx, {
           projectId: access.projectId,
           taskId: comment.taskId,
           actorId: userId,

@@ -2,6 +2,7 @@ import { comments, type Db, users } from '@tasklane/db';
 import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { CursorValue } from '../lib/paging';
 import { placeholdersFor, type StatementPart, valuesFor } from '../lib/prepared';
+import { type Change, recordChange } from '../recorded-write';
 
 export type CommentRow = typeof comments.$inferSelect & { authorName: string };
 
@@ -19,8 +20,12 @@ const selectComments = (db: Db) => db.select(commentColumns).from(comments).inne
 
 const COMMENT_COLUMNS = Object.keys(getTableColumns(comments)) as (keyof typeof comments.$inferSelect)[];
 
-/** The INSERT of a new comment, to be run by recordActivity in the statement that records it. */
-export const commentInsert = (comment: typeof comments.$inferSelect): StatementPart => ({
+/** Inserts a new comment and records its creation (`created`), in one statement (recordChange). */
+export const insertComment = async (db: Db, comment: typeof comments.$inferSelect, created: Change): Promise<void> => {
+  await recordChange(db, created, commentInsert(comment));
+};
+
+const commentInsert = (comment: typeof comments.$inferSelect): StatementPart => ({
   key: 'comment.insert',
   build: (db) => db.insert(comments).values(placeholdersFor(COMMENT_COLUMNS, 'comment_')).returning({ id: comments.id }),
   values: valuesFor(comment, 'comment_'),

@@ -1,15 +1,13 @@
 import type { Db } from '@tasklane/db';
 import type { ChangeRoleInput, InviteMemberInput, ListMembersInput, Member, MemberPathInput } from '@tasklane/schemas';
-import { isMember, requireProjectAccess } from '../access';
-import { changedFields, recordActivity } from '../recorded-write';
-import { findUserByEmail } from '../auth/store';
+import { findProjectOwner, isMember, requireProjectAccess } from '../access';
+import { findUserByEmail } from '../auth/service';
 import { isUniqueViolation } from '../lib/db-errors';
 import { isId, newId } from '../lib/ids';
 import { decodeIdCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { authorize } from '../policy';
-import { findProject } from '../projects/store';
-import { toTask } from '../tasks/service';
-import { unassignTasks } from '../tasks/store';
+import { changedFields, recordChange } from '../recorded-write';
+import { unassignTasksOf } from '../tasks/service';
 import { DomainError, notFound } from '../errors';
 import * as store from './store';
 
@@ -42,7 +40,7 @@ export function createMembersService(db: Db) {
         return await db.transaction(async (tx) => {
           const row = await store.insertMember(tx, { id: newId(), projectId, userId: invitee.id, role });
           const member = toMember({ ...row, name: invitee.name, email: invitee.email });
-          await recordActivity(tx, { projectId, actorId: userId, type: 'member.added', resource: member });
+          await recordChange(tx, { projectId, actorId: userId, type: 'member.added', resource: member });
           return member;
         });
       } catch (error) {
@@ -54,13 +52,12 @@ export function createMembersService(db: Db) {
     async changeRole(userId: string, { id: projectId, memberId, role }: ChangeRoleInput): Promise<Member> {
       authorize(await requireProjectAccess(db, projectId, userId), 'members.manage');
       const member = await requireMember(projectId, memberId);
-      const project = await findProject(db, projectId);
-      if (project?.ownerId === member.userId) throw ownerImmutable("The owner's membership cannot be changed");
+      if ((await findProjectOwner(db, projectId)) === member.userId) throw ownerImmutable("The owner's membership cannot be changed");
       const updated = toMember({ ...member, role });
       await db.transaction(async (tx) => {
         await store.updateRole(tx, memberId, role);
         const changes = changedFields(toMember(member), updated, ['role']);
-        if (changes) await recordActivity(tx, { projectId, actorId: userId, type: 'member.updated', resource: updated, changes });
+        if (changes) await recordChange(tx, { projectId, actorId: userId, type: 'member.updated', resource: updated, changes });
       });
       return updated;
     },
@@ -76,18 +73,14 @@ export function createMembersService(db: Db) {
       authorize(access, leaving ? 'members.leave' : 'members.manage');
       await db.transaction(async (tx) => {
         // Locked so an ownership transfer cannot make this member the owner meanwhile.
-        const project = await findProject(tx, projectId, { forUpdate: true });
-        if (!project) throw notFound('Project');
-        if (project.ownerId === member.userId) {
+        const ownerId = await findProjectOwner(tx, projectId, { lock: true });
+        if (!ownerId) throw notFound('Project');
+        if (ownerId === member.userId) {
           throw ownerImmutable(leaving ? 'The owner cannot leave the project: transfer ownership first' : "The owner's membership cannot be removed");
         }
         await store.deleteMember(tx, member.id);
-        await recordActivity(tx, { projectId, actorId: userId, type: 'member.removed', resource: toMember(member) });
-        for (const row of await unassignTasks(tx, projectId, member.userId)) {
-          const task = toTask(row);
-          const changes = { assigneeId: { old: member.userId, new: null } };
-          await recordActivity(tx, { projectId, taskId: task.id, actorId: userId, type: 'task.updated', resource: task, changes });
-        }
+        await recordChange(tx, { projectId, actorId: userId, type: 'member.removed', resource: toMember(member) });
+        await unassignTasksOf(tx, projectId, member.userId, userId);
       });
       return { message: leaving ? 'You left the project' : 'Member removed' };
     },
@@ -95,3 +88,7 @@ export function createMembersService(db: Db) {
 }
 
 export type MembersService = ReturnType<typeof createMembersService>;
+
+/** For the projects service, in its transaction: a project's creator, and the owner it is transferred to, are ADMIN members. */
+export const addOwnerMembership = (tx: Db, projectId: string, userId: string) => store.insertMember(tx, { id: newId(), projectId, userId, role: 'ADMIN' });
+export const makeOwnerAdmin = (tx: Db, projectId: string, userId: string) => store.setRoleOfUser(tx, projectId, userId, 'ADMIN');

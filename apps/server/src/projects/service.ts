@@ -9,13 +9,13 @@ import {
   type UpdateProjectInput,
 } from '@tasklane/schemas';
 import { isMember, requireProjectAccess } from '../access';
-import { changedFields, recordActivity } from '../recorded-write';
-import { deleteProjectActivity } from '../activity/store';
+import { forgetProjectActivity } from '../activity/service';
 import { isId, newId } from '../lib/ids';
 import { decodeIdCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { nextVersion, requireVersion } from '../lib/versions';
-import { insertMember, setRoleOfUser } from '../members/store';
+import { addOwnerMembership, makeOwnerAdmin } from '../members/service';
 import { authorize } from '../policy';
+import { changedFields, recordChange } from '../recorded-write';
 import { DomainError, notFound } from '../errors';
 import * as store from './store';
 
@@ -49,8 +49,8 @@ export function createProjectsService(db: Db) {
           description: input.description ?? '',
           ownerId: userId,
         });
-        await insertMember(tx, { id: newId(), projectId: project.id, userId, role: 'ADMIN' });
-        await recordActivity(tx, { projectId: project.id, actorId: userId, type: 'project.created', resource: projectResource(project) });
+        await addOwnerMembership(tx, project.id, userId);
+        await recordChange(tx, { projectId: project.id, actorId: userId, type: 'project.created', resource: projectResource(project) });
         return project;
       });
       return toProject(row, 'ADMIN');
@@ -75,7 +75,7 @@ export function createProjectsService(db: Db) {
         const after = await store.updateProject(tx, id, { ...patch, updatedAt: nextVersion(before.updatedAt) });
         if (!after) throw notFound('Project');
         const changes = changedFields(projectResource(before), projectResource(after), ['name', 'description']);
-        if (changes) await recordActivity(tx, { projectId: id, actorId: userId, type: 'project.updated', resource: projectResource(after), changes });
+        if (changes) await recordChange(tx, { projectId: id, actorId: userId, type: 'project.updated', resource: projectResource(after), changes });
         return after;
       });
       return toProject(row, access.role);
@@ -85,8 +85,8 @@ export function createProjectsService(db: Db) {
       authorize(await requireProjectAccess(db, projectId, userId), 'project.delete');
       await db.transaction(async (tx) => {
         const project = requireVersion(await store.findProject(tx, projectId, { forUpdate: true }), versions, 'Project');
-        await deleteProjectActivity(tx, projectId);
-        await recordActivity(tx, { projectId, actorId: userId, type: 'project.deleted', resource: projectResource(project) });
+        await forgetProjectActivity(tx, projectId);
+        await recordChange(tx, { projectId, actorId: userId, type: 'project.deleted', resource: projectResource(project) });
         await store.deleteProject(tx, projectId);
       });
       return { message: 'Project deleted' };
@@ -103,11 +103,11 @@ export function createProjectsService(db: Db) {
         if (!isId(newOwnerId) || !(await isMember(tx, projectId, newOwnerId))) {
           throw new DomainError('BAD_REQUEST', 'The new owner must be a member of the project', 'NOT_A_MEMBER');
         }
-        await setRoleOfUser(tx, projectId, newOwnerId, 'ADMIN');
+        await makeOwnerAdmin(tx, projectId, newOwnerId);
         const after = await store.updateProject(tx, projectId, { ownerId: newOwnerId, updatedAt: nextVersion(before.updatedAt) });
         if (!after) throw notFound('Project');
         const changes = changedFields(projectResource(before), projectResource(after), ['ownerId']);
-        if (changes) await recordActivity(tx, { projectId, actorId: userId, type: 'project.updated', resource: projectResource(after), changes });
+        if (changes) await recordChange(tx, { projectId, actorId: userId, type: 'project.updated', resource: projectResource(after), changes });
         return after;
       });
       return toProject(row, 'ADMIN');

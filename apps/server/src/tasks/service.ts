@@ -7,13 +7,12 @@ import type {
   UpdateTaskInput,
 } from '@tasklane/schemas';
 import { isMember, requireProjectAccess } from '../access';
-import { changedFields, recordActivity } from '../recorded-write';
 import { isUnstorableValue } from '../lib/db-errors';
 import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
-import { runStatement } from '../lib/prepared';
 import { nextVersion, requireVersion } from '../lib/versions';
 import { allowedBy, authorize, type ProjectAccess } from '../policy';
+import { type Change, changedFields, recordChange } from '../recorded-write';
 import { DomainError, notFound } from '../errors';
 import * as store from './store';
 
@@ -167,12 +166,8 @@ export function createTasksService(db: Db) {
         updatedAt: now,
       };
       const task = toTask(row);
-      const write = () =>
-        recordActivity(
-          db,
-          { projectId: task.projectId, taskId: task.id, actorId: userId, type: 'task.created', resource: task },
-          store.taskInsert(row, { userId, ...TASK_WRITERS }),
-        );
+      const created: Change = { projectId: task.projectId, taskId: task.id, actorId: userId, type: 'task.created', resource: task };
+      const write = () => store.insertTask(db, row, { userId, ...TASK_WRITERS }, created);
       const wellFormed = isId(input.projectId) && (input.assigneeId === null || input.assigneeId === undefined || isId(input.assigneeId));
       let unstorable: unknown;
       try {
@@ -193,33 +188,23 @@ export function createTasksService(db: Db) {
       throw new DomainError('CONFLICT', 'The project changed while the task was being created; try again', 'CONCURRENT_CHANGE');
     },
 
-    /** `versions` comes from If-Match: checked under the row lock, so the check and the write are one. */
+    /**
+     * A compare-and-set: the update and its history entry go in one statement, applied only if the
+     * task is still the version just read, the one checked against If-Match (`versions`) and whose
+     * values the history entry reports as old. If another write came in between, the task is read
+     * again and the same statement tried against the version it left, so no update is lost and the
+     * check is always of the version replaced. A retry happens only after another write succeeded,
+     * and the statement takes its locks in the order every writer does, so none can deadlock.
+     */
     async update(userId: string, { id, ...patch }: UpdateTaskInput, versions?: Date[]): Promise<Task> {
-      const { task, access } = await loadTask(userId, id);
-      authorize(access, 'task.write');
-      await requireAssignable(task.projectId, patch.assigneeId);
-      const recorded = (update: ReturnType<typeof planUpdate>) => ({
-        projectId: update.after.projectId,
-        taskId: id,
-        actorId: userId,
-        type: 'task.updated' as const,
-        resource: update.after,
-        changes: update.changes,
-      });
-      // First try: the update and its history entry in one statement, applied only if the task is
-      // still the version just read (and checked against If-Match). Only if it changed in between
-      // does the update run again below, under the row lock, against the version it replaces.
-      const expected = requireVersion(task, versions, 'Task');
-      const first = planUpdate(patch, expected);
-      const write = store.taskUpdateIfUnchanged(id, expected.updatedAt, first.set);
-      const applied = first.changes ? await recordActivity(db, recorded(first), write) : (await runStatement(db, write)).length > 0;
-      if (applied) return first.after;
-      return db.transaction(async (tx) => {
-        const update = planUpdate(patch, requireVersion(await store.findTask(tx, id, { forUpdate: true }), versions, 'Task'));
-        if (!(await store.updateTask(tx, id, update.set))) throw notFound('Task');
-        if (update.changes) await recordActivity(tx, recorded(update));
-        return update.after;
-      });
+      for (;;) {
+        const { task, access } = await loadTask(userId, id);
+        authorize(access, 'task.write');
+        await requireAssignable(task.projectId, patch.assigneeId);
+        const { set, after, changes } = planUpdate(patch, requireVersion(task, versions, 'Task'));
+        const updated = changes && { projectId: after.projectId, taskId: id, actorId: userId, type: 'task.updated' as const, resource: after, changes };
+        if (await store.updateTaskIfUnchanged(db, id, task.updatedAt, set, updated)) return after;
+      }
     },
 
     async remove(userId: string, taskId: string, versions?: Date[]): Promise<{ message: string }> {
@@ -227,7 +212,7 @@ export function createTasksService(db: Db) {
       authorize(access, 'task.write');
       await db.transaction(async (tx) => {
         const task = requireVersion(await store.findTask(tx, taskId, { forUpdate: true }), versions, 'Task');
-        await recordActivity(tx, { projectId: task.projectId, taskId, actorId: userId, type: 'task.deleted', resource: toTask(task) });
+        await recordChange(tx, { projectId: task.projectId, taskId, actorId: userId, type: 'task.deleted', resource: toTask(task) });
         await store.deleteTask(tx, taskId);
       });
       return { message: 'Task deleted' };
@@ -239,3 +224,15 @@ export function createTasksService(db: Db) {
 }
 
 export type TasksService = ReturnType<typeof createTasksService>;
+
+/**
+ * For the members service, in its transaction: a member who leaves keeps no tasks, so theirs in the
+ * project become unassigned, each change recorded as `actorId`'s.
+ */
+export async function unassignTasksOf(tx: Db, projectId: string, memberUserId: string, actorId: string): Promise<void> {
+  for (const row of await store.unassignTasks(tx, projectId, memberUserId)) {
+    const task = toTask(row);
+    const changes = { assigneeId: { old: memberUserId, new: null } };
+    await recordChange(tx, { projectId, taskId: task.id, actorId, type: 'task.updated', resource: task, changes });
+  }
+}

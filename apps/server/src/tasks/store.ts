@@ -5,6 +5,7 @@ import { callerRoleIn } from '../access';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../lib/paging';
 import { placeholderIn, placeholdersFor, preparedFor, runStatement, type StatementPart, valuesFor } from '../lib/prepared';
 import { nextVersionSql } from '../lib/versions';
+import { type Change, recordChange } from '../recorded-write';
 
 export type TaskRow = typeof tasks.$inferSelect;
 
@@ -60,14 +61,18 @@ const taskValue = placeholderIn('task_');
 const guardValue = placeholderIn('guard_');
 
 /**
- * The INSERT of a new task, to be run by recordActivity in the statement that records it. It
+ * Inserts a new task and records its creation (`created`), in one statement (recordChange). It
  * inserts only if `guard` may write to the project and the assignee (if any) is a member of it, so
- * a create checks access and writes in one round trip; no row means one of those failed, and the
- * caller asks which. Every value is cast: INSERT … SELECT does not give them the columns' types.
+ * a create checks access and writes in one round trip; false means one of those failed, and the
+ * caller asks which.
  */
-export const taskInsert = (task: TaskRow, guard: WriteGuard): StatementPart => ({
+export const insertTask = async (db: Db, task: TaskRow, guard: WriteGuard, created: Change): Promise<boolean> =>
+  (await recordChange(db, created, taskInsert(task, guard))) !== undefined;
+
+/** The INSERT of insertTask. Every value is cast: INSERT … SELECT does not give them the columns' types. */
+const taskInsert = (task: TaskRow, guard: WriteGuard): StatementPart => ({
   key: 'task.insert',
-  // In parentheses, as drizzle writes its own builders: recordActivity embeds it as a WITH query.
+  // In parentheses, as drizzle writes its own builders: recordChange embeds it as a WITH query.
   build: () => sql`(
     insert into ${tasks} (${sql.join(TASK_COLUMNS.map((column) => sql.identifier(tasks[column].name)), sql`, `)})
     select ${sql.join(TASK_COLUMNS.map((column) => sql`${taskValue(column)}::${sql.raw(tasks[column].getSQLType())}`), sql`, `)}
@@ -82,10 +87,17 @@ export const taskInsert = (task: TaskRow, guard: WriteGuard): StatementPart => (
 });
 
 /**
- * The UPDATE of a task that is still at version `expected` (its updatedAt): a compare-and-set, so a
- * write prepared from an earlier read applies only if nothing changed the task since.
+ * Updates a task that is still at version `expected` (its updatedAt), and records the change
+ * (`updated`, unless the update changes no field the history tracks) in the same statement: a
+ * compare-and-set, so a write prepared from an earlier read applies only if nothing changed the
+ * task since. False when the task is no longer at that version (or is gone), and then nothing is written.
  */
-export const taskUpdateIfUnchanged = (id: string, expected: Date, patch: Partial<TaskRow>): StatementPart => {
+export async function updateTaskIfUnchanged(db: Db, id: string, expected: Date, patch: Partial<TaskRow>, updated: Change | null): Promise<boolean> {
+  const write = taskUpdateIfUnchanged(id, expected, patch);
+  return updated ? (await recordChange(db, updated, write)) !== undefined : (await runStatement(db, write)).length > 0;
+}
+
+const taskUpdateIfUnchanged = (id: string, expected: Date, patch: Partial<TaskRow>): StatementPart => {
   const columns = Object.keys(patch) as (keyof TaskRow)[];
   return {
     key: `task.update:${columns.join(',')}`,
@@ -98,9 +110,6 @@ export const taskUpdateIfUnchanged = (id: string, expected: Date, patch: Partial
     values: { ...valuesFor(patch, 'set_'), ...valuesFor({ taskId: id, expected }, 'where_') },
   };
 };
-
-export const updateTask = async (db: Db, id: string, patch: Partial<typeof tasks.$inferInsert>) =>
-  (await db.update(tasks).set(patch).where(eq(tasks.id, id)).returning())[0];
 
 export const deleteTask = (db: Db, id: string) => db.delete(tasks).where(eq(tasks.id, id));
 
