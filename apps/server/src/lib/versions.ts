@@ -29,9 +29,10 @@ export const nextVersion = (previous: Date, now = new Date()): Date => new Date(
 export const nextVersionSql = (column: PgColumn): SQL<Date> => sql`greatest(now(), ${column} + interval '1 millisecond')`;
 
 /**
- * Checks a row read under its lock (`SELECT … FOR UPDATE`) in the write's own transaction, so no
- * other write can slip in between check and write: 404 when it is gone, 412 with the current ETag
- * (in the header and the message) when If-Match named other versions.
+ * Checks the version of the row a write will replace: one read under its lock (`SELECT … FOR
+ * UPDATE`) in the write's own transaction, or one a compare-and-set write applies to only if it is
+ * still current (a task's update), so no other write can slip in between check and write: 404 when
+ * it is gone, 412 with the current ETag (in the header and the message) when If-Match named other versions.
  */
 export function requireVersion<T extends { updatedAt: Date }>(current: T | undefined, versions: Date[] | undefined, what: string): T {
   if (!current) throw notFound(what);
