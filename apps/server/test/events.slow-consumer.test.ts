@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { get, type IncomingMessage } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createProject, createTask, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
 import { openStream, SseParser, type OpenedStream, type ServerSentEvent } from './support/sse-client';
 
@@ -89,6 +89,9 @@ describe('a client too slow for its live stream', () => {
     t = await startTestApp({ eventMaxQueued: MAX_QUEUED, eventHeartbeatMs: 120_000 });
     baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
     owner = await registerUser(t, 'Owner');
+  });
+  // Each test's own project: its history and streams are the test's alone.
+  beforeEach(async () => {
     projectId = (await createProject(t, owner, 'Busy')).id;
   });
   afterAll(async () => {

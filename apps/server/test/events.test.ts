@@ -1,6 +1,6 @@
 import { createDatabase } from '@tasklane/db';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app';
 import { createProject, createTask, invite, openTestDatabase, registerUser, startTestApp, testConfig, type TestApp, type TestUser } from './support/harness';
 import { openStream, type OpenedStream } from './support/sse-client';
@@ -27,9 +27,10 @@ describe('live events on one instance', () => {
     viewer = await registerUser(t, 'Viewer');
     outsider = await registerUser(t, 'Outsider');
   });
-  afterAll(async () => {
-    for (const stream of streams) stream.close();
-    await t.close();
+  afterAll(() => t.close());
+  // Every test closes the streams it opened, so none is left open for the next (the gauge counts them).
+  afterEach(() => {
+    for (const stream of streams.splice(0)) stream.close();
   });
 
   /** A project of the test's own, the viewer a member of it. */
@@ -129,7 +130,6 @@ describe('live events on one instance', () => {
       const text = (await t.request('GET', '/metrics')).body as string;
       return Number(/tasklane_event_streams_open\{transport="sse"\} (\d+)/.exec(text)?.[1] ?? 0);
     };
-    for (const stream of streams) stream.close();
     await expect.poll(gauge).toBe(0);
     const one = await follow(baseUrl, projectId, viewer.token);
     const two = await follow(baseUrl, projectId, owner.token);

@@ -230,46 +230,51 @@ const queryCases: Case[] = [
 const expectedIssue = (issue: Issue) =>
   typeof issue === 'string' ? issueAt(issue.split('.')) : { message: expect.any(String), code: expect.any(String), ...issue };
 
+/** An owner's project with an EDITOR member and a task, and a project of an outsider's where the editor is a VIEWER. */
+async function makeWorld(t: TestApp): Promise<World> {
+  const owner = await registerUser(t, 'Owner');
+  const editor = await registerUser(t, 'Editor');
+  const outsider = await registerUser(t, 'Outsider');
+  const project = await createProject(t, owner, 'Bad input');
+  const member = await invite(t, owner, project.id, editor, 'EDITOR');
+  const task = await createTask(t, owner, project.id);
+  const otherProject = await createProject(t, outsider, 'Elsewhere');
+  const foreignMember = await invite(t, outsider, otherProject.id, editor, 'VIEWER');
+  const [ownerMember] = await queryRows<{ id: string }>(
+    t,
+    `select id from memberships where project_id = '${project.id}' and user_id = '${owner.id}'`,
+  );
+  return {
+    t,
+    owner,
+    editor,
+    outsider,
+    values: {
+      project: project.id,
+      otherProject: otherProject.id,
+      task: task.id,
+      member: member.id,
+      foreignMember: foreignMember.id,
+      ownerMember: ownerMember!.id,
+      ownerEmail: owner.email,
+      ownerEmailUpper: owner.email.toUpperCase(),
+      editorEmail: editor.email,
+      outsiderEmail: outsider.email,
+      outsiderId: outsider.id,
+      longId: long(201),
+    },
+  };
+}
+
 describe('bad input on every endpoint: the documented error, nothing written', () => {
   const world = {} as World;
 
-  const fill = (text: string) => text.replace(/:([a-zA-Z]+)/g, (match, name: string) => world.values[name] ?? match);
-  const fillBody = (body: unknown): unknown => JSON.parse(fill(JSON.stringify(body)));
+  // The refusal cases share one world: each asserts that it wrote nothing. The tests that write make their own.
+  const fill = (text: string, within = world) => text.replace(/:([a-zA-Z]+)/g, (match, name: string) => within.values[name] ?? match);
+  const fillBody = (body: unknown, within = world): unknown => JSON.parse(fill(JSON.stringify(body), within));
 
   beforeAll(async () => {
-    const t = await startTestApp();
-    const owner = await registerUser(t, 'Owner');
-    const editor = await registerUser(t, 'Editor');
-    const outsider = await registerUser(t, 'Outsider');
-    const project = await createProject(t, owner, 'Bad input');
-    const member = await invite(t, owner, project.id, editor, 'EDITOR');
-    const task = await createTask(t, owner, project.id);
-    const otherProject = await createProject(t, outsider, 'Elsewhere');
-    const foreignMember = await invite(t, outsider, otherProject.id, editor, 'VIEWER');
-    const [ownerMember] = await queryRows<{ id: string }>(
-      t,
-      `select id from memberships where project_id = '${project.id}' and user_id = '${owner.id}'`,
-    );
-    Object.assign(world, {
-      t,
-      owner,
-      editor,
-      outsider,
-      values: {
-        project: project.id,
-        otherProject: otherProject.id,
-        task: task.id,
-        member: member.id,
-        foreignMember: foreignMember.id,
-        ownerMember: ownerMember!.id,
-        ownerEmail: owner.email,
-        ownerEmailUpper: owner.email.toUpperCase(),
-        editorEmail: editor.email,
-        outsiderEmail: outsider.email,
-        outsiderId: outsider.id,
-        longId: long(201),
-      },
-    });
+    Object.assign(world, await makeWorld(await startTestApp()));
   });
   afterAll(() => world.t.close());
 
@@ -295,11 +300,11 @@ describe('bad input on every endpoint: the documented error, nothing written', (
   }
 
   it('a value the database cannot store still answers 404 to a non-member and 403 to a viewer first', async () => {
-    const { t, owner, outsider } = world;
+    const { t, owner, outsider, values } = await makeWorld(world.t);
     const viewer = await registerUser(t, 'Viewer');
-    await invite(t, owner, world.values.project!, viewer, 'VIEWER');
+    await invite(t, owner, values.project!, viewer, 'VIEWER');
     const before = await databaseSnapshot(t);
-    const body = { projectId: world.values.project, title: 'a\u0000b' };
+    const body = { projectId: values.project, title: 'a\u0000b' };
     expectErrorBody(await t.request('POST', '/api/v1/tasks', { token: outsider.token, body }), 404, { message: 'Project not found' });
     expectErrorBody(await t.request('POST', '/api/v1/tasks', { token: viewer.token, body }), 403, {});
     expectErrorBody(await t.request('POST', '/api/v1/tasks', { token: owner.token, body }), 400, { reason: 'UNSTORABLE_VALUE' });
@@ -319,10 +324,11 @@ describe('bad input on every endpoint: the documented error, nothing written', (
   });
 
   it('every body the cases above spoil is accepted as it is (so each refusal is about the spoiled part)', async () => {
-    const { t, owner } = world;
+    const own = await makeWorld(world.t);
+    const { t, owner } = own;
     for (const { route, body, anonymous } of BODY_ENDPOINTS) {
       const [method, path] = route.split(' ') as [string, string];
-      const response = await t.request(method, fill(path), { ...(anonymous ? {} : { token: owner.token }), body: fillBody(body) });
+      const response = await t.request(method, fill(path, own), { ...(anonymous ? {} : { token: owner.token }), body: fillBody(body, own) });
       expect({ route, status: response.status }).toEqual({ route, status: method === 'POST' && !route.endsWith('/login') ? 201 : 200 });
     }
   });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CODE_BY_STATUS, databaseSnapshot, unacceptableAuthorizations } from '../support/checks';
 import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestResponse } from '../support/harness';
 import { discoverRestRoutes, fillPath, trpcProcedures, type RestRoute } from '../support/routes';
@@ -200,6 +200,12 @@ describe('fuzzing every route on both transports', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
+    restRoutes = await discoverRestRoutes(t);
+  });
+  // Each test fuzzes a world of its own: the other's requests may have deleted the project, changed
+  // a user's password or logged their token out.
+  beforeEach(async () => {
+    snapshot = undefined;
     const owner = await registerUser(t, 'Owner');
     const viewer = await registerUser(t, 'Viewer');
     const outsider = await registerUser(t, 'Outsider');
@@ -207,7 +213,6 @@ describe('fuzzing every route on both transports', () => {
     const membership = await invite(t, owner, project.id, viewer, 'VIEWER');
     const task = await createTask(t, owner, project.id, { assigneeId: owner.id });
     const comment = await t.request('POST', `/api/v1/tasks/${task.id}/comments`, { token: owner.token, body: { text: 'hello' } });
-    restRoutes = await discoverRestRoutes(t);
     fixture = {
       ids: { project: project.id, task: task.id, member: membership.id, comment: comment.body.id, user: owner.id },
       validAuthorizations: [`Bearer ${owner.token}`, `Bearer ${owner.token}`, `Bearer ${viewer.token}`, `Bearer ${outsider.token}`],

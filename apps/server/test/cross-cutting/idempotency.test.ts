@@ -4,24 +4,28 @@ import { createProject, createTask, invite, registerUser, startTestApp, type Tes
 
 describe('Idempotency-Key on creates', () => {
   let t: TestApp;
-  let owner: TestUser;
-  let other: TestUser;
-  let projectId: string;
 
   beforeAll(async () => {
     t = await startTestApp();
-    [owner, other] = await Promise.all([registerUser(t, 'Owner'), registerUser(t, 'Other')]);
-    projectId = (await createProject(t, owner)).id;
   });
   afterAll(() => t.close());
+
+  /** The test's own users and project: keys are per user, so no test can meet another's key. */
+  async function scene() {
+    const [owner, other] = await Promise.all([registerUser(t, 'Owner'), registerUser(t, 'Other')]);
+    const projectId = (await createProject(t, owner)).id;
+    return { owner, other, projectId };
+  }
 
   const post = (user: TestUser, url: string, body: unknown, key: string) =>
     t.request('POST', url, { token: user.token, body, headers: { 'idempotency-key': key } });
   const projectIds = async (user: TestUser) =>
     (await t.request('GET', '/api/v1/projects?limit=500', { token: user.token })).body.map((project: { id: string }) => project.id);
-  const taskCount = async () => (await t.request('GET', `/api/v1/tasks/project/${projectId}?limit=500`, { token: owner.token })).body.length;
+  const taskCount = async (owner: TestUser, projectId: string) =>
+    (await t.request('GET', `/api/v1/tasks/project/${projectId}?limit=500`, { token: owner.token })).body.length;
 
   it('replays the first response for the same key and body, and creates nothing more', async () => {
+    const { owner } = await scene();
     const before = (await projectIds(owner)).length;
     const first = await post(owner, '/api/v1/projects', { name: 'Once' }, 'create-once-1');
     const again = await post(owner, '/api/v1/projects', { name: 'Once' }, 'create-once-1');
@@ -35,6 +39,7 @@ describe('Idempotency-Key on creates', () => {
   });
 
   it('refuses the same key with a different body (409 IDEMPOTENCY_KEY_REUSED), also on another endpoint', async () => {
+    const { owner, projectId } = await scene();
     await post(owner, '/api/v1/projects', { name: 'Alpha' }, 'reused-key');
     const different = await post(owner, '/api/v1/projects', { name: 'Beta' }, 'reused-key');
     expect(different.status).toBe(409);
@@ -46,6 +51,7 @@ describe('Idempotency-Key on creates', () => {
   });
 
   it('keeps keys per user: another user with the same key creates their own', async () => {
+    const { owner, other } = await scene();
     const mine = await post(owner, '/api/v1/projects', { name: 'Shared key' }, 'per-user-key');
     const theirs = await post(other, '/api/v1/projects', { name: 'Shared key' }, 'per-user-key');
     expect(theirs.status).toBe(201);
@@ -54,16 +60,18 @@ describe('Idempotency-Key on creates', () => {
   });
 
   it('creates once when the same request is retried concurrently', async () => {
-    const before = await taskCount();
+    const { owner, projectId } = await scene();
+    const before = await taskCount(owner, projectId);
     const results = await Promise.all(
       Array.from({ length: 5 }, () => post(owner, '/api/v1/tasks', { title: 'Concurrent retry', projectId }, 'concurrent-key')),
     );
     expect(results.map((result) => result.status)).toEqual([201, 201, 201, 201, 201]);
     expect(new Set(results.map((result) => result.body.id)).size).toBe(1);
-    expect(await taskCount()).toBe(before + 1);
+    expect(await taskCount(owner, projectId)).toBe(before + 1);
   });
 
   it('replays comments and member invites too', async () => {
+    const { owner, projectId } = await scene();
     const task = await createTask(t, owner, projectId);
     const url = `/api/v1/tasks/${task.id}/comments`;
     const first = await post(owner, url, { text: 'hello' }, 'comment-key');
@@ -84,6 +92,7 @@ describe('Idempotency-Key on creates', () => {
   });
 
   it('stores nothing for a failed request: the same key works once the request can succeed', async () => {
+    const { owner, projectId } = await scene();
     const outsider = await registerUser(t);
     const refused = await post(outsider, '/api/v1/tasks', { title: 'Later', projectId }, 'after-failure');
     expect(refused.status).toBe(404);
@@ -94,6 +103,7 @@ describe('Idempotency-Key on creates', () => {
   });
 
   it('forgets keys after 24 hours', async () => {
+    const { owner } = await scene();
     const first = await post(owner, '/api/v1/projects', { name: 'Day one' }, 'daily-key');
     await t.database.db.execute(sql`update idempotency_keys set created_at = now() - interval '25 hours' where key = 'daily-key'`);
     const next = await post(owner, '/api/v1/projects', { name: 'Day two' }, 'daily-key');
@@ -102,6 +112,7 @@ describe('Idempotency-Key on creates', () => {
   });
 
   it('refuses a malformed key with 400', async () => {
+    const { owner } = await scene();
     for (const key of ['x'.repeat(256), 'with space']) {
       const response = await post(owner, '/api/v1/projects', { name: 'Bad key' }, key);
       expect(response.status).toBe(400);
