@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from '../test/support/checks';
-import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestResponse, type TestUser } from '../test/support/harness';
+import { type Cast, castProject, createTask, registerUser, startTestApp, type TestApp, type TestResponse, type TestUser } from '../test/support/harness';
 import { type Action, can, describeAction, PERMISSIONS } from './policy';
 
 type Caller = 'VIEWER' | 'EDITOR' | 'ADMIN' | 'owner';
@@ -49,7 +49,7 @@ interface Scene {
   projectId: string;
   taskId: string;
   /** The cast's members of this project: the caller, and others to act on. */
-  cast: Record<Caller, TestUser>;
+  cast: Cast;
   memberIdOf(user: TestUser): Promise<string>;
 }
 
@@ -137,7 +137,7 @@ const HTTP: Record<Action, HttpProof> = {
 
 describe('the permission table through HTTP', () => {
   let t: TestApp;
-  const cast = {} as Record<Caller, TestUser>;
+  const cast = {} as Cast;
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -147,9 +147,7 @@ describe('the permission table through HTTP', () => {
 
   /** A project of the test's own, with the whole cast as members and a task in it. */
   async function scene(): Promise<Scene> {
-    const projectId = (await createProject(t, cast.owner, 'Policy')).id;
-    const memberIds = new Map<string, string>();
-    for (const role of ['VIEWER', 'EDITOR', 'ADMIN'] as const) memberIds.set(cast[role].id, (await invite(t, cast.owner, projectId, cast[role], role)).id);
+    const { projectId, memberIds } = await castProject(t, cast, 'Policy');
     const taskId = (await createTask(t, cast.owner, projectId)).id;
     const memberIdOf = async (user: TestUser) => {
       const known = memberIds.get(user.id);

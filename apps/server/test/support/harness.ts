@@ -165,6 +165,16 @@ export async function invite(t: TestApp, admin: TestUser, projectId: string, use
   return response.body as { id: string; userId: string; role: string };
 }
 
+export type Cast = Record<'VIEWER' | 'EDITOR' | 'ADMIN' | 'owner', TestUser>;
+
+/** A project of the cast's owner with the cast's VIEWER, EDITOR and ADMIN members in those roles; their membership ids by user id. */
+export async function castProject(t: TestApp, cast: Cast, name = 'Shared') {
+  const projectId = (await createProject(t, cast.owner, name)).id;
+  const memberIds = new Map<string, string>();
+  for (const role of ['VIEWER', 'EDITOR', 'ADMIN'] as const) memberIds.set(cast[role].id, (await invite(t, cast.owner, projectId, cast[role], role)).id);
+  return { projectId, memberIds };
+}
+
 export async function createTask(t: TestApp, user: TestUser, projectId: string, body: Record<string, unknown> = {}) {
   const response = await t.request('POST', '/api/v1/tasks', { token: user.token, body: { title: 'Task', projectId, ...body } });
   if (response.status !== 201) throw new Error(`create task failed: ${response.status} ${JSON.stringify(response.body)}`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseSnapshot, expectErrorBody, UNACCEPTABLE_TOKENS, unacceptableAuthorizations } from './checks';
-import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './harness';
+import { castProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './harness';
 
 /**
  * Every REST endpoint × every kind of caller → the status of DESIGN.md's permission table:
@@ -10,7 +10,6 @@ import { createProject, createTask, invite, registerUser, startTestApp, type Tes
 
 const CALLERS = ['non-member', 'VIEWER', 'EDITOR', 'ADMIN', 'owner'] as const;
 type Caller = (typeof CALLERS)[number];
-const ROLES = ['VIEWER', 'EDITOR', 'ADMIN'] as const;
 
 const EXPECTED = {
   //                                             non-member VIEWER EDITOR ADMIN owner
@@ -91,11 +90,7 @@ export function describePermissions(endpoints: Endpoint[]) {
     afterAll(() => t.close());
 
     async function world(): Promise<World> {
-      const freshProject = async () => {
-        const project = await createProject(t, users.owner, 'Shared');
-        for (const role of ROLES) await invite(t, users.owner, project.id, users[role], role);
-        return project.id;
-      };
+      const freshProject = async () => (await castProject(t, users)).projectId;
       const projectId = await freshProject();
       const taskId = (await createTask(t, users.owner, projectId, { title: 'Shared task' })).id;
       return { t, users, projectId, taskId, freshProject };
