@@ -22,6 +22,8 @@ module.exports = {
           '^apps/server/src/[^/]+/router\\.ts$',
           '^apps/server/src/activity/sse\\.ts$',
           '^apps/server/src/(app|main|cli|index|openapi|web-app|metrics)\\.ts$',
+          // A test beside its module (policy.test.ts) drives the app through HTTP.
+          '\\.test\\.ts$',
         ],
       },
       to: { path: ['^apps/server/src/(trpc|http)/', '(^|/)node_modules/(fastify|@fastify/[^/]+|@trpc/[^/]+|trpc-to-openapi)/'] },
