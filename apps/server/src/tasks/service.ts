@@ -14,7 +14,7 @@ import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/
 import { runStatement } from '../lib/prepared';
 import { nextVersion, requireVersion } from '../lib/versions';
 import { isMember } from '../members/store';
-import { allowedBy, authorize, type ProjectAccess } from '../policy';
+import { allowedBy, authorize, currentGrant, grantedProjects, type ProjectAccess, requireReach } from '../policy';
 import { DomainError, notFound } from '../errors';
 import * as store from './store';
 
@@ -80,6 +80,7 @@ export function createTasksService(db: Db) {
 
   function accessOf(userId: string, found: { task: store.TaskRow; role: ProjectAccess['role']; ownerId: string } | undefined) {
     if (!found) throw notFound('Task');
+    requireReach(found.task.projectId, 'Task');
     return {
       task: found.task,
       access: { projectId: found.task.projectId, role: found.role, isOwner: found.ownerId === userId },
@@ -124,6 +125,7 @@ export function createTasksService(db: Db) {
   return {
     async listForProject(userId: string, { projectId, ...query }: ListProjectTasksInput): Promise<Page<Task>> {
       if (!isId(projectId)) throw notFound('Project');
+      requireReach(projectId);
       let page: Page<Task>;
       try {
         page = await listWhere(userId, { projectId, memberId: userId }, query);
@@ -140,7 +142,7 @@ export function createTasksService(db: Db) {
 
     /** The caller's view across all their projects ("my work"). */
     listAcrossProjects(userId: string, query: TaskListQuery): Promise<Page<Task>> {
-      return listWhere(userId, { projectIdsOfMember: userId }, query);
+      return listWhere(userId, { projectIdsOfMember: userId, within: grantedProjects(currentGrant()) }, query);
     },
 
     async get(userId: string, taskId: string): Promise<Task> {
@@ -148,6 +150,7 @@ export function createTasksService(db: Db) {
     },
 
     async create(userId: string, input: CreateTaskInput): Promise<Task> {
+      requireReach(input.projectId);
       const status = input.status ?? 'TODO';
       const now = new Date();
       // Every column is set here, so the new task is known before it is written: the access check,
