@@ -68,13 +68,16 @@ export function createAuthService(
   /** A new session of the user and its login token: the response of login, register and single sign-on. */
   async function startSession(user: { id: string; name: string; email: string; tokenVersion: number }, method: 'password' | 'oidc', client: ClientInfo = {}): Promise<AuthResponse> {
     const sessionId = newId();
+    const now = new Date();
     await store.insertSession(db, {
       id: sessionId,
       userId: user.id,
       method,
       userAgent: client.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
       ip: client.ip ?? null,
-      expiresAt: new Date(Date.now() + tokens.ttlSeconds * 1000),
+      createdAt: now,
+      lastUsedAt: now,
+      expiresAt: new Date(now.getTime() + tokens.ttlSeconds * 1000),
     });
     const { token, expiresIn } = await tokens.issue(user.id, user.tokenVersion, sessionId);
     return { access_token: token, token_type: 'Bearer', expires_in: expiresIn, user: toUser(user) };
