@@ -24,7 +24,7 @@ type Document = ReturnType<typeof generateOpenApiDocument> & {
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input: malformed JSON, a missing, wrongly typed or unknown field, a bad query value',
   401: 'Missing, malformed, expired or revoked token (or wrong email or password on login)',
-  403: "The caller's role does not allow this action",
+  403: "The caller's role does not allow this action, or a personal access token's scope or project limit does not (`reason` INSUFFICIENT_SCOPE, SESSION_REQUIRED, TOKEN_LIMITED_TO_PROJECTS)",
   404: 'Unknown or malformed id, or a project the caller is not a member of',
   409: 'Conflict with the current state (see `reason`)',
   412: 'If-Match was given and is stale',
@@ -104,8 +104,9 @@ function describePathParameter(path: string, name: string): string {
 function errorStatuses(method: string, meta: ProcedureMeta | undefined): number[] {
   const isProtected = meta?.openapi?.protect !== false;
   const statuses = new Set([400, 500, 503, ...(meta?.errors ?? [])]);
-  // Every request with a token is rate limited per token; unknown and foreign ids are 404s.
-  if (isProtected) statuses.add(401).add(404).add(429);
+  // Every request with a token is rate limited per token; unknown and foreign ids are 404s; a
+  // personal access token may lack the scope.
+  if (isProtected) statuses.add(401).add(403).add(404).add(429);
   if (method === 'post' || method === 'patch' || method === 'put') statuses.add(413).add(415);
   return [...statuses].sort();
 }
