@@ -56,7 +56,7 @@ export async function startOidcProvider(redirectUri: string): Promise<TestOidcPr
       accounts.set(current.sub, current);
       const grant = new provider.Grant({ accountId: current.sub, clientId: String(details.params.client_id) });
       grant.addOIDCScope(String(details.params.scope));
-      const grantId = await grant.save();
+      const grantId = (await grant.save())!;
       await provider.interactionFinished(request, response, { login: { accountId: current.sub }, consent: { grantId } }, { mergeWithLastSubmission: false });
     })().catch((error: unknown) => {
       response.statusCode = 500;
@@ -82,8 +82,7 @@ export class CookieJar {
   take(setCookie: string | string[] | undefined): void {
     for (const line of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
       const { name, value, maxAge, expires } = parseSetCookie(line);
-      const gone = value === '' || maxAge === 0 || (expires !== undefined && expires.getTime() <= Date.now());
-      if (gone) this.cookies.delete(name);
+      if (!value || maxAge === 0 || (expires !== undefined && expires.getTime() <= Date.now())) this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
   }

@@ -55,7 +55,7 @@ export async function startSmtpServer({ refuseFirst = 0 }: { refuseFirst?: numbe
             from: mail.from?.text ?? '',
             subject: mail.subject ?? '',
             text: mail.text ?? '',
-            html: mail.html,
+            html: mail.html ?? false,
             headers: mail.headers,
           });
           callback();
