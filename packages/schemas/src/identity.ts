@@ -106,7 +106,8 @@ export const OidcCallbackInput = z
 
 export const OidcExchangeInput = z
   .object({ code: z.string().min(1).max(200).meta({ description: 'The `sso` code of the web app’s address after the sign-on' }) })
-  .strict();
+  .strict()
+  .meta({ examples: [{ code: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b.qX3v…' }] });
 
 export type AccessToken = z.infer<typeof AccessTokenSchema>;
 export type CreatedAccessToken = z.infer<typeof CreatedAccessTokenSchema>;
