@@ -2,10 +2,12 @@ import type { User } from '@tasklane/schemas';
 import { createContext } from 'preact';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { useContext, useEffect, useState } from 'preact/hooks';
+import { AccountPage } from './pages/account';
 import { AuthPage } from './pages/auth';
 import { BoardPage } from './pages/board';
 import { MembersPage } from './pages/members';
 import { MyTasksPage } from './pages/my-tasks';
+import { ForgotPasswordPage, ResetPasswordPage } from './pages/password-reset';
 import { ProjectsPage } from './pages/projects';
 import { client, describeError, hasStoredToken, onSessionChange, signOut } from './session';
 import { Loading } from './ui';
@@ -16,9 +18,12 @@ const CurrentUser = createContext<User | null>(null);
 /** The signed-in user; pages below the session gate always have one. */
 export const useCurrentUser = () => useContext(CurrentUser)!;
 
+/** Links into the API (single sign-on) leave the app: the router handles every other path. */
+const APP_PATHS = /^\/(?!api\/)/;
+
 export function App() {
   return (
-    <LocationProvider>
+    <LocationProvider scope={APP_PATHS}>
       <Session />
     </LocationProvider>
   );
@@ -54,6 +59,9 @@ function Session() {
       .finally(() => setChecking(false));
   }, []);
 
+  // Reachable signed in or not: a reset link may be opened anywhere.
+  if (path === '/forgot-password') return <ForgotPasswordPage />;
+  if (path === '/reset-password') return <ResetPasswordPage />;
   if (checking) return <Loading what="your session" />;
   if (!user) {
     const mode = path === '/register' ? 'register' : 'login';
@@ -75,6 +83,9 @@ function Session() {
           <a href="/my-tasks" aria-current={path === '/my-tasks' ? 'page' : undefined}>
             My tasks
           </a>
+          <a href="/account" aria-current={path === '/account' ? 'page' : undefined}>
+            Account
+          </a>
         </nav>
         <span class="who">{user.name}</span>
         <button type="button" onClick={() => signOut()}>
@@ -84,6 +95,7 @@ function Session() {
       <Router>
         <Route path="/" component={ProjectsPage} />
         <Route path="/my-tasks" component={MyTasksPage} />
+        <Route path="/account" component={AccountPage} />
         <Route path="/projects/:projectId" component={BoardPage} />
         <Route path="/projects/:projectId/tasks/:taskId" component={BoardPage} />
         <Route path="/projects/:projectId/members" component={MembersPage} />
