@@ -1,6 +1,7 @@
 import type { Database, Db } from '@tasklane/db';
 import nodemailer from 'nodemailer';
 import type { MailConfig } from '../config';
+import { backoffMs, startBackgroundWorker } from '../lib/background-worker';
 import { MAIL_CHANNEL, type MailTemplates } from './outbox';
 import * as store from './store';
 
@@ -8,10 +9,6 @@ const BATCH = 20;
 /** Failed messages are kept this long for an operator to see, then deleted. */
 const FAILED_RETENTION_MS = 7 * 86_400_000;
 const SMTP_TIMEOUT_MS = 30_000;
-
-/** Exponential backoff after `attempts` failed attempts: base, 2×base, 4×base … capped. */
-export const retryDelayMs = (attempts: number, config: Pick<MailConfig, 'retryBaseMs' | 'retryMaxDelayMs'>) =>
-  Math.min(config.retryBaseMs * 2 ** Math.min(attempts - 1, 40), config.retryMaxDelayMs);
 
 /** An SMTP reply in the 5xx range refuses the message for good; anything else may pass later. */
 const isPermanent = (error: unknown) => {
@@ -35,9 +32,6 @@ export async function startMailSender(database: Pick<Database, 'db' | 'listen'>,
     socketTimeout: SMTP_TIMEOUT_MS,
   } as Parameters<typeof nodemailer.createTransport>[0]);
   const leaseMs = SMTP_TIMEOUT_MS * 3;
-  let running: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
   let lastPrunedAt = 0;
 
   async function send(mail: store.ClaimedMail): Promise<void> {
@@ -56,51 +50,30 @@ export async function startMailSender(database: Pick<Database, 'db' | 'listen'>,
       await store.deleteSent(db, mail.id);
     } catch (error) {
       const giveUp = isPermanent(error) || mail.attempts >= config.maxAttempts;
-      const retryAt = giveUp ? null : new Date(Date.now() + retryDelayMs(mail.attempts, config));
+      const retryAt = giveUp ? null : new Date(Date.now() + backoffMs(mail.attempts, config.retryBaseMs, config.retryMaxDelayMs));
       await store.markFailed(db, mail.id, error instanceof Error ? error.message : String(error), retryAt);
     }
   }
 
-  async function drain(): Promise<void> {
+  async function drain(stopped: () => boolean): Promise<void> {
+    let claimed: store.ClaimedMail[];
     do {
-      again = false;
-      let claimed: store.ClaimedMail[];
-      do {
-        claimed = await store.claimDue(db, BATCH, leaseMs);
-        await Promise.all(claimed.map(send));
-      } while (claimed.length === BATCH && !stopped);
-      if (Date.now() - lastPrunedAt > 3_600_000) {
-        lastPrunedAt = Date.now();
-        await store.pruneFailed(db, new Date(Date.now() - FAILED_RETENTION_MS));
-      }
-    } while (again && !stopped);
-  }
-
-  function wake(): void {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
+      claimed = await store.claimDue(db, BATCH, leaseMs);
+      await Promise.all(claimed.map(send));
+    } while (claimed.length === BATCH && !stopped());
+    if (Date.now() - lastPrunedAt > 3_600_000) {
+      lastPrunedAt = Date.now();
+      await store.pruneFailed(db, new Date(Date.now() - FAILED_RETENTION_MS));
     }
-    running = drain()
-      .catch(onError)
-      .finally(() => {
-        running = undefined;
-      });
   }
 
-  const unlisten = await database.listen(MAIL_CHANNEL, wake, wake);
-  const timer = setInterval(wake, config.pollMs);
-  timer.unref();
-  wake();
-
+  const worker = startBackgroundWorker({ pollMs: config.pollMs, drain, onError });
+  const unlisten = await database.listen(MAIL_CHANNEL, worker.wake, worker.wake);
   return {
-    wake,
+    wake: worker.wake,
     async stop(): Promise<void> {
-      stopped = true;
-      clearInterval(timer);
       await unlisten();
-      await running;
+      await worker.stop();
       transport.close();
     },
   };
