@@ -1,4 +1,5 @@
-import { type Db, mailOutbox } from '@tasklane/db';
+import type { Db } from '@tasklane/db';
+import { insertMail } from './store';
 
 /** The channel the database announces newly queued mail on (migration 0005's trigger), at commit. */
 export const MAIL_CHANNEL = 'tasklane_mail';
@@ -40,7 +41,7 @@ export function createMailOutbox(enabled: boolean) {
     enabled,
     async enqueue(db: Db, mail: QueuedMail): Promise<void> {
       if (!enabled) return;
-      await db.insert(mailOutbox).values({ kind: mail.kind, recipient: mail.to, data: mail.data });
+      await insertMail(db, { kind: mail.kind, recipient: mail.to, data: mail.data });
     },
   };
 }

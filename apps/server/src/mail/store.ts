@@ -2,6 +2,10 @@ import { type Db, mailOutbox } from '@tasklane/db';
 import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import { rowsOf } from '../lib/sql';
 
+export async function insertMail(db: Db, mail: { kind: string; recipient: string; data: Record<string, unknown> }): Promise<void> {
+  await db.insert(mailOutbox).values(mail);
+}
+
 export interface ClaimedMail {
   id: number;
   kind: string;
