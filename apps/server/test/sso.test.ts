@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../src/config';
 import { expectErrorBody, queryRows } from './support/checks';
@@ -47,10 +48,13 @@ async function signOn(t: TestApp, provider: TestOidcProvider, account: ProviderA
 describe('single sign-on with an OpenID provider', () => {
   let t: TestApp;
   let provider: TestOidcProvider;
+  const logLines: string[] = [];
 
   beforeAll(async () => {
     provider = await startOidcProvider(REDIRECT_URI);
-    t = await startTestApp({ oidc: oidcConfig(provider) });
+    const logStream = new PassThrough();
+    logStream.on('data', (chunk: Buffer) => logLines.push(chunk.toString()));
+    t = await startTestApp({ oidc: oidcConfig(provider), logLevel: 'trace' }, { logStream });
   });
   afterAll(async () => {
     await t.close();
@@ -136,6 +140,20 @@ describe('single sign-on with an OpenID provider', () => {
     // Someone else's sign-on finished in this browser: its cookie belongs to another flow.
     const other = await startSignOn(t, provider, uniqueAccount());
     expectErrorBody(await finish(t, callback, other.cookie), 400, { reason: 'OIDC_STATE_MISMATCH' });
+  });
+
+  it("keeps the provider's code and state, the hand-off code and the tokens out of the logs", async () => {
+    const { callback, cookie } = await startSignOn(t, provider, uniqueAccount());
+    const params = new URLSearchParams(callback.split('?')[1]);
+    const redirected = await finish(t, callback, cookie, BROWSER);
+    const handOff = String(redirected.headers.location).split('#sso=')[1]!;
+    const exchanged = await t.request('POST', '/api/v1/auth/oidc/exchange', { body: { code: handOff } });
+    expect(exchanged.status).toBe(200);
+    const log = logLines.join('');
+    expect(log).toContain('/api/v1/auth/oidc/callback');
+    for (const secret of [params.get('code')!, params.get('state')!, handOff, exchanged.body.access_token as string, cookie.split('=')[1]!]) {
+      expect(log.includes(secret), `${secret.slice(0, 12)}… in the log`).toBe(false);
+    }
   });
 
   it('refuses a replayed code', async () => {
