@@ -57,5 +57,6 @@ describe('identity settings from the environment', () => {
       await server.exited;
       await smtp.close();
     }
-  });
+    // A server process on a fresh PGlite directory: its start alone takes tens of seconds on a busy machine.
+  }, 120_000);
 });
