@@ -3,7 +3,7 @@ import type { Role } from '@tasklane/schemas';
 import { type SQL, and, eq, sql } from 'drizzle-orm';
 import { isId } from './lib/ids';
 import { preparedFor } from './lib/prepared';
-import type { ProjectAccess } from './policy';
+import { type ProjectAccess, requireReach } from './policy';
 import { notFound } from './errors';
 
 /**
@@ -49,8 +49,12 @@ export async function findProjectOwner(db: Db, projectId: string, options: { loc
   return (await (options.lock ? query.for('update') : query))[0]?.ownerId;
 }
 
-/** The caller's access to a project; 404 for a malformed id, an unknown project or a non-member alike. */
+/**
+ * The caller's access to a project; 404 for a malformed id, an unknown project or a non-member alike,
+ * and for a project the request's access token does not reach.
+ */
 export async function requireProjectAccess(db: Db, projectId: string, userId: string): Promise<ProjectAccess> {
+  requireReach(projectId);
   const row = isId(projectId) ? await findAccess(db, projectId, userId) : undefined;
   if (!row) throw notFound('Project');
   return { projectId, role: row.role, isOwner: row.ownerId === userId };

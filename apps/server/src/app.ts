@@ -8,7 +8,9 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest }
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import { startActivityHub } from './activity/hub';
 import { registerEventStreamRoute } from './activity/sse';
+import { createOneTimeCodes } from './auth/one-time-codes';
 import { createPasswordHasher } from './auth/password';
+import { PASSWORD_RESET_MAIL, passwordResetMail } from './auth/password-reset';
 import { createTokenStateCache } from './auth/token-state';
 import { createTokenService } from './auth/tokens';
 import type { Config } from './config';
@@ -18,6 +20,9 @@ import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from './
 import { requestSerializer } from './http/log-serializers';
 import { clientErrorHandler, registerSecurity } from './http/security';
 import { registerRestInputChecks } from './http/rest-input';
+import { createBackgroundQueue } from './lib/background';
+import { createMailOutbox } from './mail/outbox';
+import { startMailSender } from './mail/sender';
 import { createMetrics, registerMetricsRoute } from './metrics';
 import { startDeliveryWorker } from './webhooks/worker';
 import { buildOpenApiDocument, createdPaths, restRoutes } from './openapi';
@@ -57,7 +62,27 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const tokenStates = createTokenStateCache(config.tokenCheckCacheMs);
   const stopFollowingTokens = await tokenStates.follow(database);
   const tokens = createTokenService(config.jwtSecret, config.jwtTtlSeconds);
-  const services = createServices(database.db, { passwords, tokens, tokenStates }, { hub, metrics, webhooks: config.webhooks, eventMaxQueued: config.eventMaxQueued });
+  const codes = createOneTimeCodes(config.jwtSecret);
+  const background = createBackgroundQueue((error) => app.log.error({ err: error }, 'background work failed'));
+  const services = createServices(
+    database.db,
+    { passwords, tokens, tokenStates },
+    { hub, metrics, webhooks: config.webhooks, eventMaxQueued: config.eventMaxQueued },
+    {
+      publicUrl: config.publicUrl,
+      passwordLogin: config.passwordLogin,
+      oidc: config.oidc,
+      secret: config.jwtSecret,
+      codes,
+      mail: createMailOutbox(config.mail !== undefined),
+      background,
+    },
+  );
+  // Every kind of email the service sends, by the name it is queued under.
+  const mailTemplates = { [PASSWORD_RESET_MAIL]: passwordResetMail(config.publicUrl, codes) };
+  const mailSender = config.mail
+    ? await startMailSender(database, config.mail, mailTemplates, (error) => app.log.error({ err: error }, 'sending email failed'))
+    : undefined;
   const deliveryWorker = startDeliveryWorker(database.db, config.webhooks, (error) => app.log.error({ err: error }, 'webhook delivery failed'));
   hub.onDeliveriesQueued(deliveryWorker.wake);
   const servicesHandle = services as unknown as ServicesHandle;
@@ -83,6 +108,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     reply.header('x-request-id', request.id);
   });
   app.addHook('onClose', async () => {
+    await background.flush();
+    await mailSender?.stop();
     await passwords.close();
     await deliveryWorker.stop();
     await hub.close();
@@ -113,6 +140,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ifMatch: singleHeader(request.headers['if-match']),
     idempotencyKey: singleHeader(request.headers['idempotency-key']),
     url,
+    client: { ip: request.ip, userAgent: request.headers['user-agent'] },
+    cookie: request.headers.cookie,
+    accept: request.headers.accept,
     response: { headers: {} },
     dropConnection: () => request.raw.destroy(),
     services: servicesHandle,

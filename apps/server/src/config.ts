@@ -28,6 +28,16 @@ const durationSeconds = z
 
 const milliseconds = z.coerce.number().int().min(10).max(30 * 86_400_000);
 
+const flag = z.enum(['true', 'false']).transform((raw) => raw === 'true');
+
+const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
+
+/** `scheme://host[:port]`, where the service's users reach it (links in emails, the sign-on callback). */
+const origin = z
+  .string()
+  .regex(/^https?:\/\/[^/\s?#]+\/?$/, 'expected scheme://host[:port], without a path')
+  .transform((raw) => raw.replace(/\/$/, ''));
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -70,6 +80,18 @@ const EnvSchema = z.object({
   WEBHOOK_RETRY_MAX_DELAY_MS: milliseconds.default(6 * 3_600_000),
   WEBHOOK_RETRY_WINDOW_MS: milliseconds.default(24 * 3_600_000),
   WEBHOOK_LOG_RETENTION_MS: milliseconds.default(7 * 86_400_000),
+  PUBLIC_URL: origin.optional(),
+  SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().min(3).max(320).optional(),
+  OIDC_ISSUER: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .refine((raw) => raw.startsWith('https://') || LOOPBACK_HOST.test(new URL(raw).hostname), 'must be https:// (plain http only on a loopback address)')
+    .optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_NAME: z.string().trim().min(1).max(60).default('Single sign-on'),
+  OIDC_AUTO_CREATE: flag.default(true),
+  PASSWORD_LOGIN: flag.default(true),
 });
 
 export interface Config {
@@ -107,6 +129,38 @@ export interface Config {
   /** Events a live stream may fall behind its client before it is cut off (the slow-consumer limit). */
   eventMaxQueued: number;
   webhooks: WebhookConfig;
+  /** Where users reach the service: the base of links in emails and of the sign-on callback. */
+  publicUrl: string;
+  /** Outgoing email; absent when SMTP_URL is unset (no email is sent, none is queued). */
+  mail?: MailConfig;
+  /** Single sign-on through an OpenID provider; absent when OIDC_ISSUER is unset. */
+  oidc?: OidcConfig;
+  /** Register and log in with a password (PASSWORD_LOGIN); off leaves single sign-on the only way in. */
+  passwordLogin: boolean;
+}
+
+export interface MailConfig {
+  /** smtp:// or smtps://, with credentials in the URL when the server needs them. */
+  smtpUrl: string;
+  /** The From address, e.g. `Tasklane <tasklane@example.com>`. */
+  from: string;
+  /** How often each instance looks for due messages (it is also woken by every message queued). */
+  pollMs: number;
+  /** First retry delay after a failed attempt; it doubles per attempt up to `retryMaxDelayMs`. */
+  retryBaseMs: number;
+  retryMaxDelayMs: number;
+  /** Attempts before a message is given up (kept as FAILED with its last error). */
+  maxAttempts: number;
+}
+
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** The label of the web app's sign-on button. */
+  name: string;
+  /** Create an account on a first sign-on whose email matches none (OIDC_AUTO_CREATE). */
+  autoCreate: boolean;
 }
 
 export interface WebhookConfig {
@@ -141,7 +195,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         'set DATABASE_URL to use PostgreSQL with several workers, or leave WORKERS at 1.',
     );
   }
+  const oidcSettings = [values.OIDC_ISSUER, values.OIDC_CLIENT_ID, values.OIDC_CLIENT_SECRET];
+  if (oidcSettings.some(Boolean) && !oidcSettings.every(Boolean)) {
+    throw new ConfigError('Single sign-on needs all of OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET (or none of them).');
+  }
+  if (!values.PASSWORD_LOGIN && !values.OIDC_ISSUER) {
+    throw new ConfigError('PASSWORD_LOGIN=false leaves no way to sign in: configure single sign-on (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET) too.');
+  }
   const dataDir = resolve(values.DATA_DIR);
+  const publicUrl = values.PUBLIC_URL ?? `http://${values.HOST === '0.0.0.0' || values.HOST === '::' ? '127.0.0.1' : values.HOST}:${values.PORT}`;
   return {
     port: values.PORT,
     host: values.HOST,
@@ -171,6 +233,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryWindowMs: values.WEBHOOK_RETRY_WINDOW_MS,
       logRetentionMs: values.WEBHOOK_LOG_RETENTION_MS,
     },
+    publicUrl,
+    ...(values.SMTP_URL
+      ? {
+          mail: {
+            smtpUrl: values.SMTP_URL,
+            from: values.MAIL_FROM ?? `Tasklane <tasklane@${new URL(publicUrl).hostname}>`,
+            pollMs: 5000,
+            retryBaseMs: 30_000,
+            retryMaxDelayMs: 3_600_000,
+            maxAttempts: 12,
+          },
+        }
+      : {}),
+    ...(values.OIDC_ISSUER && values.OIDC_CLIENT_ID && values.OIDC_CLIENT_SECRET
+      ? {
+          oidc: {
+            issuer: values.OIDC_ISSUER,
+            clientId: values.OIDC_CLIENT_ID,
+            clientSecret: values.OIDC_CLIENT_SECRET,
+            name: values.OIDC_NAME,
+            autoCreate: values.OIDC_AUTO_CREATE,
+          },
+        }
+      : {}),
+    passwordLogin: values.PASSWORD_LOGIN,
   };
 }
 

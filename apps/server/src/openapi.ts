@@ -24,7 +24,7 @@ type Document = ReturnType<typeof generateOpenApiDocument> & {
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input: malformed JSON, a missing, wrongly typed or unknown field, a bad query value',
   401: 'Missing, malformed, expired or revoked token (or wrong email or password on login)',
-  403: "The caller's role does not allow this action",
+  403: "The caller's role does not allow this action, or a personal access token's scope or project limit does not (`reason` INSUFFICIENT_SCOPE, SESSION_REQUIRED, TOKEN_LIMITED_TO_PROJECTS)",
   404: 'Unknown or malformed id, or a project the caller is not a member of',
   409: 'Conflict with the current state (see `reason`)',
   412: 'If-Match was given and is stale',
@@ -51,7 +51,7 @@ const REQUEST_HEADERS = {
 
 /** Tags the document describes; a tag used by a route but missing here is still listed, undescribed. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
-  auth: 'Register, log in and read the current user. Register and login need no token.',
+  auth: 'Register, log in (with a password or single sign-on), the current user, sessions, personal access tokens and password reset. Register, login, password reset and single sign-on need no token.',
   projects: 'Projects the caller is a member of; the creator is the owner and an ADMIN member.',
   members: 'Project memberships and roles (VIEWER, EDITOR, ADMIN).',
   tasks: 'Tasks of a project: status, priority, due date, assignee; filtered, sorted and paged lists.',
@@ -104,8 +104,9 @@ function describePathParameter(path: string, name: string): string {
 function errorStatuses(method: string, meta: ProcedureMeta | undefined): number[] {
   const isProtected = meta?.openapi?.protect !== false;
   const statuses = new Set([400, 500, 503, ...(meta?.errors ?? [])]);
-  // Every request with a token is rate limited per token; unknown and foreign ids are 404s.
-  if (isProtected) statuses.add(401).add(404).add(429);
+  // Every request with a token is rate limited per token; unknown and foreign ids are 404s; a
+  // personal access token may lack the scope.
+  if (isProtected) statuses.add(401).add(403).add(404).add(429);
   if (method === 'post' || method === 'patch' || method === 'put') statuses.add(413).add(415);
   return [...statuses].sort();
 }
@@ -123,6 +124,13 @@ function errorResponse(status: number): Response {
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } as Schema } },
   };
 }
+
+/** A redirect: Location, and the same address in a `{ location }` body. */
+const redirectResponse = (description: string): Response => ({
+  description,
+  headers: header('Location'),
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Redirect' } as Schema } },
+});
 
 /** Swagger UI pre-fills "Try it out" from the media type's example: lift the schema's first one. */
 function liftExamples(operation: Operation): void {
@@ -145,10 +153,18 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
   const document = generateOpenApiDocument(router, {
     title: 'Tasklane API',
     description:
-      'Self-hosted task and project management. Every operation except register and login needs `Authorization: Bearer <access_token>` (in Swagger UI: log in with "Try it out", then paste the `access_token` into Authorize). Errors share one body: `{ message, code, reason?, issues? }`. Lists return JSON arrays paged by cursor: `?limit=` (1–500, default 100) and the `Link: <…>; rel="next"` header.',
+      'Self-hosted task and project management. Every operation except register, login, password reset and single sign-on needs `Authorization: Bearer <token>`: the `access_token` of a login (a session), or a personal access token (`tl_pat_…`) limited by its scopes and projects (in Swagger UI: log in with "Try it out", then paste the `access_token` into Authorize). Errors share one body: `{ message, code, reason?, issues? }`. Lists return JSON arrays paged by cursor: `?limit=` (1–500, default 100) and the `Link: <…>; rel="next"` header.',
     version,
     baseUrl: '/api/v1',
-    securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+    securitySchemes: {
+      bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The `access_token` of login, register or single sign-on: a session, signed out by logout or from the sessions list.' },
+      personalAccessToken: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'tl_pat_…',
+        description: 'A personal access token (POST /auth/tokens): `read`, `write` or `admin` scope, optionally limited to some projects; never more than its owner may do. Managing the account, sessions and tokens needs a login token.',
+      },
+    },
     defs: { Error: ErrorBodySchema },
   }) as Document;
 
@@ -159,8 +175,10 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
       const { procedure, meta } = procedures.get(`${method} ${path}`) ?? {};
       const success = operation.responses['200']!;
       success.headers = Object.assign({}, ...(meta?.headers ?? []).map(header));
-      if (meta?.successStatus === 201) success.description = meta.openapi?.successDescription ?? 'Created';
+      if (meta?.successStatus === 201) success.description = 'Created';
+      if (meta?.openapi?.successDescription) success.description = meta.openapi.successDescription;
       const responses: Record<string, Response> = { [String(meta?.successStatus ?? 200)]: success };
+      if (meta?.redirect) responses[String(meta.redirect.status)] = redirectResponse(meta.redirect.description);
       for (const status of errorStatuses(method, meta)) responses[String(status)] = errorResponse(status);
       operation.responses = responses;
       if (procedure) operation.operationId = meta?.openapi?.operationId ?? operationIdOf(procedure);
@@ -178,7 +196,8 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
   // trpc-to-openapi's own per-code error schemas are replaced by the one Error schema above.
   const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
-  document.security = [{ bearerAuth: [] }];
+  // Either scheme: a login token or a personal access token.
+  document.security = [{ bearerAuth: [] }, { personalAccessToken: [] }];
   document.tags = [...usedTags].map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) }));
   return document;
 }

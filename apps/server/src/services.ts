@@ -1,32 +1,67 @@
 import type { Db } from '@tasklane/db';
+import type { AuthProviders } from '@tasklane/schemas';
+import { createAccessTokensService } from './access-tokens/service';
 import { createEventsService } from './activity/follow';
 import type { ActivityHub } from './activity/hub';
 import { createActivityService } from './activity/service';
 import type { PasswordHasher } from './auth/password';
-import type { WebhookConfig } from './config';
+import type { OidcConfig, WebhookConfig } from './config';
+import type { OneTimeCodes } from './auth/one-time-codes';
+import { createPasswordResetService } from './auth/password-reset';
 import { createAuthService } from './auth/service';
 import type { TokenStateCache } from './auth/token-state';
 import type { TokenService } from './auth/tokens';
 import { createCommentsService } from './comments/service';
 import { createIdempotencyService } from './idempotency/service';
 import { transactionAware } from './lib/ambient-transaction';
+import type { BackgroundQueue } from './lib/background';
+import type { MailOutbox } from './mail/outbox';
 import { createMembersService } from './members/service';
 import { createProjectsService } from './projects/service';
+import { createSsoService } from './sso/service';
 import type { Metrics } from './metrics';
 import { createTasksService } from './tasks/service';
 import { createWebhooksService } from './webhooks/service';
+
+/** How people sign in, from the configuration. */
+export interface IdentityOptions {
+  publicUrl: string;
+  passwordLogin: boolean;
+  oidc: OidcConfig | undefined;
+  /** The server's secret, from which sign-on cookies' keys are derived. */
+  secret: string;
+  codes: OneTimeCodes;
+  mail: MailOutbox;
+  /** Work requests start and do not wait for (last-used stamps, password reset emails). */
+  background: BackgroundQueue;
+}
 
 /** Every resource's service over one database; procedures reach them through the context. */
 export function createServices(
   pool: Db,
   auth: { passwords: PasswordHasher; tokens: TokenService; tokenStates: TokenStateCache },
   live: { hub: ActivityHub; metrics: Metrics; webhooks: WebhookConfig; eventMaxQueued: number },
+  identity: IdentityOptions,
 ) {
   // Queries join a transaction opened around the call (an idempotent create), else use the pool.
   const db = transactionAware(pool);
   const tasks = createTasksService(db);
+  const { passwords, tokenStates } = auth;
+  const { codes, mail, background, passwordLogin } = identity;
+  const accessTokens = createAccessTokensService(db, tokenStates);
+  const authService = createAuthService(db, passwords, auth.tokens, tokenStates, { passwordLogin, accessTokens, background });
+  const providers: AuthProviders = {
+    password: passwordLogin,
+    passwordReset: passwordLogin && mail.enabled,
+    oidc: identity.oidc ? { name: identity.oidc.name } : null,
+  };
   return {
-    auth: createAuthService(db, auth.passwords, auth.tokens, auth.tokenStates),
+    auth: authService,
+    accessTokens,
+    passwordReset: createPasswordResetService(db, { passwords, codes, mail, tokenStates, background, passwordLogin }),
+    sso: createSsoService(db, authService, codes, { config: identity.oidc, publicUrl: identity.publicUrl, secret: identity.secret }),
+    providers,
+    publicUrl: identity.publicUrl,
     projects: createProjectsService(db),
     members: createMembersService(db),
     tasks,

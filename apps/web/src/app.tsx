@@ -2,19 +2,24 @@ import type { User } from '@tasklane/schemas';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { useEffect, useState } from 'preact/hooks';
 import { CurrentUser } from './current-user';
+import { AccountPage } from './pages/account';
 import { AuthPage } from './pages/auth';
 import { BoardPage } from './pages/board';
 import { MembersPage } from './pages/members';
 import { MyTasksPage } from './pages/my-tasks';
+import { ForgotPasswordPage, ResetPasswordPage } from './pages/password-reset';
 import { ProjectsPage } from './pages/projects';
 import { client, describeError, hasStoredToken, onSessionChange, signOut } from './session';
 import { Loading } from './ui';
 
 const AUTH_PATHS = ['/login', '/register'];
 
+/** Links into the API (single sign-on) leave the app: the router handles every other path. */
+const APP_PATHS = /^\/(?!api\/)/;
+
 export function App() {
   return (
-    <LocationProvider>
+    <LocationProvider scope={APP_PATHS}>
       <Session />
     </LocationProvider>
   );
@@ -50,6 +55,9 @@ function Session() {
       .finally(() => setChecking(false));
   }, []);
 
+  // Reachable signed in or not: a reset link may be opened anywhere.
+  if (path === '/forgot-password') return <ForgotPasswordPage />;
+  if (path === '/reset-password') return <ResetPasswordPage />;
   if (checking) return <Loading what="your session" />;
   if (!user) {
     const mode = path === '/register' ? 'register' : 'login';
@@ -71,6 +79,9 @@ function Session() {
           <a href="/my-tasks" aria-current={path === '/my-tasks' ? 'page' : undefined}>
             My tasks
           </a>
+          <a href="/account" aria-current={path === '/account' ? 'page' : undefined}>
+            Account
+          </a>
         </nav>
         <span class="who">{user.name}</span>
         <button type="button" onClick={() => signOut()}>
@@ -80,6 +91,7 @@ function Session() {
       <Router>
         <Route path="/" component={ProjectsPage} />
         <Route path="/my-tasks" component={MyTasksPage} />
+        <Route path="/account" component={AccountPage} />
         <Route path="/projects/:projectId" component={BoardPage} />
         <Route path="/projects/:projectId/tasks/:taskId" component={BoardPage} />
         <Route path="/projects/:projectId/members" component={MembersPage} />

@@ -1,11 +1,14 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDatabase, type Database } from '@tasklane/db';
 import { buildApp, loadConfig } from '@tasklane/server';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export const JWT_SECRET = 'e2e-secret-that-is-long-enough-for-hs256-signing';
 export const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
@@ -17,8 +20,11 @@ export interface Server {
   close(): Promise<void>;
 }
 
-/** The real server (buildApp) on a fresh PGlite database, serving apps/web/dist as in production. */
-export async function startServer(): Promise<Server> {
+/**
+ * The real server (buildApp) on a fresh PGlite database, serving apps/web/dist as in production.
+ * `env` adds configuration (single sign-on, mail); `port` is where to listen (0: any free one).
+ */
+export async function startServer(env: Record<string, string> = {}, port = 0): Promise<Server> {
   if (!existsSync(WEB_DIST)) throw new Error(`Build the web app first (${WEB_DIST} is missing): npx vite build`);
   const dataDir = await mkdtemp(join(tmpdir(), 'tasklane-e2e-'));
   const database: Database = await createDatabase({ kind: 'pglite' });
@@ -30,10 +36,11 @@ export async function startServer(): Promise<Server> {
     BCRYPT_COST: '4',
     AUTH_RATE_LIMIT: '1000',
     HOST: '127.0.0.1',
+    ...env,
   });
   const app = await buildApp(config, { database, logger: false });
   // Port 0: the port the system gives, so several runs can share a machine.
-  const baseUrl = await app.listen({ port: 0, host: config.host });
+  const baseUrl = await app.listen({ port, host: config.host });
   return {
     baseUrl,
     async close() {
@@ -60,13 +67,16 @@ export interface Person {
   pageErrors: string[];
 }
 
-/** A person with a browser profile of their own (own localStorage, own token). */
-export async function newPerson(browser: Browser, baseUrl: string, viewport = { width: 1280, height: 800 }): Promise<Person> {
+/**
+ * A person with a browser profile of their own (own localStorage, own token). `alsoAllowed`: other
+ * origins the browser may visit (a test's identity provider).
+ */
+export async function newPerson(browser: Browser, baseUrl: string, viewport = { width: 1280, height: 800 }, alsoAllowed: string[] = []): Promise<Person> {
   const context = await browser.newContext({ baseURL: baseUrl, viewport });
   const foreignRequests: string[] = [];
   await context.route('**/*', (route) => {
     const url = route.request().url();
-    if (url.startsWith(baseUrl) || url.startsWith('data:')) return route.continue();
+    if (url.startsWith(baseUrl) || url.startsWith('data:') || alsoAllowed.some((origin) => url.startsWith(origin))) return route.continue();
     foreignRequests.push(url);
     return route.abort();
   });
@@ -89,3 +99,15 @@ export async function register(person: Person, name: string, email: string, pass
 /** The board column of a status, found by its heading as a person would. */
 export const column = (page: Page, label: string) => page.getByRole('region', { name: new RegExp(`^${label}\\b`) });
 export const card = (page: Page | Locator, title: string) => page.locator('.task-card', { hasText: title });
+
+/** The axe-core violations of the page as it is now (WCAG 2.1 A and AA rules). */
+export async function accessibilityViolations(page: Page): Promise<{ id: string; help: string; nodes: number }[]> {
+  // Evaluated through the browser's debugging protocol, which the app's content security policy does not govern.
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const results = await (window as unknown as { axe: { run(options: object): Promise<{ violations: { id: string; help: string; nodes: unknown[] }[] }> } }).axe.run({
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    return results.violations.map((violation) => ({ id: violation.id, help: violation.help, nodes: violation.nodes.length }));
+  });
+}

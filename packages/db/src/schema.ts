@@ -18,7 +18,8 @@ export const users = pgTable(
     id: uuid('id').primaryKey(),
     name: text('name').notNull(),
     email: text('email').notNull(),
-    passwordHash: text('password_hash').notNull(),
+    /** Null for an account made through single sign-on, until its owner sets a password. */
+    passwordHash: text('password_hash'),
     /** Bumped to revoke every token issued before it. */
     tokenVersion: integer('token_version').notNull().default(0),
     ...timestamps,
@@ -234,4 +235,113 @@ export const revokedTokens = pgTable(
     expiresAt: timestamptz('expires_at').notNull(),
   },
   (table) => [index('revoked_tokens_expires_idx').on(table.expiresAt)],
+);
+
+/**
+ * A signed-in session: one row per login token (its `jti` is the row's id). The token holds only
+ * while its row exists, so deleting the row signs that session out on every instance (migration
+ * 0005's trigger announces it like a logout).
+ */
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** How the session began: `password` or `oidc` (single sign-on). */
+    method: text('method').notNull(),
+    userAgent: text('user_agent'),
+    /** The client's address as the server saw it (behind a proxy, per TRUST_PROXY). */
+    ip: text('ip'),
+    createdAt: timestamps.createdAt,
+    lastUsedAt: timestamptz('last_used_at').notNull().default(sql`now()`),
+    expiresAt: timestamptz('expires_at').notNull(),
+  },
+  (table) => [index('sessions_user_idx').on(table.userId, table.id)],
+);
+
+/**
+ * Personal access tokens for scripts: only a SHA-256 digest of the secret is kept. Revoking one
+ * deletes its row, announced to every instance (migration 0005's trigger).
+ */
+export const personalAccessTokens = pgTable(
+  'personal_access_tokens',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** Hex SHA-256 of the whole token (`tl_pat_…`). */
+    tokenHash: text('token_hash').notNull(),
+    scopes: text('scopes').array().notNull(),
+    /** The projects the token may reach; null for every project of its owner. */
+    projectIds: uuid('project_ids').array(),
+    expiresAt: timestamptz('expires_at'),
+    lastUsedAt: timestamptz('last_used_at'),
+    createdAt: timestamps.createdAt,
+  },
+  (table) => [
+    uniqueIndex('personal_access_tokens_hash_key').on(table.tokenHash),
+    index('personal_access_tokens_user_idx').on(table.userId, table.id),
+  ],
+);
+
+/**
+ * Single-use codes (a password reset link, the hand-over of a single sign-on to the web app). The
+ * code a user holds is this id with an HMAC of it under the server's secret, so the database never
+ * holds a usable code; using one deletes its row.
+ */
+export const oneTimeCodes = pgTable(
+  'one_time_codes',
+  {
+    id: uuid('id').primaryKey(),
+    purpose: text('purpose').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: timestamptz('expires_at').notNull(),
+    createdAt: timestamps.createdAt,
+  },
+  (table) => [index('one_time_codes_expires_idx').on(table.expiresAt)],
+);
+
+/** An account of an OpenID provider (issuer and subject) linked to a user. */
+export const userIdentities = pgTable(
+  'user_identities',
+  {
+    issuer: text('issuer').notNull(),
+    subject: text('subject').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: timestamps.createdAt,
+  },
+  (table) => [primaryKey({ columns: [table.issuer, table.subject] }), index('user_identities_user_idx').on(table.userId)],
+);
+
+export const mailStateEnum = pgEnum('mail_state', ['PENDING', 'FAILED']);
+
+/**
+ * The email outbox: a message is written in the transaction of the change that causes it and sent
+ * afterwards by a background sender (apps/server/src/mail). `kind` names the template that renders
+ * `data` at sending time; a sent message's row is deleted.
+ */
+export const mailOutbox = pgTable(
+  'mail_outbox',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    kind: text('kind').notNull(),
+    recipient: text('recipient').notNull(),
+    data: jsonb('data').notNull(),
+    state: mailStateEnum('state').notNull().default('PENDING'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamptz('next_attempt_at').notNull().default(sql`now()`),
+    /** Set while one instance is sending it, so no other instance sends it too. */
+    leasedUntil: timestamptz('leased_until'),
+    lastError: text('last_error'),
+    ...timestamps,
+  },
+  (table) => [index('mail_outbox_due_idx').on(table.nextAttemptAt).where(sql`${table.state} = 'PENDING'`)],
 );

@@ -5,7 +5,7 @@ import { IdSchema, trimmed } from './common';
 export const PASSWORD_MAX_BYTES = 72;
 const utf8 = new TextEncoder();
 
-const EmailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email());
+export const EmailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email());
 /**
  * At most 72 bytes on login too: bcrypt would compare only the first 72, so a longer password
  * whose first 72 bytes are right would otherwise log in.
@@ -14,7 +14,7 @@ const withinBcryptLimit = (schema: z.ZodString) =>
   schema.refine((value) => utf8.encode(value).length <= PASSWORD_MAX_BYTES, {
     message: `Password must be at most ${PASSWORD_MAX_BYTES} bytes of UTF-8`,
   });
-const PasswordSchema = withinBcryptLimit(z.string().min(6));
+export const PasswordSchema = withinBcryptLimit(z.string().min(6));
 
 export const UserSchema = z
   .object({ id: IdSchema, name: z.string(), email: z.string() })

@@ -1,5 +1,6 @@
 export * from './common';
 export * from './auth';
+export * from './identity';
 export * from './projects';
 export * from './members';
 export * from './tasks';

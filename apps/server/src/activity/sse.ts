@@ -6,6 +6,7 @@ import type { AuthService } from '../auth/service';
 import { errorBody, sendError } from '../http/rest-errors';
 import { requireProjectAccess } from '../access';
 import { DomainError } from '../errors';
+import { callRefusal, runWithGrant, SESSION_GRANT } from '../policy';
 import { SlowConsumerError, type EventsService } from './follow';
 
 /** A client whose unsent output exceeds this is too slow; it is disconnected rather than buffered for. */
@@ -42,12 +43,16 @@ export function registerEventStreamRoute(app: FastifyInstance, options: EventStr
       reply.header('www-authenticate', 'Bearer');
       return sendError(request, reply, 401, errorBody(401, 'Missing, invalid or expired token'));
     }
+    // The same stream as the tRPC subscription, so the same rule: any scope may read it, in the projects its token reaches.
+    const grant = claims?.grant ?? SESSION_GRANT;
+    const refusal = callRefusal(grant, 'projects.events', 'subscription');
+    if (refusal) return sendError(request, reply, 403, errorBody(403, refusal.message, refusal.reason));
     const lastEventId = (request.headers['last-event-id'] as string | undefined) ?? request.query.lastEventId;
     if (lastEventId !== undefined && !EVENT_ID.test(lastEventId)) {
       return sendError(request, reply, 400, errorBody(400, 'Last-Event-ID must be an event id', 'INVALID_EVENT_ID'));
     }
     try {
-      await requireProjectAccess(options.db, request.params.id, userId);
+      await runWithGrant(grant, () => requireProjectAccess(options.db, request.params.id, userId));
     } catch (error) {
       if (error instanceof DomainError) return sendError(request, reply, 404, errorBody(404, error.message));
       throw error;
@@ -58,7 +63,7 @@ export function registerEventStreamRoute(app: FastifyInstance, options: EventStr
     reply.raw.once('close', () => controller.abort());
     try {
       let cutOff: SlowConsumerError | undefined;
-      const events = await options.events.follow(userId, request.params.id, {
+      const events = await runWithGrant(grant, () => options.events.follow(userId, request.params.id, {
         lastEventId: lastEventId ?? null,
         signal: controller.signal,
         transport: 'sse',
@@ -66,7 +71,7 @@ export function registerEventStreamRoute(app: FastifyInstance, options: EventStr
           cutOff = error;
           controller.abort();
         },
-      });
+      }));
       await writeStream(request, reply, events, controller, options.heartbeatMs, () => cutOff);
     } finally {
       open.delete(controller);

@@ -1,14 +1,46 @@
 import type { Db } from '@tasklane/db';
-import type { AuthResponse, LoginInput, RegisterInput, UpdateMeInput, User } from '@tasklane/schemas';
+import { ACCESS_TOKEN_PREFIX, type AuthResponse, type LoginInput, type RegisterInput, type Session, type UpdateMeInput, type User } from '@tasklane/schemas';
+import type { AccessTokensService } from '../access-tokens/service';
+import { type BackgroundQueue, createBackgroundQueue } from '../lib/background';
 import { isUniqueViolation } from '../lib/db-errors';
-import { newId } from '../lib/ids';
-import { DomainError } from '../errors';
+import { isId, newId } from '../lib/ids';
+import { decodeIdCursor, type Page, pageSize, toPage } from '../lib/paging';
+import { DomainError, notFound } from '../errors';
+import { createLastUsedRecorder } from './last-used';
 import type { PasswordHasher } from './password';
 import * as store from './store';
 import { createTokenStateCache, type TokenStateCache } from './token-state';
 import type { TokenClaims, TokenService } from './tokens';
 
+/** The client a session is started for, as the server saw it. */
+export interface ClientInfo {
+  ip?: string | undefined;
+  userAgent?: string | undefined;
+}
+
+export interface AuthOptions {
+  /** PASSWORD_LOGIN: false refuses register and log in with a password (single sign-on only). */
+  passwordLogin?: boolean;
+  /** Personal access tokens (`tl_pat_…`); without them such a bearer is refused like any unknown token. */
+  accessTokens?: AccessTokensService;
+  /** Work off the request's path (last-used stamps); without it (the CLI) failures are dropped. */
+  background?: BackgroundQueue;
+}
+
+const USER_AGENT_MAX = 512;
+
 const toUser = (row: { id: string; name: string; email: string }): User => ({ id: row.id, name: row.name, email: row.email });
+
+const toSession = (row: store.SessionRow, currentId: string | undefined): Session => ({
+  id: row.id,
+  method: row.method === 'oidc' ? 'oidc' : 'password',
+  createdAt: row.createdAt.toISOString(),
+  lastUsedAt: row.lastUsedAt.toISOString(),
+  expiresAt: row.expiresAt.toISOString(),
+  userAgent: row.userAgent,
+  ip: row.ip,
+  current: row.id === currentId,
+});
 
 const invalidCredentials = () => new DomainError('UNAUTHORIZED', 'Invalid email or password', 'INVALID_CREDENTIALS');
 
@@ -20,48 +52,93 @@ export async function findUserByEmail(db: Db, email: string): Promise<User | und
   return row && toUser(row);
 }
 
+const unauthorized = () => new DomainError('UNAUTHORIZED', 'Missing, invalid or expired token');
+
+export const passwordLoginDisabled = () =>
+  new DomainError('FORBIDDEN', 'Password sign-in is turned off on this server: use single sign-on', 'PASSWORD_LOGIN_DISABLED');
+
 /** `tokenStates` remembers tokens proven current; without one (the CLI) every check asks the database. */
-export function createAuthService(db: Db, passwords: PasswordHasher, tokens: TokenService, tokenStates: TokenStateCache = createTokenStateCache(0)) {
-  async function respond(user: { id: string; name: string; email: string; tokenVersion: number }): Promise<AuthResponse> {
-    const { token, expiresIn } = await tokens.issue(user.id, user.tokenVersion);
+export function createAuthService(
+  db: Db,
+  passwords: PasswordHasher,
+  tokens: TokenService,
+  tokenStates: TokenStateCache = createTokenStateCache(0),
+  options: AuthOptions = {},
+) {
+  const { accessTokens, passwordLogin = true, background = createBackgroundQueue(() => {}) } = options;
+  const lastUsed = createLastUsedRecorder(
+    (claims) => (claims.grant ? accessTokens!.touch(claims) : store.touchSession(db, claims.sessionId!)),
+    background,
+  );
+
+  /** A new session of the user and its login token: the response of login, register and single sign-on. */
+  async function startSession(user: { id: string; name: string; email: string; tokenVersion: number }, method: 'password' | 'oidc', client: ClientInfo = {}): Promise<AuthResponse> {
+    const sessionId = newId();
+    const now = new Date();
+    await store.insertSession(db, {
+      id: sessionId,
+      userId: user.id,
+      method,
+      userAgent: client.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
+      ip: client.ip ?? null,
+      createdAt: now,
+      lastUsedAt: now,
+      expiresAt: new Date(now.getTime() + tokens.ttlSeconds * 1000),
+    });
+    const { token, expiresIn } = await tokens.issue(user.id, user.tokenVersion, sessionId);
     return { access_token: token, token_type: 'Bearer', expires_in: expiresIn, user: toUser(user) };
   }
 
+
   return {
-    async register(input: RegisterInput): Promise<AuthResponse> {
+    startSession,
+
+    /** For single sign-on: the account with this (normalised) email, or with this id. */
+    accountByEmail: (email: string) => store.findUserByEmail(db, email),
+    accountById: (id: string) => store.findUserById(db, id),
+
+    /** For single sign-on: a new account without a password (its owner may set one through a reset). */
+    createAccount: (account: { name: string; email: string }) => store.insertUser(db, { id: newId(), ...account, passwordHash: null }),
+
+    async register(input: RegisterInput, client?: ClientInfo): Promise<AuthResponse> {
+      if (!passwordLogin) throw passwordLoginDisabled();
       if (await store.findUserByEmail(db, input.email)) throw emailTaken();
       const passwordHash = await passwords.hash(input.password);
       try {
         const user = await store.insertUser(db, { id: newId(), name: input.name, email: input.email, passwordHash });
-        return await respond(user);
+        return await startSession(user, 'password', client);
       } catch (error) {
         if (isUniqueViolation(error)) throw emailTaken();
         throw error;
       }
     },
 
-    async login(input: LoginInput): Promise<AuthResponse> {
+    async login(input: LoginInput, client?: ClientInfo): Promise<AuthResponse> {
+      if (!passwordLogin) throw passwordLoginDisabled();
       const user = await store.findUserByEmail(db, input.email);
-      if (!user) {
+      // No user, or one made through single sign-on with no password yet: the same work and answer.
+      if (!user?.passwordHash) {
         await passwords.verifyAgainstDummy(input.password);
         throw invalidCredentials();
       }
       if (!(await passwords.verify(input.password, user.passwordHash))) throw invalidCredentials();
-      return respond(user);
+      return startSession(user, 'password', client);
     },
 
-    /** The operator's reset (CLI `reset-password`): a new password, and every existing token revoked. */
+    /** The operator's reset (CLI `reset-password`): a new password, every existing token revoked. */
     async resetPassword(email: string, password: string): Promise<User> {
       const user = await store.findUserByEmail(db, email.trim().toLowerCase());
       if (!user) throw new DomainError('NOT_FOUND', 'No user with this email', 'USER_NOT_FOUND');
-      const updated = await store.replacePassword(db, user.id, await passwords.hash(password));
+      const passwordHash = await passwords.hash(password);
+      // Every login token issued before is revoked (token version) and every session signed out.
+      const updated = await db.transaction((tx) => store.replacePasswordSigningOut(tx, user.id, passwordHash));
       tokenStates.forgetUser(user.id);
       return toUser(updated ?? user);
     },
 
     async me(userId: string): Promise<User> {
       const user = await store.findUserById(db, userId);
-      if (!user) throw new DomainError('UNAUTHORIZED', 'Missing, invalid or expired token');
+      if (!user) throw unauthorized();
       return toUser(user);
     },
 
@@ -71,18 +148,20 @@ export function createAuthService(db: Db, passwords: PasswordHasher, tokens: Tok
      */
     async updateMe(userId: string, { currentPassword, password, ...patch }: UpdateMeInput): Promise<User> {
       const user = await store.findUserById(db, userId);
-      if (!user) throw new DomainError('UNAUTHORIZED', 'Missing, invalid or expired token');
-      if (currentPassword !== undefined && !(await passwords.verify(currentPassword, user.passwordHash))) {
+      if (!user) throw unauthorized();
+      if (currentPassword !== undefined && !(user.passwordHash && (await passwords.verify(currentPassword, user.passwordHash)))) {
         throw new DomainError('FORBIDDEN', 'The current password is wrong', 'INVALID_CURRENT_PASSWORD');
       }
       if (patch.email !== undefined && patch.email !== user.email && (await store.findUserByEmail(db, patch.email))) throw emailTaken();
       try {
-        const updated = await store.updateUser(db, userId, {
-          ...patch,
-          ...(password !== undefined ? { passwordHash: await passwords.hash(password) } : {}),
+        const passwordHash = password !== undefined ? await passwords.hash(password) : undefined;
+        const updated = await db.transaction(async (tx) => {
+          const row = await store.updateUser(tx, userId, { ...patch, ...(passwordHash ? { passwordHash } : {}) });
+          if (row && passwordHash) await store.deleteSessionsOf(tx, userId);
+          return row;
         });
-        if (!updated) throw new DomainError('UNAUTHORIZED', 'Missing, invalid or expired token');
-        if (password !== undefined) tokenStates.forgetUser(userId);
+        if (!updated) throw unauthorized();
+        if (passwordHash) tokenStates.forgetUser(userId);
         return toUser(updated);
       } catch (error) {
         if (isUniqueViolation(error)) throw emailTaken();
@@ -90,27 +169,61 @@ export function createAuthService(db: Db, passwords: PasswordHasher, tokens: Tok
       }
     },
 
-    /** Revokes the presented token, in the database, so every instance refuses it from now on. */
-    async logout(userId: string, token: Pick<TokenClaims, 'jti' | 'expiresAt'>): Promise<{ message: string }> {
-      await store.revokeToken(db, { jti: token.jti, userId, expiresAt: new Date(token.expiresAt * 1000) });
+    /** Signs the presented token's session out (a token from before sessions is revoked by its jti), on every instance. */
+    async logout(userId: string, token: Pick<TokenClaims, 'jti' | 'expiresAt' | 'sessionId'>): Promise<{ message: string }> {
+      if (token.sessionId) await store.deleteSession(db, userId, token.sessionId);
+      else await store.revokeToken(db, { jti: token.jti, userId, expiresAt: new Date(token.expiresAt * 1000) });
       tokenStates.forgetToken(token.jti);
       return { message: 'Logged out' };
     },
 
-    /** The claims of an `Authorization: Bearer` header whose signature and expiry hold (no database). */
-    async identify(authorization: string | undefined): Promise<TokenClaims | null> {
-      const match = authorization ? /^Bearer ([A-Za-z0-9_.-]{1,4096})$/i.exec(authorization.trim()) : null;
-      if (!match?.[1]) return null;
-      return (await tokens.verify(match[1])) ?? null;
+    /** The user's signed-in sessions, newest first; `current` marks the one of the request. */
+    async listSessions(userId: string, currentSessionId: string | undefined, query: { limit?: number; cursor?: string }): Promise<Page<Session>> {
+      const limit = pageSize(query.limit);
+      const rows = await store.listSessions(db, userId, decodeIdCursor(query.cursor), limit + 1);
+      return toPage(rows, limit, (row) => toSession(row, currentSessionId), (row) => [row.id]);
     },
 
-    /** Whether a verified token still holds in the database: its user exists and has not revoked it since. */
+    /** Signs one session out, on every instance (its token then gets 401). */
+    async revokeSession(userId: string, sessionId: string): Promise<{ message: string }> {
+      if (!isId(sessionId) || !(await store.deleteSession(db, userId, sessionId))) throw notFound('Session');
+      tokenStates.forgetToken(sessionId);
+      return { message: 'Session signed out' };
+    },
+
+    /** Signs every other session of the user out; the request's own stays. */
+    async revokeOtherSessions(userId: string, currentSessionId: string | undefined): Promise<{ message: string }> {
+      const ended = await store.deleteSessionsOf(db, userId, currentSessionId);
+      for (const id of ended) tokenStates.forgetToken(id);
+      return { message: `Signed out of ${ended.length} other session${ended.length === 1 ? '' : 's'}` };
+    },
+
+    /** The claims of an `Authorization: Bearer` header: a login token whose signature and expiry hold, or a known personal access token. */
+    async identify(authorization: string | undefined): Promise<TokenClaims | null> {
+      const match = authorization ? /^Bearer ([A-Za-z0-9_.-]{1,4096})$/i.exec(authorization.trim()) : null;
+      const token = match?.[1];
+      if (!token) return null;
+      if (token.startsWith(ACCESS_TOKEN_PREFIX)) return (await accessTokens?.identify(token)) ?? null;
+      return (await tokens.verify(token)) ?? null;
+    },
+
+    /**
+     * Whether identified claims still hold in the database: a login token's user exists, has not
+     * changed password since, and its session is signed in (or, from before sessions, it was not
+     * logged out); a personal access token still exists and has not expired.
+     */
     async isCurrent(claims: TokenClaims): Promise<boolean> {
-      if (tokenStates.holds(claims)) return true;
-      const startedIn = tokenStates.generation();
-      const state = await store.findTokenState(db, claims.userId, claims.jti);
-      const current = state !== undefined && !state.revoked && state.tokenVersion === claims.tokenVersion;
-      if (current) tokenStates.remember(claims, startedIn);
+      let current = tokenStates.holds(claims);
+      if (!current) {
+        const startedIn = tokenStates.generation();
+        if (claims.grant) current = (await accessTokens?.holds(claims)) ?? false;
+        else {
+          const state = await store.findTokenState(db, claims.userId, claims.jti, claims.sessionId);
+          current = state !== undefined && !state.revoked && state.tokenVersion === claims.tokenVersion && (!claims.sessionId || state.signedIn);
+        }
+        if (current) tokenStates.remember(claims, startedIn);
+      }
+      if (current && (claims.grant || claims.sessionId)) lastUsed.note(claims);
       return current;
     },
   };

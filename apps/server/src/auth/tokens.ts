@@ -1,14 +1,22 @@
-import { randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
+import { isId } from '../lib/ids';
+import type { Grant } from '../policy';
 
 export interface TokenClaims {
   userId: string;
   /** The user's token version when issued; a password change bumps it and so revokes the token. */
   tokenVersion: number;
-  /** The token's own id, which POST /auth/logout revokes. */
+  /** The token's own id, which POST /auth/logout revokes: a login token's session id, a personal access token's id. */
   jti: string;
   /** Seconds since the epoch. */
   expiresAt: number;
+  /**
+   * The session a login token belongs to (its `sid` claim, equal to its jti): the token holds while
+   * the session row exists. Absent on login tokens issued before sessions, which hold as they did.
+   */
+  sessionId?: string;
+  /** A personal access token's scopes and projects; absent for a login token (a session's grant). */
+  grant?: Grant;
 }
 
 const CACHE_LIMIT = 10_000;
@@ -18,12 +26,13 @@ export function createTokenService(secret: string, ttlSeconds: number) {
   const key = new TextEncoder().encode(secret);
   const verified = new Map<string, TokenClaims>();
 
-  async function issue(userId: string, tokenVersion: number): Promise<{ token: string; expiresIn: number }> {
-    const token = await new SignJWT({ tv: tokenVersion })
+  /** A login token of the session `sessionId` (its jti and `sid` claim). */
+  async function issue(userId: string, tokenVersion: number, sessionId: string): Promise<{ token: string; expiresIn: number }> {
+    const token = await new SignJWT({ tv: tokenVersion, sid: sessionId })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(userId)
       .setIssuedAt()
-      .setJti(randomUUID())
+      .setJti(sessionId)
       .setExpirationTime(`${ttlSeconds}s`)
       .sign(key);
     return { token, expiresIn: ttlSeconds };
@@ -44,6 +53,7 @@ export function createTokenService(secret: string, ttlSeconds: number) {
         tokenVersion: typeof payload.tv === 'number' ? payload.tv : 0,
         jti: payload.jti,
         expiresAt: payload.exp,
+        ...(typeof payload.sid === 'string' && payload.sid === payload.jti && isId(payload.sid) ? { sessionId: payload.sid } : {}),
       };
       if (verified.size >= CACHE_LIMIT) {
         const oldest = verified.keys().next().value;
@@ -56,7 +66,7 @@ export function createTokenService(secret: string, ttlSeconds: number) {
     }
   }
 
-  return { issue, verify };
+  return { issue, verify, ttlSeconds };
 }
 
 export type TokenService = ReturnType<typeof createTokenService>;

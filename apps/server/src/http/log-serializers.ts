@@ -1,7 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 
-/** Query parameters that carry credentials: EventSource and tRPC's SSE link cannot send headers. */
-const SECRET_PARAMS = ['access_token', 'connectionParams'];
+/**
+ * Query parameters that carry credentials: EventSource and tRPC's SSE link cannot send headers, and
+ * an OpenID provider returns its authorization code and state in the callback's query.
+ */
+const SECRET_PARAMS = ['access_token', 'connectionParams', 'code', 'state'];
 
 /** The URL with secret query values replaced, for logs. */
 export function redactUrl(url: string): string {

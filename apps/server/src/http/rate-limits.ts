@@ -4,11 +4,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { errorBody, sendError } from './rest-errors';
 
-const AUTH_PATHS = /^\/api\/(v1\/auth\/(login|register)|trpc\/auth\.(login|register))(\?|$)/;
+/** Routes that take a password, an email or a single-use code: limited per client IP and per email. */
+const AUTH_PATHS =
+  /^\/api\/(v1\/auth\/(login|register|password-reset|password-reset\/confirm|oidc\/exchange)|trpc\/auth\.(login|register|requestPasswordReset|confirmPasswordReset|oidc\.exchange))(\?|$)/;
 const WINDOW_MS = 60_000;
 
 export interface RateLimitOptions {
-  /** Login and register attempts per minute, per client IP and per email. */
+  /** Login, register and password reset attempts per minute, per client IP and per email. */
   authPerMinute: number;
   /** API requests per minute per bearer token; 0 turns this limit off. */
   tokenPerMinute: number;
@@ -78,7 +80,7 @@ async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
 }
 
 /**
- * Login and register are limited per client IP and per email, so neither a single client nor a
+ * Login, register, password reset and the sign-on exchange are limited per client IP and per email, so neither a single client nor a
  * distributed guess at one account gets more than `authPerMinute` attempts a minute. Every other
  * API request carrying a token is limited per token, against runaway scripts.
  */

@@ -14,7 +14,7 @@ import { isId, newId } from '../lib/ids';
 import { decodeIdCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { nextVersion, requireVersion } from '../lib/versions';
 import { addOwnerMembership, makeOwnerAdmin } from '../members/service';
-import { authorize } from '../policy';
+import { authorize, currentGrant, grantedProjects, requireReach } from '../policy';
 import { changedFields, recordChange } from '../recorded-write';
 import { DomainError, notFound } from '../errors';
 import * as store from './store';
@@ -36,7 +36,7 @@ export function createProjectsService(db: Db) {
   return {
     async list(userId: string, query: { limit?: number; cursor?: string }): Promise<Page<Project>> {
       const limit = pageSize(query.limit);
-      const rows = await store.listProjectsOfMember(db, userId, decodeIdCursor(query.cursor), limit + 1);
+      const rows = await store.listProjectsOfMember(db, userId, decodeIdCursor(query.cursor), limit + 1, grantedProjects(currentGrant()));
       return toPage(rows, limit, ({ project, role }) => toProject(project, role), ({ project }) => [project.id]);
     },
 
@@ -58,6 +58,7 @@ export function createProjectsService(db: Db) {
 
     /** The project with its task counts by status, so a client needs no second call. */
     async get(userId: string, projectId: string): Promise<ProjectDetail> {
+      requireReach(projectId);
       // Membership, project and counts in one query: a non-member gets the same 404 as an unknown id.
       const found = isId(projectId) ? await store.findProjectForMember(db, projectId, userId) : undefined;
       if (!found) throw notFound('Project');

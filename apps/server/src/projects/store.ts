@@ -1,5 +1,5 @@
 import { type Db, memberships, projects, projectTaskCounts } from '@tasklane/db';
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { callerRoleIn } from '../access';
 import { preparedFor } from '../lib/prepared';
 
@@ -35,13 +35,19 @@ export const findProject = async (db: Db, id: string, options: { forUpdate?: boo
   return (await (options.forUpdate ? query.for('update') : query))[0];
 };
 
-/** The projects a user is a member of, in id (creation) order, after `afterId`. */
-export const listProjectsOfMember = (db: Db, userId: string, afterId: string | undefined, limit: number) =>
+/** The projects a user is a member of (of `within` only, when given), in id (creation) order, after `afterId`. */
+export const listProjectsOfMember = (db: Db, userId: string, afterId: string | undefined, limit: number, within?: readonly string[]) =>
   db
     .select({ project: projects, role: memberships.role })
     .from(memberships)
     .innerJoin(projects, eq(projects.id, memberships.projectId))
-    .where(and(eq(memberships.userId, userId), afterId ? gt(memberships.projectId, afterId) : undefined))
+    .where(
+      and(
+        eq(memberships.userId, userId),
+        afterId ? gt(memberships.projectId, afterId) : undefined,
+        within ? inArray(memberships.projectId, [...within]) : undefined,
+      ),
+    )
     .orderBy(asc(memberships.projectId))
     .limit(limit);
 

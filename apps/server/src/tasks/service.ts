@@ -11,7 +11,7 @@ import { isUnstorableValue } from '../lib/db-errors';
 import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { nextVersion, requireVersion } from '../lib/versions';
-import { allowedBy, authorize, type ProjectAccess } from '../policy';
+import { allowedBy, authorize, currentGrant, grantedProjects, type ProjectAccess, requireReach } from '../policy';
 import { type Change, changedFields, recordChange } from '../recorded-write';
 import { DomainError, notFound } from '../errors';
 import * as store from './store';
@@ -78,6 +78,7 @@ export function createTasksService(db: Db) {
 
   function accessOf(userId: string, found: { task: store.TaskRow; role: ProjectAccess['role']; ownerId: string } | undefined) {
     if (!found) throw notFound('Task');
+    requireReach(found.task.projectId, 'Task');
     return {
       task: found.task,
       access: { projectId: found.task.projectId, role: found.role, isOwner: found.ownerId === userId },
@@ -122,6 +123,7 @@ export function createTasksService(db: Db) {
   return {
     async listForProject(userId: string, { projectId, ...query }: ListProjectTasksInput): Promise<Page<Task>> {
       if (!isId(projectId)) throw notFound('Project');
+      requireReach(projectId);
       let page: Page<Task>;
       try {
         page = await listWhere(userId, { projectId, memberId: userId }, query);
@@ -138,7 +140,7 @@ export function createTasksService(db: Db) {
 
     /** The caller's view across all their projects ("my work"). */
     listAcrossProjects(userId: string, query: TaskListQuery): Promise<Page<Task>> {
-      return listWhere(userId, { projectIdsOfMember: userId }, query);
+      return listWhere(userId, { projectIdsOfMember: userId, within: grantedProjects(currentGrant()) }, query);
     },
 
     async get(userId: string, taskId: string): Promise<Task> {
@@ -146,6 +148,7 @@ export function createTasksService(db: Db) {
     },
 
     async create(userId: string, input: CreateTaskInput): Promise<Task> {
+      requireReach(input.projectId);
       const status = input.status ?? 'TODO';
       const now = new Date();
       // Every column is set here, so the new task is known before it is written: the access check,

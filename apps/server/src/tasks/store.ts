@@ -168,7 +168,7 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (match) => `\\${mat
 
 /** What a list statement's text depends on; the values it is run with are separate (see runStatement). */
 interface ListShape {
-  scope: 'project' | 'member';
+  scope: 'project' | 'member' | 'member-within';
   statuses: boolean;
   priorities: boolean;
   assignee: 'any' | 'none' | 'one';
@@ -239,7 +239,7 @@ function withIsoTimestamps(rows: Task[]): Task[] {
  */
 export function listTasks(
   db: Db,
-  scope: { projectId: string; memberId: string } | { projectIdsOfMember: string },
+  scope: { projectId: string; memberId: string } | { projectIdsOfMember: string; within?: readonly string[] | undefined },
   filters: TaskFilters,
   order: TaskOrder,
   cursor: CursorValue[] | undefined,
@@ -248,7 +248,7 @@ export function listTasks(
   const statuses = filters.statuses ?? [];
   const priorities = filters.priorities ?? [];
   const shape: ListShape = {
-    scope: 'projectId' in scope ? 'project' : 'member',
+    scope: 'projectId' in scope ? 'project' : scope.within ? 'member-within' : 'member',
     statuses: statuses.length > 0,
     priorities: priorities.length > 0,
     assignee: filters.assigneeId === undefined ? 'any' : filters.assigneeId === null ? 'none' : 'one',
@@ -261,7 +261,9 @@ export function listTasks(
   };
   const values = valuesFor(
     {
-      ...('projectId' in scope ? { projectId: scope.projectId, memberId: scope.memberId } : { memberId: scope.projectIdsOfMember }),
+      ...('projectId' in scope
+        ? { projectId: scope.projectId, memberId: scope.memberId }
+        : { memberId: scope.projectIdsOfMember, within: scope.within ? `{${scope.within.join(',')}}` : undefined }),
       // One placeholder for any number of values, as an array literal (the values are enum names,
       // checked by the input schema), so a filter of one status and of five share one statement.
       statuses: `{${statuses.join(',')}}`,
@@ -288,7 +290,11 @@ function listStatement(shape: ListShape): SQL {
           eq(tasks.projectId, value('projectId')),
           sql`exists (select 1 from ${memberships} where ${memberships.projectId} = ${value('projectId')} and ${memberships.userId} = ${value('memberId')})`,
         )
-      : sql`${tasks.projectId} in (select ${memberships.projectId} from ${memberships} where ${memberships.userId} = ${value('memberId')})`;
+      : and(
+          sql`${tasks.projectId} in (select ${memberships.projectId} from ${memberships} where ${memberships.userId} = ${value('memberId')})`,
+          // A personal access token limited to some projects lists across those only.
+          shape.scope === 'member-within' ? sql`${tasks.projectId} = any(${value('within')}::uuid[])` : undefined,
+        );
   return sql`
     select ${TASK_FIELDS} from ${tasks}
     where ${and(inScope, ...filterConditions(shape), afterCursor(shape))}

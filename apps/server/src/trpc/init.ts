@@ -1,8 +1,10 @@
 import { initTRPC } from '@trpc/server';
+import type { ClientInfo } from '../auth/service';
 import { isDatabaseUnavailable, isUnstorableValue } from '../lib/db-errors';
 import type { Services } from '../services';
 import { DomainError } from '../errors';
 import type { ResponseMeta } from '../lib/response-meta';
+import { callRefusal, runWithGrant, SESSION_GRANT } from '../policy';
 import { domainErrorOf, formatError, toTRPCError } from './errors';
 
 /** Opaque in the router's public type so no server-only type reaches the SDK's declarations. */
@@ -20,6 +22,12 @@ export interface Context {
   idempotencyKey: string | undefined;
   /** Path and query of the request, for building `Link` headers. */
   url: string;
+  /** The client as the server saw it (address per TRUST_PROXY), recorded with a new session. */
+  client: ClientInfo;
+  /** The Cookie header: single sign-on keeps its flow in a cookie. */
+  cookie: string | undefined;
+  /** The Accept header: a browser (text/html) is redirected where an API client gets JSON. */
+  accept: string | undefined;
   /** What a procedure wants on the REST response (status, ETag, Link), read by responseMeta. */
   response: ResponseMeta;
   /** Drops the request's connection at once: a live subscription ends so for a client too slow to read. */
@@ -44,6 +52,8 @@ export type ProcedureMeta = {
   };
   /** The success status on REST (201 for creates); the OpenAPI document is corrected from it. */
   successStatus?: number;
+  /** A redirect (with Location and a `{ location }` body) the route answers besides its success, for the OpenAPI document. */
+  redirect?: { status: 302 | 303; description: string };
   /** Error statuses this route can answer besides 400/401/404/500, for the OpenAPI document. */
   errors?: number[];
   /** Response headers the route sets, for the OpenAPI document. */
@@ -59,6 +69,7 @@ const t = initTRPC
   .create({ errorFormatter: formatError, sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 30_000 } } });
 
 export const router = t.router;
+export const mergeRouters = t.mergeRouters;
 
 /**
  * Every procedure's refusals become tRPC's here. An unreachable database is the service's outage,
@@ -81,20 +92,26 @@ export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
 const unauthorized = () => new DomainError('UNAUTHORIZED', 'Missing, invalid or expired token');
 
 /**
- * Every procedure but register and login: resolves the bearer token to the caller's id, and checks
- * in the database that the token still holds. A write runs only after that check. A read has no
- * effect, so it runs beside the check instead of after it — one database round trip of latency
- * instead of two — and its result is released only once the token has proved current.
+ * Every procedure but the public ones: resolves the bearer token (a login token or a personal access
+ * token) to the caller's id, and checks in the database that the token still holds. A write runs
+ * only after that check. A read has no effect, so it runs beside the check instead of after it —
+ * one database round trip of latency instead of two — and its result is released only once the
+ * token has proved current. What the token's grant allows (policy.ts) is asked here for the
+ * procedure, and the procedure runs under the grant, which limits the projects it reaches.
  */
-export const protectedProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
+export const protectedProcedure = publicProcedure.use(async ({ ctx, type, path, next }) => {
   const claims = await ctx.services.auth.identify(ctx.authorization);
   if (!claims) throw unauthorized();
+  const grant = claims.grant ?? SESSION_GRANT;
+  const refusal = callRefusal(grant, path, type);
   const current = ctx.services.auth.isCurrent(claims);
-  if (type !== 'query') {
+  const proceed = () => runWithGrant(grant, () => next({ ctx: { userId: claims.userId, token: claims } }));
+  if (type !== 'query' || refusal) {
     if (!(await current)) throw unauthorized();
-    return next({ ctx: { userId: claims.userId, token: claims } });
+    if (refusal) throw refusal;
+    return proceed();
   }
-  const [isCurrent, result] = await Promise.all([current, next({ ctx: { userId: claims.userId, token: claims } })]);
+  const [isCurrent, result] = await Promise.all([current, proceed()]);
   if (!isCurrent) throw unauthorized();
   return result;
 });

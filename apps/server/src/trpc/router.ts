@@ -1,3 +1,4 @@
+import { accessTokensRouter } from '../access-tokens/router';
 import { activityRouter } from '../activity/router';
 import { authRouter } from '../auth/router';
 import { commentsRouter } from '../comments/router';
@@ -5,10 +6,11 @@ import { membersRouter } from '../members/router';
 import { projectsRouter } from '../projects/router';
 import { tasksRouter } from '../tasks/router';
 import { webhooksRouter } from '../webhooks/router';
-import { router } from './init';
+import { ssoRouter } from '../sso/router';
+import { mergeRouters, router } from './init';
 
 export const appRouter = router({
-  auth: authRouter,
+  auth: mergeRouters(authRouter, router({ tokens: accessTokensRouter, oidc: ssoRouter })),
   projects: projectsRouter,
   members: membersRouter,
   tasks: tasksRouter,

@@ -1,5 +1,6 @@
 import type { Db } from '@tasklane/db';
 import type { WebhookConfig } from '../config';
+import { backoffMs, startBackgroundWorker } from '../lib/background-worker';
 import { sendDelivery } from './send';
 import * as store from './store';
 
@@ -11,7 +12,7 @@ const describeDuration = (ms: number) => (ms >= 3_600_000 ? `${Math.round(ms / 3
 export function nextAttemptAt(attempts: number, createdAt: Date, now: Date, config: WebhookConfig): Date | null {
   const giveUpAt = createdAt.getTime() + config.retryWindowMs;
   if (now.getTime() >= giveUpAt) return null;
-  const delay = Math.min(config.retryBaseMs * 2 ** Math.min(attempts - 1, 40), config.retryMaxDelayMs);
+  const delay = backoffMs(attempts, config.retryBaseMs, config.retryMaxDelayMs);
   return new Date(Math.min(now.getTime() + delay, giveUpAt));
 }
 
@@ -22,9 +23,6 @@ export function nextAttemptAt(attempts: number, createdAt: Date, now: Date, conf
  */
 export function startDeliveryWorker(db: Db, config: WebhookConfig, onError: (error: unknown) => void) {
   const leaseMs = config.timeoutMs * 2 + 5000;
-  let running: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
 
   async function deliver(delivery: store.ClaimedDelivery): Promise<void> {
     const result = await sendDelivery(
@@ -45,49 +43,22 @@ export function startDeliveryWorker(db: Db, config: WebhookConfig, onError: (err
   // for at most once an hour (more often only when the retention itself is shorter).
   const pruneEveryMs = Math.min(3_600_000, config.logRetentionMs);
   let lastPrunedAt = 0;
-  async function pruneLogWhenDue(): Promise<void> {
+  async function pruneLogWhenDue(stopped: () => boolean): Promise<void> {
     const now = Date.now();
     if (now - lastPrunedAt < pruneEveryMs) return;
     lastPrunedAt = now;
-    while ((await store.pruneDeliveryLog(db, new Date(now - config.logRetentionMs))) > 0 && !stopped);
+    while ((await store.pruneDeliveryLog(db, new Date(now - config.logRetentionMs))) > 0 && !stopped());
   }
 
-  async function drain(): Promise<void> {
+  async function drain(stopped: () => boolean): Promise<void> {
+    let claimed: store.ClaimedDelivery[];
     do {
-      again = false;
-      let claimed: store.ClaimedDelivery[];
-      do {
-        claimed = await store.claimDue(db, BATCH, leaseMs);
-        await Promise.all(claimed.map(deliver));
-      } while (claimed.length === BATCH && !stopped);
-      await store.deleteOrphanedWebhooks(db);
-      await pruneLogWhenDue();
-    } while (again && !stopped);
+      claimed = await store.claimDue(db, BATCH, leaseMs);
+      await Promise.all(claimed.map(deliver));
+    } while (claimed.length === BATCH && !stopped());
+    await store.deleteOrphanedWebhooks(db);
+    await pruneLogWhenDue(stopped);
   }
 
-  function wake(): void {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = drain()
-      .catch(onError)
-      .finally(() => {
-        running = undefined;
-      });
-  }
-
-  const timer = setInterval(wake, config.pollMs);
-  timer.unref();
-  wake();
-
-  return {
-    wake,
-    async stop(): Promise<void> {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startBackgroundWorker({ pollMs: config.pollMs, drain, onError });
 }

@@ -156,5 +156,43 @@ describe('WORKERS (cluster mode)', () => {
       }
       // Three Node processes start and stop here: on a busy machine that alone takes tens of seconds.
     }, 120_000);
+
+    it('revokes a signed-out session and a personal access token at once on another instance of the same database', async () => {
+      const { url, drop } = await openTestDatabase();
+      // Each instance remembers a proven token for a minute: only the database's NOTIFY can make it refuse sooner.
+      const env = { DATABASE_URL: url!, TOKEN_CHECK_CACHE_MS: '60000' };
+      const [portA, portB] = [await freePort(), await freePort()];
+      const a = start(portA, env);
+      const b = start(portB, env);
+      const call = (port: number, method: string, path: string, token?: string, body?: unknown) =>
+        fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
+          method,
+          headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        });
+      try {
+        await waitUntilReady(`http://127.0.0.1:${portA}/readyz`, a.exited);
+        await waitUntilReady(`http://127.0.0.1:${portB}/readyz`, b.exited);
+        const credentials = { email: 'two-instances@example.com', password: 'secret-password' };
+        const { access_token: session } = (await (await call(portA, 'POST', '/auth/register', undefined, { name: 'Two instances', ...credentials })).json()) as {
+          access_token: string;
+        };
+        const { access_token: other } = (await (await call(portA, 'POST', '/auth/login', undefined, credentials)).json()) as { access_token: string };
+        const pat = (await (await call(portA, 'POST', '/auth/tokens', session, { name: 'CI', scopes: ['read'] })).json()) as { id: string; token: string };
+        const meOnB = async (token: string) => (await call(portB, 'GET', '/auth/me', token)).status;
+        expect([await meOnB(other), await meOnB(pat.token), await meOnB(session)]).toEqual([200, 200, 200]);
+
+        expect((await call(portA, 'DELETE', `/auth/tokens/${pat.id}`, session)).status).toBe(200);
+        await expect.poll(() => meOnB(pat.token), { timeout: 10_000 }).toBe(401);
+        expect((await call(portA, 'POST', '/auth/sessions/sign-out-others', session, {})).status).toBe(200);
+        await expect.poll(() => meOnB(other), { timeout: 10_000 }).toBe(401);
+        expect(await meOnB(session)).toBe(200);
+      } finally {
+        a.child.kill('SIGTERM');
+        b.child.kill('SIGTERM');
+        await Promise.all([a.exited, b.exited]);
+        await drop();
+      }
+    }, 120_000);
   }
 });

@@ -77,22 +77,35 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
-  it('needs a bearer token everywhere except register and login', () => {
-    expect(document.components.securitySchemes.bearerAuth).toEqual({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-    expect(document.security).toEqual([{ bearerAuth: [] }]);
+  it('needs a bearer token (a login token or a personal access token) everywhere except signing in and password reset', () => {
+    expect(document.components.securitySchemes.bearerAuth).toEqual({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: expect.any(String) });
+    expect(document.components.securitySchemes.personalAccessToken).toEqual({ type: 'http', scheme: 'bearer', bearerFormat: 'tl_pat_…', description: expect.any(String) });
+    expect(document.security).toEqual([{ bearerAuth: [] }, { personalAccessToken: [] }]);
     const open = operations.filter(({ operation }) => operation.security?.length === 0).map(({ path }) => path);
-    expect(open.sort()).toEqual(['/auth/login', '/auth/register']);
+    expect(open.sort()).toEqual([
+      '/auth/login',
+      '/auth/oidc/callback',
+      '/auth/oidc/exchange',
+      '/auth/oidc/login',
+      '/auth/password-reset',
+      '/auth/password-reset/confirm',
+      '/auth/providers',
+      '/auth/register',
+    ]);
     for (const { operation } of operations) {
       if (operation.security?.length !== 0) expect(operation.responses['401']).toBeDefined();
     }
   });
 
-  it('gives the real success status: 201 for creates, 200 otherwise', () => {
+  it('gives the real success status: 201 for creates, 200 otherwise, and the redirects of single sign-on', () => {
     for (const { meta, openapi } of restProcedures) {
       const operation = document.paths[openapi.path]![openapi.method.toLowerCase()]!;
-      const success = Object.keys(operation.responses).filter((status) => status.startsWith('2'));
-      expect(success, `${openapi.method} ${openapi.path}`).toEqual([String(meta.successStatus ?? 200)]);
+      const success = Object.keys(operation.responses).filter((status) => Number(status) < 400);
+      const expected = [meta.successStatus ?? 200, ...(meta.redirect ? [meta.redirect.status] : [])].map(String);
+      expect(success, `${openapi.method} ${openapi.path}`).toEqual(expected);
     }
+    expect(document.paths['/auth/oidc/login']!.get!.responses['302']!.headers).toHaveProperty('Location');
+    expect(document.paths['/auth/oidc/callback']!.get!.responses['303']!.headers).toHaveProperty('Location');
     expect(Object.keys(document.paths['/tasks']!.post!.responses)).toContain('201');
     expect(Object.keys(document.paths['/auth/login']!.post!.responses)).toContain('200');
   });

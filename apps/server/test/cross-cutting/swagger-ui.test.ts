@@ -56,9 +56,11 @@ describe('Swagger UI at /docs, offline in headless Chromium', () => {
 
   it('"Try it out" works after pasting a token once into Authorize', async () => {
     await page.locator('.auth-wrapper .authorize').click();
-    await page.locator('.modal-ux input').first().fill(user.token);
-    await page.locator('.modal-ux .auth-btn-wrapper .authorize').click();
-    await page.locator('.modal-ux .btn-done').click();
+    // Two schemes are offered (a login token, a personal access token): the login token's form.
+    const scheme = page.locator('.modal-ux .auth-container').filter({ hasText: 'bearerAuth' });
+    await scheme.locator('input').fill(user.token);
+    await scheme.locator('.auth-btn-wrapper .authorize').click();
+    await page.locator('.modal-ux .btn-done').first().click();
 
     const operation = page.locator('#operations-auth-authMe');
     await operation.locator('.opblock-summary').click();

@@ -25,6 +25,8 @@ export const testConfig = (overrides: Partial<Config> = {}): Config => ({
   eventHeartbeatMs: 15_000,
   eventMaxQueued: 1000,
   webhooks: { allowPrivate: true, pollMs: 1000, timeoutMs: 5000, retryBaseMs: 1000, retryMaxDelayMs: 60_000, retryWindowMs: 86_400_000, logRetentionMs: 7 * 86_400_000 },
+  publicUrl: 'http://tasklane.test',
+  passwordLogin: true,
   ...overrides,
 });
 
@@ -91,18 +93,21 @@ export interface RequestOptions {
 export interface TestApp {
   app: FastifyInstance;
   database: Database;
+  /** PostgreSQL only: the test database's URL, for another instance's own connections. */
+  databaseUrl?: string;
   request<T = any>(method: string, url: string, options?: RequestOptions): Promise<TestResponse<T>>;
   close(): Promise<void>;
 }
 
 /** `logStream`: the server's own logger writes there (otherwise tests log nothing). */
 export async function startTestApp(overrides: Partial<Config> = {}, { logStream }: { logStream?: NodeJS.WritableStream } = {}): Promise<TestApp> {
-  const { database, drop } = await openTestDatabase();
+  const { database, drop, url } = await openTestDatabase();
   const app = await buildApp(testConfig(overrides), { database, ...(logStream ? { logStream } : { logger: false }) });
   await app.ready();
   return {
     app,
     database,
+    ...(url ? { databaseUrl: url } : {}),
     async request(method, url, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       if (options.token) headers.authorization = `Bearer ${options.token}`;

@@ -1,15 +1,49 @@
-import { useState } from 'preact/hooks';
+import type { AuthProviders } from '@tasklane/schemas';
+import { useEffect, useState } from 'preact/hooks';
 import { useAction } from '../hooks';
-import { client, signIn } from '../session';
+import { client, describeError, signIn } from '../session';
 import { ErrorNote } from '../ui';
 
-/** Log in or register; both sign in at once and keep the token for the next visit. */
+/** What the login page says when the server refused a single sign-on (by the reason it sent back). */
+const SSO_REFUSALS: Record<string, string> = {
+  EMAIL_NOT_VERIFIED:
+    'An account with your email exists, but your identity provider does not confirm the email is verified, so the two were not linked. Log in with your password, or verify the email with your provider.',
+  OIDC_SIGNUP_DISABLED: 'There is no account with your email, and this server does not create one on sign-on. Ask an administrator.',
+  OIDC_EMAIL_MISSING: 'Your identity provider did not share an email address.',
+  OIDC_STATE_MISMATCH: 'The sign-on took too long or was started in another browser. Please try again.',
+  OIDC_CODE_REJECTED: 'The identity provider did not accept the sign-on. Please try again.',
+  OIDC_DENIED: 'The sign-on was cancelled at the identity provider.',
+  OIDC_UNAVAILABLE: 'The identity provider cannot be reached right now. Please try again shortly.',
+};
+
+/** The single sign-on result the server left in the address (`#sso=…` or `#sso_error=…`), taken out of it. */
+function takeSignOnResult(): { code?: string; error?: string } {
+  const hash = new URLSearchParams(window.location.hash.slice(1));
+  const code = hash.get('sso') ?? undefined;
+  const error = hash.get('sso_error') ?? undefined;
+  if (code || error) window.history.replaceState(null, '', window.location.pathname);
+  return { ...(code ? { code } : {}), ...(error ? { error } : {}) };
+}
+
+/** Log in or register; both sign in at once and keep the token for the next visit. Single sign-on when the server offers it. */
 export function AuthPage({ mode, notice }: { mode: 'login' | 'register'; notice: string | undefined }) {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const { busy, error, run } = useAction();
+  const [providers, setProviders] = useState<AuthProviders | undefined>(undefined);
+  const { busy, error, setError, run } = useAction();
   const registering = mode === 'register';
+
+  useEffect(() => {
+    client.auth.providers.query().then(setProviders, (failure: unknown) => setError(describeError(failure)));
+    const result = takeSignOnResult();
+    if (result.error) setError(SSO_REFUSALS[result.error] ?? 'The sign-on did not succeed. Please try again.');
+    if (result.code) {
+      void run(() => client.auth.oidc.exchange.mutate({ code: result.code! })).then((session) => {
+        if (session) signIn(session.access_token, session.user);
+      });
+    }
+  }, []);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -19,53 +53,72 @@ export function AuthPage({ mode, notice }: { mode: 'login' | 'register'; notice:
     if (result) signIn(result.access_token, result.user);
   };
 
+  const passwordOn = providers?.password ?? true;
   return (
     <main id="main" class="auth">
       <h1>Tasklane</h1>
-      <form onSubmit={submit} class="card stack" aria-labelledby="auth-title">
+      <div class="card stack">
         <h2 id="auth-title">{registering ? 'Create an account' : 'Log in'}</h2>
         {notice && !error && (
           <p class="notice" role="status">
             {notice}
           </p>
         )}
-        {registering && (
-          <label>
-            Full name
-            <input value={name} onInput={(e) => setName(e.currentTarget.value)} required autoComplete="name" />
-          </label>
+        {providers?.oidc && (
+          <a class="button primary" href="/api/v1/auth/oidc/login">
+            Sign in with {providers.oidc.name}
+          </a>
         )}
-        <label>
-          Email
-          <input type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} required autoComplete="email" />
-        </label>
-        <label>
-          Password
-          <input
-            type="password"
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-            required
-            minLength={registering ? 6 : undefined}
-            autoComplete={registering ? 'new-password' : 'current-password'}
-          />
-        </label>
-        <ErrorNote error={error} />
-        <button type="submit" class="primary" disabled={busy}>
-          {registering ? 'Register' : 'Log in'}
-        </button>
-        <p>
-          {registering ? (
-            <>
-              Have an account? <a href="/login">Log in</a>
-            </>
-          ) : (
-            <>
-              New here? <a href="/register">Create an account</a>
-            </>
-          )}
-        </p>
-      </form>
+        {passwordOn && (
+          <form onSubmit={submit} class="stack" aria-labelledby="auth-title">
+            {registering && (
+              <label>
+                Full name
+                <input value={name} onInput={(e) => setName(e.currentTarget.value)} required autoComplete="name" />
+              </label>
+            )}
+            <label>
+              Email
+              <input type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} required autoComplete="email" />
+            </label>
+            <label>
+              Password
+              <input
+                type="password"
+                value={password}
+                onInput={(e) => setPassword(e.currentTarget.value)}
+                required
+                minLength={registering ? 6 : undefined}
+                autoComplete={registering ? 'new-password' : 'current-password'}
+              />
+            </label>
+            <ErrorNote error={error} />
+            <button type="submit" class="primary" disabled={busy}>
+              {registering ? 'Register' : 'Log in'}
+            </button>
+          </form>
+        )}
+        {!passwordOn && <ErrorNote error={error} />}
+        {passwordOn && (
+          <p>
+            {registering ? (
+              <>
+                Have an account? <a href="/login">Log in</a>
+              </>
+            ) : (
+              <>
+                New here? <a href="/register">Create an account</a>
+                {providers?.passwordReset && (
+                  <>
+                    {' · '}
+                    <a href="/forgot-password">Forgot your password?</a>
+                  </>
+                )}
+              </>
+            )}
+          </p>
+        )}
+      </div>
     </main>
   );
 }

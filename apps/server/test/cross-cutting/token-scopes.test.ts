@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseSnapshot, expectErrorBody } from '../support/checks';
+import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from '../support/harness';
+import { discoverRestRoutes } from '../support/routes';
+
+/**
+ * Every protected REST route × every scope of a personal access token held by the project's owner
+ * (who may do everything): a scope that covers the route's need succeeds as the owner would; any
+ * other is a 403 that writes nothing. `session`: no token at all (the account and its credentials).
+ */
+const SCOPES = ['read', 'write', 'admin'] as const;
+type Scope = (typeof SCOPES)[number];
+type Need = Scope | 'session';
+
+const NEEDS = {
+  'GET /auth/me': 'read',
+  'PATCH /auth/me': 'session',
+  'POST /auth/logout': 'session',
+  'GET /auth/sessions': 'session',
+  'DELETE /auth/sessions/{id}': 'session',
+  'POST /auth/sessions/sign-out-others': 'session',
+  'POST /auth/tokens': 'session',
+  'GET /auth/tokens': 'session',
+  'DELETE /auth/tokens/{id}': 'session',
+  'GET /projects': 'read',
+  'POST /projects': 'admin',
+  'GET /projects/{id}': 'read',
+  'PATCH /projects/{id}': 'admin',
+  'DELETE /projects/{id}': 'admin',
+  'POST /projects/{id}/transfer-ownership': 'admin',
+  'GET /projects/{id}/members': 'read',
+  'POST /projects/{id}/members/invite': 'admin',
+  'PATCH /projects/{id}/members/{memberId}/role': 'admin',
+  'DELETE /projects/{id}/members/{memberId}': 'admin',
+  'GET /tasks/project/{projectId}': 'read',
+  'GET /tasks': 'read',
+  'POST /tasks': 'write',
+  'GET /tasks/{id}': 'read',
+  'PATCH /tasks/{id}': 'write',
+  'DELETE /tasks/{id}': 'write',
+  'GET /tasks/{id}/comments': 'read',
+  'POST /tasks/{id}/comments': 'write',
+  'GET /tasks/{id}/comments/{commentId}': 'read',
+  'PATCH /tasks/{id}/comments/{commentId}': 'write',
+  'DELETE /tasks/{id}/comments/{commentId}': 'write',
+  'GET /projects/{id}/activity': 'read',
+  'GET /tasks/{id}/activity': 'read',
+  'POST /projects/{id}/webhooks': 'admin',
+  'GET /projects/{id}/webhooks': 'read',
+  'GET /projects/{id}/webhooks/{webhookId}': 'read',
+  'PATCH /projects/{id}/webhooks/{webhookId}': 'admin',
+  'DELETE /projects/{id}/webhooks/{webhookId}': 'admin',
+  'GET /projects/{id}/webhooks/{webhookId}/deliveries': 'read',
+} satisfies Record<string, Need>;
+type Route = keyof typeof NEEDS;
+
+/** The owner's project with a task, a comment, a webhook and a VIEWER member; another session and token of the owner. */
+interface World {
+  projectId: string;
+  taskId: string;
+  commentId: string;
+  webhookId: string;
+  memberId: string;
+  memberUserId: string;
+  sessionId: string;
+  tokenId: string;
+}
+
+const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; body?: unknown }> | { url: string; body?: unknown }> = {
+  'GET /auth/me': () => ({ url: '/auth/me' }),
+  'PATCH /auth/me': () => ({ url: '/auth/me', body: { name: 'Renamed' } }),
+  'POST /auth/logout': () => ({ url: '/auth/logout', body: {} }),
+  'GET /auth/sessions': () => ({ url: '/auth/sessions' }),
+  'DELETE /auth/sessions/{id}': ({ sessionId }) => ({ url: `/auth/sessions/${sessionId}` }),
+  'POST /auth/sessions/sign-out-others': () => ({ url: '/auth/sessions/sign-out-others', body: {} }),
+  'POST /auth/tokens': () => ({ url: '/auth/tokens', body: { name: 'Minted', scopes: ['admin'] } }),
+  'GET /auth/tokens': () => ({ url: '/auth/tokens' }),
+  'DELETE /auth/tokens/{id}': ({ tokenId }) => ({ url: `/auth/tokens/${tokenId}` }),
+  'GET /projects': () => ({ url: '/projects' }),
+  'POST /projects': () => ({ url: '/projects', body: { name: 'New' } }),
+  'GET /projects/{id}': ({ projectId }) => ({ url: `/projects/${projectId}` }),
+  'PATCH /projects/{id}': ({ projectId }) => ({ url: `/projects/${projectId}`, body: { description: 'Edited' } }),
+  'DELETE /projects/{id}': ({ projectId }) => ({ url: `/projects/${projectId}` }),
+  'POST /projects/{id}/transfer-ownership': ({ projectId, memberUserId }) => ({ url: `/projects/${projectId}/transfer-ownership`, body: { userId: memberUserId } }),
+  'GET /projects/{id}/members': ({ projectId }) => ({ url: `/projects/${projectId}/members` }),
+  'POST /projects/{id}/members/invite': async ({ projectId }, t) => ({ url: `/projects/${projectId}/members/invite`, body: { email: (await registerUser(t, 'Invitee')).email } }),
+  'PATCH /projects/{id}/members/{memberId}/role': ({ projectId, memberId }) => ({ url: `/projects/${projectId}/members/${memberId}/role`, body: { role: 'EDITOR' } }),
+  'DELETE /projects/{id}/members/{memberId}': ({ projectId, memberId }) => ({ url: `/projects/${projectId}/members/${memberId}` }),
+  'GET /tasks/project/{projectId}': ({ projectId }) => ({ url: `/tasks/project/${projectId}` }),
+  'GET /tasks': () => ({ url: '/tasks' }),
+  'POST /tasks': ({ projectId }) => ({ url: '/tasks', body: { projectId, title: 'New task' } }),
+  'GET /tasks/{id}': ({ taskId }) => ({ url: `/tasks/${taskId}` }),
+  'PATCH /tasks/{id}': ({ taskId }) => ({ url: `/tasks/${taskId}`, body: { status: 'DONE' } }),
+  'DELETE /tasks/{id}': ({ taskId }) => ({ url: `/tasks/${taskId}` }),
+  'GET /tasks/{id}/comments': ({ taskId }) => ({ url: `/tasks/${taskId}/comments` }),
+  'POST /tasks/{id}/comments': ({ taskId }) => ({ url: `/tasks/${taskId}/comments`, body: { text: 'New comment' } }),
+  'GET /tasks/{id}/comments/{commentId}': ({ taskId, commentId }) => ({ url: `/tasks/${taskId}/comments/${commentId}` }),
+  'PATCH /tasks/{id}/comments/{commentId}': ({ taskId, commentId }) => ({ url: `/tasks/${taskId}/comments/${commentId}`, body: { text: 'Edited' } }),
+  'DELETE /tasks/{id}/comments/{commentId}': ({ taskId, commentId }) => ({ url: `/tasks/${taskId}/comments/${commentId}` }),
+  'GET /projects/{id}/activity': ({ projectId }) => ({ url: `/projects/${projectId}/activity` }),
+  'GET /tasks/{id}/activity': ({ taskId }) => ({ url: `/tasks/${taskId}/activity` }),
+  'POST /projects/{id}/webhooks': ({ projectId }) => ({ url: `/projects/${projectId}/webhooks`, body: { url: 'http://127.0.0.1:9/hook', active: false } }),
+  'GET /projects/{id}/webhooks': ({ projectId }) => ({ url: `/projects/${projectId}/webhooks` }),
+  'GET /projects/{id}/webhooks/{webhookId}': ({ projectId, webhookId }) => ({ url: `/projects/${projectId}/webhooks/${webhookId}` }),
+  'PATCH /projects/{id}/webhooks/{webhookId}': ({ projectId, webhookId }) => ({ url: `/projects/${projectId}/webhooks/${webhookId}`, body: { events: ['task.created'] } }),
+  'DELETE /projects/{id}/webhooks/{webhookId}': ({ projectId, webhookId }) => ({ url: `/projects/${projectId}/webhooks/${webhookId}` }),
+  'GET /projects/{id}/webhooks/{webhookId}/deliveries': ({ projectId, webhookId }) => ({ url: `/projects/${projectId}/webhooks/${webhookId}/deliveries` }),
+};
+
+const covers = (scope: Scope, need: Need) => need !== 'session' && SCOPES.indexOf(scope) >= SCOPES.indexOf(need);
+
+describe('personal access token scopes × every route', () => {
+  let t: TestApp;
+  let owner: TestUser;
+  const tokens = {} as Record<Scope, string>;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    owner = await registerUser(t, 'Owner');
+    for (const scope of SCOPES) {
+      const created = await t.request('POST', '/api/v1/auth/tokens', { token: owner.token, body: { name: scope, scopes: [scope] } });
+      tokens[scope] = created.body.token;
+    }
+  });
+  afterAll(() => t.close());
+
+  async function world(): Promise<World> {
+    const projectId = (await createProject(t, owner)).id;
+    const taskId = (await createTask(t, owner, projectId)).id;
+    const comment = await t.request('POST', `/api/v1/tasks/${taskId}/comments`, { token: owner.token, body: { text: 'A comment' } });
+    // Inactive, so no delivery is attempted (and no row changes) while a test compares snapshots.
+    const webhook = await t.request('POST', `/api/v1/projects/${projectId}/webhooks`, { token: owner.token, body: { url: 'http://127.0.0.1:9/hook', active: false } });
+    const memberUser = await registerUser(t, 'Member');
+    const member = await invite(t, owner, projectId, memberUser, 'VIEWER');
+    const login = await t.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: owner.password } });
+    const sessions = await t.request('GET', '/api/v1/auth/sessions', { token: login.body.access_token });
+    const spare = await t.request('POST', '/api/v1/auth/tokens', { token: owner.token, body: { name: 'Spare', scopes: ['read'] } });
+    return {
+      projectId,
+      taskId,
+      commentId: comment.body.id,
+      webhookId: webhook.body.id,
+      memberId: member.id,
+      memberUserId: memberUser.id,
+      sessionId: sessions.body.find((session: { current: boolean }) => session.current).id,
+      tokenId: spare.body.id,
+    };
+  }
+
+  it('names every protected route of the OpenAPI document, and only those', async () => {
+    const documented = (await discoverRestRoutes(t)).filter((route) => route.isProtected).map((route) => `${route.method} ${route.path}`);
+    expect(documented.sort()).toEqual(Object.keys(NEEDS).sort());
+  });
+
+  const cases = (Object.entries(NEEDS) as [Route, Need][]).flatMap(([route, need]) => SCOPES.map((scope) => ({ route, need, scope })));
+  for (const { route, need, scope } of cases) {
+    const allowed = covers(scope, need);
+    it(`${route} with the ${scope} scope → ${allowed ? 'allowed' : `403 (needs ${need})`}`, async () => {
+      const method = route.split(' ')[0]!;
+      const { url, body } = await CALLS[route](await world(), t);
+      const before = await databaseSnapshot(t);
+      const response = await t.request(method, `/api/v1${url}`, { token: tokens[scope], ...(body !== undefined ? { body } : {}) });
+      if (allowed) {
+        expect(response.status, JSON.stringify(response.body)).toBeLessThan(300);
+        return;
+      }
+      expectErrorBody(response, 403, { reason: need === 'session' ? 'SESSION_REQUIRED' : 'INSUFFICIENT_SCOPE' });
+      expect(await databaseSnapshot(t)).toEqual(before);
+    });
+  }
+
+  it('applies the same needs to the native tRPC twins of the lists', async () => {
+    const { projectId, taskId, webhookId } = await world();
+    const read = async (procedure: string, input: unknown) =>
+      (await t.request('GET', `/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, { token: tokens.admin })).status;
+    expect(await read('projects.listPage', {})).toBe(200);
+    expect(await read('tasks.listForProjectPage', { projectId })).toBe(200);
+    expect(await read('comments.listPage', { id: taskId })).toBe(200);
+    expect(await read('webhooks.deliveriesPage', { id: projectId, webhookId })).toBe(200);
+    expect(await read('auth.tokens.listPage', {})).toBe(403);
+    expect(await read('auth.sessions.listPage', {})).toBe(403);
+  });
+});
