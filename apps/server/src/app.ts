@@ -19,7 +19,7 @@ import { registerRateLimits } from './http/rate-limits';
 import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from './http/rest-errors';
 import { requestSerializer } from './http/log-serializers';
 import { clientErrorHandler, registerSecurity } from './http/security';
-import { registerRestInputChecks } from './http/rest-input';
+import { registerBodilessRequests, registerRestInputChecks } from './http/rest-input';
 import { createBackgroundQueue } from './lib/background';
 import { createMailOutbox } from './mail/outbox';
 import { startMailSender } from './mail/sender';
@@ -127,6 +127,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
 
   await registerSecurity(app, config.corsOrigins);
+  registerBodilessRequests(app);
   await registerRateLimits(app, {
     authPerMinute: config.authRateLimit,
     tokenPerMinute: config.tokenRateLimit,

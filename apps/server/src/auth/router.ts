@@ -54,7 +54,7 @@ export const authRouter = router({
     .mutation(({ ctx, input }) => ctx.services.auth.updateMe(ctx.userId, input)),
 
   logout: protectedProcedure
-    .meta({ openapi: { method: 'POST', path: '/auth/logout', tags, summary: 'Log out', description: "Signs the presented token's session out on every instance; later requests with it get 401. Send an empty JSON object." } })
+    .meta({ openapi: { method: 'POST', path: '/auth/logout', tags, summary: 'Log out', description: "Signs the presented token's session out on every instance; later requests with it get 401. Send no body (or an empty JSON object)." } })
     .input(z.object({}).strict().meta({ examples: [{}] }).optional())
     .output(MessageSchema)
     .mutation(({ ctx }) => ctx.services.auth.logout(ctx.userId, ctx.token)),
@@ -124,7 +124,7 @@ export const authRouter = router({
 
     revokeOthers: protectedProcedure
       .meta({
-        openapi: { method: 'POST', path: '/auth/sessions/sign-out-others', tags, summary: 'Sign out everywhere else', description: 'Signs every session of the caller out but the one of this request. Needs a login token. Send an empty JSON object.' },
+        openapi: { method: 'POST', path: '/auth/sessions/sign-out-others', tags, summary: 'Sign out everywhere else', description: 'Signs every session of the caller out but the one of this request. Needs a login token. Send no body (or an empty JSON object).' },
         errors: [403],
       })
       .input(z.object({}).strict().meta({ examples: [{}] }).optional())
