@@ -45,7 +45,7 @@ const HEADERS = {
 } as const;
 
 const REQUEST_HEADERS = {
-  'If-Match': 'ETag of the version you read: the write is refused with 412 if the resource has changed since (without it, last write wins)',
+  'If-Match': 'ETag of the version you read, or a comma-separated list of ETags (RFC 9110): the write is refused with 412 unless one of them is the current version, compared strongly (a weak `W/"…"` tag never matches); `*` alone matches any current version; a malformed value is a 400 INVALID_IF_MATCH (without the header, last write wins)',
   'Idempotency-Key': 'A unique key (1–255 visible ASCII characters) per intended create: a retry with the same key and body within 24 h replays the first response; the same key with another body is a 409 IDEMPOTENCY_KEY_REUSED',
 } as const;
 
