@@ -23,6 +23,7 @@ export const authRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/auth/register', tags, protect: false, summary: 'Create a user', description: 'Registers a user and returns a token for later requests (a new session). 403 PASSWORD_LOGIN_DISABLED when the server allows single sign-on only.' },
       successStatus: 201,
+      location: '/auth/me',
       errors: [403, 409, 429],
     })
     .input(RegisterInput)
