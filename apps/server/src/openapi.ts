@@ -52,6 +52,15 @@ const REQUEST_HEADERS = {
   'Idempotency-Key': 'A unique key (1–255 visible ASCII characters) per intended create: a retry with the same key and body within 24 h replays the first response; the same key with another body is a 409 IDEMPOTENCY_KEY_REUSED',
 } as const;
 
+/** An entity tag as RFC 9110 writes it, strong or weak. */
+const ENTITY_TAG = '(?:W/)?"[\\x21\\x23-\\x7e]*"';
+
+/** The request headers as the server checks them (lib/versions.ts, idempotency/service.ts): a client that follows these is never refused for them. */
+const REQUEST_HEADER_SCHEMAS: Record<keyof typeof REQUEST_HEADERS, Schema> = {
+  'If-Match': { type: 'string', maxLength: 255, pattern: `^[ \\t]*(?:\\*|(?:,[ \\t]*)*${ENTITY_TAG}(?:[ \\t]*,(?:[ \\t]*${ENTITY_TAG})?)*)[ \\t]*$` },
+  'Idempotency-Key': { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+};
+
 /** Tags the document describes; a tag used by a route but missing here is still listed, undescribed. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
   auth: 'Register, log in (with a password or single sign-on), the current user, sessions, personal access tokens and password reset. Register, login, password reset and single sign-on need no token.',
@@ -260,7 +269,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
       liftExamples(operation);
       for (const tag of meta?.openapi?.tags ?? []) usedTags.add(tag);
       for (const name of meta?.requestHeaders ?? []) {
-        operation.parameters = [...(operation.parameters ?? []), { name, in: 'header', description: REQUEST_HEADERS[name], schema: { type: 'string', maxLength: 255 } }];
+        operation.parameters = [...(operation.parameters ?? []), { name, in: 'header', description: REQUEST_HEADERS[name], schema: REQUEST_HEADER_SCHEMAS[name] }];
       }
     }
   }

@@ -181,6 +181,30 @@ describe('the document is no looser than the server', () => {
     expect(checked).toBeGreaterThan(50);
   });
 
+  it('every request header value the document accepts, the server accepts', async () => {
+    const headerSchema = (path: string, method: string, name: string) =>
+      document.paths[path]![method]!.parameters!.find((parameter) => parameter.in === 'header' && parameter.name === name)!.schema;
+    const ifMatch = validator(headerSchema('/tasks/{id}', 'patch', 'If-Match'));
+    const idempotencyKey = validator(headerSchema('/projects', 'post', 'Idempotency-Key'));
+    const candidates = ['*', '"a"', 'W/"a"', '"a", "b"', ', "a" ,,', '"a,b"', '*, "a"', 'a', '"a" "b"', '', ' ', 'w/"a"', '"a', 'key-1', 'k'.repeat(255), 'k'.repeat(256), 'with space', 'ü'];
+    let checked = 0;
+    for (const value of candidates) {
+      if (ifMatch(value)) {
+        checked += 1;
+        const response = await t.request('PATCH', `/api/v1/tasks/${ids.task}`, { token: owner.token, body: { title: 't' }, headers: { 'if-match': value } });
+        expect({ value, status: response.status }).not.toEqual({ value, status: 400 });
+      }
+      if (idempotencyKey(value)) {
+        checked += 1;
+        const response = await t.request('POST', '/api/v1/projects', { token: owner.token, body: { name: `k${checked}` }, headers: { 'idempotency-key': `${value}`.slice(0, 255) } });
+        expect({ value, status: response.status }).not.toEqual({ value, status: 400 });
+      }
+    }
+    expect(checked).toBeGreaterThan(8);
+    for (const value of ['*, "a"', 'a', '"a" "b"', 'w/"a"']) expect(ifMatch(value), value).toBe(false);
+    for (const value of ['', 'with space', 'k'.repeat(256)]) expect(idempotencyKey(value), value).toBe(false);
+  });
+
   it('the limit the document accepts is exactly 1–500', () => {
     for (const { path, operation } of operations()) {
       const limit = operation.parameters?.find((candidate) => candidate.name === 'limit' && candidate.in === 'query');
