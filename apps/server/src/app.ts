@@ -19,13 +19,13 @@ import { registerRateLimits } from './http/rate-limits';
 import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from './http/rest-errors';
 import { requestSerializer } from './http/log-serializers';
 import { clientErrorHandler, registerSecurity } from './http/security';
-import { registerRestInputChecks } from './http/rest-input';
+import { registerBodilessRequests, registerRestInputChecks } from './http/rest-input';
 import { createBackgroundQueue } from './lib/background';
 import { createMailOutbox } from './mail/outbox';
 import { startMailSender } from './mail/sender';
 import { createMetrics, registerMetricsRoute } from './metrics';
 import { startDeliveryWorker } from './webhooks/worker';
-import { buildOpenApiDocument, createdPaths, restRoutes } from './openapi';
+import { buildOpenApiDocument, createdPaths, locationOf, restRoutes } from './openapi';
 import { createServices } from './services';
 import { domainErrorOf } from './trpc/errors';
 import type { Context, ServicesHandle } from './trpc/init';
@@ -127,6 +127,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
 
   await registerSecurity(app, config.corsOrigins);
+  registerBodilessRequests(app);
   await registerRateLimits(app, {
     authPerMinute: config.authRateLimit,
     tokenPerMinute: config.tokenRateLimit,
@@ -168,16 +169,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       router: appRouter,
       createContext: ({ req }: { req: FastifyRequest }) => contextFor('rest', req, `/api/v1${req.url}`),
       onError: logFailure,
-      responseMeta: ({ ctx, paths, errors }: { ctx?: Context; paths?: readonly string[]; errors: { code: string }[] }) => {
+      responseMeta: ({ ctx, paths, errors, data }: { ctx?: Context; paths?: readonly string[]; errors: { code: string }[]; data?: unknown[] }) => {
         if (errors.length > 0) {
           // A refusal may carry headers of its own, such as the current ETag of a 412.
           const [error] = errors;
           return { headers: { ...challengeHeaders(errors), ...domainErrorOf(error)?.headers } };
         }
         const path = paths?.[0];
+        const created = path !== undefined && creates.has(path);
+        const template = created ? creates.get(path) : undefined;
+        const location = template ? locationOf(template, data?.[0]) : undefined;
+        const status = ctx?.response.status ?? (created ? 201 : 200);
         return {
-          status: ctx?.response.status ?? (path && creates.has(path) ? 201 : 200),
-          headers: ctx?.response.headers ?? {},
+          status,
+          headers: { ...ctx?.response.headers, ...(status === 201 && location ? { location } : {}) },
         };
       },
     } as never);

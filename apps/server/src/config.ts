@@ -28,6 +28,12 @@ const durationSeconds = z
 
 const milliseconds = z.coerce.number().int().min(10).max(30 * 86_400_000);
 
+/** Node's timers fire at once for any delay over 2^31 − 1 ms (about 24.8 days), so a longer one would spin. */
+export const TIMER_MAX_MS = 2_147_483_647;
+
+/** A duration handed to setTimeout, setInterval or AbortSignal.timeout. */
+const timerMilliseconds = z.coerce.number().int().min(10).max(TIMER_MAX_MS);
+
 const flag = z.enum(['true', 'false']).transform((raw) => raw === 'true');
 
 const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
@@ -38,7 +44,8 @@ const origin = z
   .regex(/^https?:\/\/[^/\s?#]+\/?$/, 'expected scheme://host[:port], without a path')
   .transform((raw) => raw.replace(/\/$/, ''));
 
-const EnvSchema = z.object({
+/** Every environment variable the server reads, its check and its default (docs/operations.md lists the same). */
+export const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
@@ -50,7 +57,7 @@ const EnvSchema = z.object({
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_TTL: durationSeconds.default(86_400),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
-  AUTH_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
+  AUTH_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
   TOKEN_RATE_LIMIT: z.coerce.number().int().min(0).default(6000),
   TOKEN_CHECK_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
@@ -71,11 +78,11 @@ const EnvSchema = z.object({
     .transform((raw) => (raw === 'auto' ? availableParallelism() : Number.parseInt(raw, 10)))
     .pipe(z.number().max(256, 'at most 256'))
     .default(1),
-  EVENT_HEARTBEAT_MS: milliseconds.default(15_000),
+  EVENT_HEARTBEAT_MS: timerMilliseconds.default(15_000),
   EVENT_MAX_QUEUED: z.coerce.number().int().min(10).max(1_000_000).default(1000),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
-  WEBHOOK_POLL_MS: milliseconds.default(1000),
-  WEBHOOK_TIMEOUT_MS: milliseconds.default(10_000),
+  WEBHOOK_POLL_MS: timerMilliseconds.default(1000),
+  WEBHOOK_TIMEOUT_MS: timerMilliseconds.default(10_000),
   WEBHOOK_RETRY_BASE_MS: milliseconds.default(10_000),
   WEBHOOK_RETRY_MAX_DELAY_MS: milliseconds.default(6 * 3_600_000),
   WEBHOOK_RETRY_WINDOW_MS: milliseconds.default(24 * 3_600_000),
@@ -104,7 +111,7 @@ export interface Config {
   jwtSecret: string;
   jwtTtlSeconds: number;
   logLevel: (typeof LOG_LEVELS)[number];
-  /** Login and register requests per minute, per client IP and per email. */
+  /** Login and register requests per minute, per client IP and per email; 0 turns the limit off. */
   authRateLimit: number;
   /** Requests per minute per bearer token on the API; 0 turns the limit off. */
   tokenRateLimit: number;

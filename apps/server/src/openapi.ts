@@ -4,12 +4,15 @@ import type { RestRoute } from './http/rest-input';
 import type { ProcedureMeta } from './trpc/init';
 import type { AppRouter } from './trpc/router';
 
-type Schema = { type?: string; maxLength?: number; description?: string; examples?: unknown[]; example?: unknown };
+type Schema = { type?: string; maxLength?: number; description?: string; examples?: unknown[]; example?: unknown; format?: string; pattern?: string };
 type MediaType = { schema?: Schema; example?: unknown };
-type Parameter = { name: string; in: string; description?: string; schema?: Schema; style?: string; explode?: boolean };
+type Parameter = { name: string; in: string; required?: boolean; description?: string; schema?: Schema; style?: string; explode?: boolean; example?: unknown };
 type Response = { description: string; headers?: Record<string, unknown>; content?: Record<string, MediaType> };
 type Operation = {
   operationId?: string;
+  tags?: string[];
+  summary?: string;
+  description?: string;
   responses: Record<string, Response>;
   security?: unknown[];
   parameters?: Parameter[];
@@ -45,9 +48,18 @@ const HEADERS = {
 } as const;
 
 const REQUEST_HEADERS = {
-  'If-Match': 'ETag of the version you read: the write is refused with 412 if the resource has changed since (without it, last write wins)',
+  'If-Match': 'ETag of the version you read, or a comma-separated list of ETags (RFC 9110): the write is refused with 412 unless one of them is the current version, compared strongly (a weak `W/"…"` tag never matches); `*` alone matches any current version; a malformed value is a 400 INVALID_IF_MATCH (without the header, last write wins)',
   'Idempotency-Key': 'A unique key (1–255 visible ASCII characters) per intended create: a retry with the same key and body within 24 h replays the first response; the same key with another body is a 409 IDEMPOTENCY_KEY_REUSED',
 } as const;
+
+/** An entity tag as RFC 9110 writes it, strong or weak. */
+const ENTITY_TAG = '(?:W/)?"[\\x21\\x23-\\x7e]*"';
+
+/** The request headers as the server checks them (lib/versions.ts, idempotency/service.ts): a client that follows these is never refused for them. */
+const REQUEST_HEADER_SCHEMAS: Record<keyof typeof REQUEST_HEADERS, Schema> = {
+  'If-Match': { type: 'string', maxLength: 255, pattern: `^[ \\t]*(?:\\*|(?:,[ \\t]*)*${ENTITY_TAG}(?:[ \\t]*,(?:[ \\t]*${ENTITY_TAG})?)*)[ \\t]*$` },
+  'Idempotency-Key': { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+};
 
 /** Tags the document describes; a tag used by a route but missing here is still listed, undescribed. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -84,13 +96,81 @@ export function restRoutes(router: AppRouter): RestRoute[] {
   );
 }
 
-/** The procedures whose REST success status is 201. */
-export const createdPaths = (router: AppRouter): Set<string> =>
-  new Set(procedureMetas(router).flatMap(([path, meta]) => (meta?.successStatus === 201 ? [path] : [])));
+/** The procedures whose REST success status is 201, each with its `Location` template. */
+export const createdPaths = (router: AppRouter): Map<string, string | undefined> =>
+  new Map(procedureMetas(router).flatMap(([path, meta]) => (meta?.successStatus === 201 ? [[path, meta.location] as const] : [])));
+
+/** A create's `Location`: the template's `{field}`s filled from the created resource. */
+export function locationOf(template: string, created: unknown): string | undefined {
+  const fields = (created ?? {}) as Record<string, unknown>;
+  let complete = true;
+  const path = template.replace(/\{(\w+)\}/g, (_match, name: string) => {
+    const value = fields[name];
+    if (typeof value !== 'string') complete = false;
+    return encodeURIComponent(String(value));
+  });
+  return complete ? `/api/v1${path}` : undefined;
+}
 
 /** `tasks.listForProject` → `tasksListForProject`: an identifier every client generator accepts. */
 const operationIdOf = (procedure: string) =>
   procedure.split('.').map((part, index) => (index === 0 ? part : part[0]!.toUpperCase() + part.slice(1))).join('');
+
+/** Ids as the server reads them (lib/ids.ts): any other value names nothing and is a 404. */
+const ID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const EXAMPLE_ID = '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b';
+
+/** A path parameter: always an id, typed as the server checks it, with an example for Swagger UI and generated clients. */
+function pathParameter(path: string, name: string, description?: string): Parameter {
+  return {
+    name,
+    in: 'path',
+    required: true,
+    description: description ?? `${describePathParameter(path, name)} (UUID); a malformed or unknown id is a 404`,
+    schema: { type: 'string', format: 'uuid', pattern: ID_PATTERN },
+    example: EXAMPLE_ID,
+  };
+}
+
+const EVENTS_PATH = '/projects/{id}/events';
+
+/**
+ * `GET /projects/{id}/events` streams Server-Sent Events from a plain Fastify route
+ * (activity/sse.ts), which trpc-to-openapi cannot see: it is described here by hand, each event's
+ * `data:` an Activity.
+ */
+function eventsOperation(): Operation {
+  const eventId = { type: 'string', pattern: '^\\d{1,18}$', example: '1042' };
+  return {
+    operationId: 'projectsEvents',
+    tags: ['activity'],
+    summary: 'Live events of a project (Server-Sent Events)',
+    description:
+      'A `text/event-stream`: each change of the project as an event whose `id:` is the activity id, `event:` its type and `data:` one Activity as JSON; `: heartbeat` comments keep the connection open. Reconnect with `Last-Event-ID` (or `?lastEventId=`) to resume after the last event received. A client that falls too far behind gets a last `event: stream-error` frame (an Error, reason SLOW_CONSUMER) and the stream ends. The token may also be sent as `?access_token=`, since EventSource cannot set headers. See docs/events.md.',
+    parameters: [
+      pathParameter(EVENTS_PATH, 'id'),
+      { name: 'Last-Event-ID', in: 'header', description: 'Resume after this event id', schema: eventId },
+      { name: 'lastEventId', in: 'query', description: 'Resume after this event id (for clients that cannot set headers)', schema: eventId },
+      { name: 'access_token', in: 'query', description: 'The bearer token, for EventSource (which cannot set headers)', schema: { type: 'string', maxLength: 4096 } },
+    ],
+    responses: {
+      '200': {
+        description: 'The event stream',
+        content: {
+          'text/event-stream': {
+            schema: {
+              type: 'string',
+              description: 'Frames of `id: <Activity.id>`, `event: <Activity.type>`, `data: <Activity as JSON>`; each data line is one Activity (#/components/schemas/Activity)',
+            },
+            // OpenAPI 3.2's name for the schema of each item of a sequential media type.
+            'x-itemSchema': { $ref: '#/components/schemas/Activity' },
+          } as MediaType,
+        },
+      },
+      ...Object.fromEntries([400, 401, 403, 404, 429, 500, 503].map((status) => [String(status), errorResponse(status)])),
+    },
+  };
+}
 
 /** `{id}` after `/projects` → "Project id"; `{memberId}` → "Member id". */
 function describePathParameter(path: string, name: string): string {
@@ -174,7 +254,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
     for (const [method, operation] of Object.entries(operations)) {
       const { procedure, meta } = procedures.get(`${method} ${path}`) ?? {};
       const success = operation.responses['200']!;
-      success.headers = Object.assign({}, ...(meta?.headers ?? []).map(header));
+      success.headers = Object.assign({}, ...(meta?.headers ?? []).map(header), meta?.location ? header('Location') : {});
       if (meta?.successStatus === 201) success.description = 'Created';
       if (meta?.openapi?.successDescription) success.description = meta.openapi.successDescription;
       const responses: Record<string, Response> = { [String(meta?.successStatus ?? 200)]: success };
@@ -183,16 +263,17 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
       operation.responses = responses;
       if (procedure) operation.operationId = meta?.openapi?.operationId ?? operationIdOf(procedure);
       if (meta?.openapi?.protect === false) operation.security = [];
-      for (const parameter of operation.parameters ?? []) {
-        if (parameter.in === 'path') parameter.description ??= describePathParameter(path, parameter.name);
-      }
+      operation.parameters = (operation.parameters ?? []).map((parameter) =>
+        parameter.in === 'path' ? pathParameter(path, parameter.name, parameter.description) : parameter,
+      );
       liftExamples(operation);
       for (const tag of meta?.openapi?.tags ?? []) usedTags.add(tag);
       for (const name of meta?.requestHeaders ?? []) {
-        operation.parameters = [...(operation.parameters ?? []), { name, in: 'header', description: REQUEST_HEADERS[name], schema: { type: 'string', maxLength: 255 } }];
+        operation.parameters = [...(operation.parameters ?? []), { name, in: 'header', description: REQUEST_HEADERS[name], schema: REQUEST_HEADER_SCHEMAS[name] }];
       }
     }
   }
+  document.paths = { ...document.paths, [EVENTS_PATH]: { get: eventsOperation() } } as never;
   // trpc-to-openapi's own per-code error schemas are replaced by the one Error schema above.
   const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import Negotiator from 'negotiator';
 
 /**
  * apps/web's build output. This file sits one level below apps/server both as source (src/) and
@@ -11,11 +12,21 @@ import type { FastifyInstance } from 'fastify';
 export const WEB_APP_ROOT = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
 const HASHED_ASSETS = /[/\\]assets[/\\]/;
-const NOT_AN_APP_PAGE = /^\/(api|docs)(\/|$)|\.[a-z0-9]+$/i;
+/** The server's own paths (API, docs, admin, probes, metrics) and file names: never a page of the app. */
+const NOT_AN_APP_PAGE = /^\/(api|docs|admin|metrics|healthz|livez|readyz|\.well-known)(\/|$)|\.[a-z0-9]+$/i;
+
+/**
+ * Whether the client asks for a page: it prefers HTML to JSON. A browser's navigation does (it
+ * lists text/html); curl's `*\/*`, a missing Accept and any API client do not, and get the
+ * JSON 404 that a typo under /api gets rather than a 200 with the app's HTML.
+ */
+const wantsPage = (request: FastifyRequest): boolean =>
+  new Negotiator(request.raw).mediaType(['application/json', 'text/html']) === 'text/html';
 
 /**
  * Serves the web app at `/`: hashed assets cached for a year, index.html never cached, and every
- * other GET that is not an API, docs or file path answered with index.html (the app routes it).
+ * other GET of a browser asking for a page, outside the server's own paths, answered with
+ * index.html (the app routes it).
  * The content security policy (http/security.ts) keeps the app to this server's own files.
  */
 export async function registerWebApp(app: FastifyInstance, root = WEB_APP_ROOT): Promise<void> {
@@ -33,7 +44,8 @@ export async function registerWebApp(app: FastifyInstance, root = WEB_APP_ROOT):
     },
   });
   app.get('/*', (request, reply) => {
-    if (NOT_AN_APP_PAGE.test(request.url.split('?')[0]!)) return reply.callNotFound();
+    reply.header('vary', 'Accept');
+    if (NOT_AN_APP_PAGE.test(request.url.split('?')[0]!) || !wantsPage(request)) return reply.callNotFound();
     return reply.sendFile('index.html');
   });
 }

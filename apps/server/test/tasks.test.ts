@@ -279,9 +279,11 @@ describe('ETag and If-Match: no silent lost updates', () => {
     expect(stale.body.message).toContain(String(first.headers.etag));
     expect((await getTask(task.id)).body.title).toBe('first');
 
-    for (const bogus of ['W/' + String(first.headers.etag), '"zzzzzzzzzzzzzzzz"', 'garbage']) {
+    for (const bogus of ['W/' + String(first.headers.etag), '"zzzzzzzzzzzzzzzz"']) {
       expect((await patchTask(editor, task.id, { title: 'x' }, bogus)).status, bogus).toBe(412);
     }
+    // Not an entity tag at all: a malformed precondition, refused rather than ignored.
+    expect((await patchTask(editor, task.id, { title: 'x' }, 'garbage')).status).toBe(400);
     expect((await patchTask(editor, task.id, { title: 'star' }, '*')).status).toBe(200);
     expect((await patchTask(editor, task.id, { title: 'listed' }, `"0", ${String((await getTask(task.id)).headers.etag)}`)).status).toBe(200);
 

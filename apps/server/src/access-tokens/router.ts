@@ -17,6 +17,7 @@ export const accessTokensRouter = router({
         description: `Returns the token once (\`tl_pat_…\`, for \`Authorization: Bearer\`); only a digest is kept. Scopes: \`read\` (reading only), \`write\` (plus task and comment writes), \`admin\` (everything you may do). \`projectIds\` limits it to those projects (others answer 404); it never does more than you may at the moment of use. ${sessionOnly}`,
       },
       successStatus: 201,
+      location: '/auth/tokens/{id}',
       errors: [403],
     })
     .input(CreateAccessTokenInput)

@@ -23,6 +23,7 @@ export const authRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/auth/register', tags, protect: false, summary: 'Create a user', description: 'Registers a user and returns a token for later requests (a new session). 403 PASSWORD_LOGIN_DISABLED when the server allows single sign-on only.' },
       successStatus: 201,
+      location: '/auth/me',
       errors: [403, 409, 429],
     })
     .input(RegisterInput)
@@ -54,7 +55,7 @@ export const authRouter = router({
     .mutation(({ ctx, input }) => ctx.services.auth.updateMe(ctx.userId, input)),
 
   logout: protectedProcedure
-    .meta({ openapi: { method: 'POST', path: '/auth/logout', tags, summary: 'Log out', description: "Signs the presented token's session out on every instance; later requests with it get 401. Send an empty JSON object." } })
+    .meta({ openapi: { method: 'POST', path: '/auth/logout', tags, summary: 'Log out', description: "Signs the presented token's session out on every instance; later requests with it get 401. Send no body (or an empty JSON object)." } })
     .input(z.object({}).strict().meta({ examples: [{}] }).optional())
     .output(MessageSchema)
     .mutation(({ ctx }) => ctx.services.auth.logout(ctx.userId, ctx.token)),
@@ -124,7 +125,7 @@ export const authRouter = router({
 
     revokeOthers: protectedProcedure
       .meta({
-        openapi: { method: 'POST', path: '/auth/sessions/sign-out-others', tags, summary: 'Sign out everywhere else', description: 'Signs every session of the caller out but the one of this request. Needs a login token. Send an empty JSON object.' },
+        openapi: { method: 'POST', path: '/auth/sessions/sign-out-others', tags, summary: 'Sign out everywhere else', description: 'Signs every session of the caller out but the one of this request. Needs a login token. Send no body (or an empty JSON object).' },
         errors: [403],
       })
       .input(z.object({}).strict().meta({ examples: [{}] }).optional())

@@ -1,5 +1,5 @@
 import { SignJWT, jwtVerify } from 'jose';
-import { isId } from '../lib/ids';
+import { z } from 'zod';
 import type { Grant } from '../policy';
 
 export interface TokenClaims {
@@ -20,6 +20,30 @@ export interface TokenClaims {
 }
 
 const CACHE_LIMIT = 10_000;
+/** Clocks of two instances may disagree a little; a token issued further ahead was not issued by us. */
+const CLOCK_SKEW_SECONDS = 60;
+
+/** Ids as `newId` writes them: lowercase UUIDs. */
+const id = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+const whole = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const version = z.number().int().nonnegative().max(2_147_483_647);
+
+/**
+ * Exactly the claims `issue` signs (and, without `sid`, what login tokens carried before
+ * sessions): a token that verifies but carries anything else was not issued by this service, and
+ * is refused like a forged one rather than trusted field by field.
+ */
+const issuedClaims = z
+  .strictObject({
+    sub: id,
+    tv: version,
+    sid: id.optional(),
+    jti: id,
+    iat: whole,
+    exp: whole,
+  })
+  .refine((claims) => claims.sid === undefined || claims.sid === claims.jti)
+  .refine((claims) => claims.iat < claims.exp && claims.iat <= Date.now() / 1000 + CLOCK_SKEW_SECONDS);
 
 /** HS256 tokens. Verified tokens are cached (bounded, until their `exp`): a verify costs ~150 µs. */
 export function createTokenService(secret: string, ttlSeconds: number) {
@@ -46,14 +70,16 @@ export function createTokenService(secret: string, ttlSeconds: number) {
       return undefined;
     }
     try {
-      const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['sub', 'exp', 'jti'] });
-      if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number' || typeof payload.jti !== 'string') return undefined;
+      const { payload, protectedHeader } = await jwtVerify(token, key, { algorithms: ['HS256'], typ: 'JWT' });
+      const parsed = issuedClaims.safeParse(payload);
+      if (!parsed.success || Object.keys(protectedHeader).some((name) => name !== 'alg' && name !== 'typ')) return undefined;
+      const { sub, tv, sid, jti, exp } = parsed.data;
       const claims: TokenClaims = {
-        userId: payload.sub,
-        tokenVersion: typeof payload.tv === 'number' ? payload.tv : 0,
-        jti: payload.jti,
-        expiresAt: payload.exp,
-        ...(typeof payload.sid === 'string' && payload.sid === payload.jti && isId(payload.sid) ? { sessionId: payload.sid } : {}),
+        userId: sub,
+        tokenVersion: tv,
+        jti,
+        expiresAt: exp,
+        ...(sid ? { sessionId: sid } : {}),
       };
       if (verified.size >= CACHE_LIMIT) {
         const oldest = verified.keys().next().value;

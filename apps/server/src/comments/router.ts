@@ -25,6 +25,7 @@ export const commentsRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/tasks/{id}/comments', tags, summary: 'Comment on a task', description: 'EDITOR, ADMIN or owner; authorId is the caller. Honours Idempotency-Key.' },
       successStatus: 201,
+      location: '/tasks/{taskId}/comments/{id}',
       errors: [403, 409],
       headers: ['ETag', 'Idempotent-Replayed'],
       requestHeaders: ['Idempotency-Key'],

@@ -10,7 +10,7 @@ const AUTH_PATHS =
 const WINDOW_MS = 60_000;
 
 export interface RateLimitOptions {
-  /** Login, register and password reset attempts per minute, per client IP and per email. */
+  /** Login, register and password reset attempts per minute, per client IP and per email; 0 turns this limit off. */
   authPerMinute: number;
   /** API requests per minute per bearer token; 0 turns this limit off. */
   tokenPerMinute: number;
@@ -82,7 +82,7 @@ async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
 /**
  * Login, register, password reset and the sign-on exchange are limited per client IP and per email, so neither a single client nor a
  * distributed guess at one account gets more than `authPerMinute` attempts a minute. Every other
- * API request carrying a token is limited per token, against runaway scripts.
+ * API request carrying a token is limited per token, against runaway scripts. A limit of 0 is off.
  */
 export async function registerRateLimits(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
   const redis = options.redisUrl ? await connectRedis(app, options.redisUrl) : undefined;
@@ -102,13 +102,15 @@ export async function registerRateLimits(app: FastifyInstance, options: RateLimi
     };
   };
 
-  const perIp = limiter(options.authPerMinute, (request) => `auth-ip:${request.ip}`);
-  const perEmail = limiter(options.authPerMinute, (request) => `auth-email:${emailOf(request.body) ?? ''}`);
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST' || !AUTH_PATHS.test(request.url)) return;
-    if (await perIp(request, reply)) return reply;
-    if (emailOf(request.body) && (await perEmail(request, reply))) return reply;
-  });
+  if (options.authPerMinute > 0) {
+    const perIp = limiter(options.authPerMinute, (request) => `auth-ip:${request.ip}`);
+    const perEmail = limiter(options.authPerMinute, (request) => `auth-email:${emailOf(request.body) ?? ''}`);
+    app.addHook('preHandler', async (request, reply) => {
+      if (request.method !== 'POST' || !AUTH_PATHS.test(request.url)) return;
+      if (await perIp(request, reply)) return reply;
+      if (emailOf(request.body) && (await perEmail(request, reply))) return reply;
+    });
+  }
 
   if (options.tokenPerMinute === 0) return;
   const perToken = limiter(options.tokenPerMinute, (request) => tokenKey(request.headers.authorization ?? ''));

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { ErrorBody } from '@tasklane/schemas';
 import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
@@ -9,6 +10,11 @@ import {
   UNSUPPORTED_MEDIA_TYPE_MESSAGE,
 } from '../trpc/errors';
 
+/**
+ * One `code` per status (docs/api.md): tRPC's own names where tRPC has the status, so both
+ * transports agree; any other status the HTTP layer answers (416 from the static files, 431 from
+ * Node's parser) is named after its RFC 9110 reason phrase, never a code of another status.
+ */
 const CODE_BY_STATUS: Record<number, string> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHORIZED',
@@ -20,16 +26,20 @@ const CODE_BY_STATUS: Record<number, string> = {
   412: 'PRECONDITION_FAILED',
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
+  416: 'RANGE_NOT_SATISFIABLE',
   422: 'UNPROCESSABLE_CONTENT',
   429: 'TOO_MANY_REQUESTS',
-  431: 'BAD_REQUEST',
+  431: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
   500: 'INTERNAL_SERVER_ERROR',
   503: 'SERVICE_UNAVAILABLE',
 };
 
+export const codeOfStatus = (status: number): string =>
+  CODE_BY_STATUS[status] ?? (STATUS_CODES[status] ?? 'Error').toUpperCase().replace(/[^A-Z]+/g, '_');
+
 export const errorBody = (status: number, message: string, reason?: string): ErrorBody => ({
   message,
-  code: CODE_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST'),
+  code: codeOfStatus(status),
   ...(reason ? { reason } : {}),
 });
 

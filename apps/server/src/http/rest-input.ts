@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { type ErrorIssue, summarizeIssues, UNSUPPORTED_MEDIA_TYPE_MESSAGE } from '../trpc/errors';
 import { errorBody } from './rest-errors';
@@ -59,6 +60,26 @@ function routeMatchers(basePath: string, routes: RestRoute[]) {
     names: [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!),
     kinds: queryKinds(input),
   }));
+}
+
+/** No body at all, as Fastify itself decides it (it parses nothing then): no Content-Type, no length or 0, not chunked. */
+const isBodiless = (headers: IncomingHttpHeaders): boolean =>
+  headers['content-type'] === undefined &&
+  headers['transfer-encoding'] === undefined &&
+  (headers['content-length'] === undefined || headers['content-length'] === '0');
+
+/**
+ * A POST as `curl -X POST` sends it, with no body and no Content-Type, is read as the empty JSON
+ * object it stands for, on both transports (both adapters otherwise answer 415 for the missing
+ * type): an action that takes no body (logout) works as sent, and a route that needs fields names
+ * them in a 400. A body, when sent, must still be JSON.
+ */
+export function registerBodilessRequests(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    if (!BODY_METHODS.has(request.method) || !isBodiless(request.headers)) return;
+    request.headers['content-type'] = 'application/json';
+    request.body = {};
+  });
 }
 
 const invalidInput = (issues: ErrorIssue[]) => ({ message: summarizeIssues(issues), code: 'BAD_REQUEST', issues });

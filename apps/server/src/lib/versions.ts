@@ -9,15 +9,42 @@ import type { ResponseMeta } from './response-meta';
  */
 export const etagOf = (updatedAt: Date | string): string => `"${new Date(updatedAt).getTime().toString(36)}"`;
 
-/** The versions an `If-Match` header accepts; undefined when absent or `*` (any current version). */
+/**
+ * One element of the If-Match list (RFC 9110 §8.8.3) and the comma after it: an entity-tag,
+ * optionally weak, whose opaque part (etagc) may itself hold commas, so the list is read tag by
+ * tag rather than split. Empty elements (`"a", , "b"`) are allowed, as in every HTTP list.
+ */
+const LIST_ELEMENT = /[ \t]*(?:(W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?[ \t]*(?:,|$)/y;
+
+const malformedIfMatch = () =>
+  new DomainError(
+    'BAD_REQUEST',
+    'If-Match must be "*" alone or a comma-separated list of entity tags such as "mb3k2xa1" (RFC 9110)',
+    'INVALID_IF_MATCH',
+  );
+
+/**
+ * The versions an `If-Match` header accepts (RFC 9110 §13.1.1): undefined when absent or `*` (any
+ * current version). `*` is only valid alone; a list holds entity tags, strong or weak, with empty
+ * elements allowed as in every HTTP list. Comparison is strong: a weak tag, or one this server
+ * never issues, matches nothing, so the write answers 412. Anything else (a bare word, `*` inside
+ * a list, an empty header) is a 400, never read as "no precondition".
+ */
 export function acceptedVersions(ifMatch: string | undefined): Date[] | undefined {
   if (ifMatch === undefined) return undefined;
-  const tags = ifMatch.split(',').map((tag) => tag.trim());
-  if (tags.includes('*')) return undefined;
-  // A weak or malformed tag never matches (If-Match compares strongly), so the write answers 412.
-  return tags.flatMap((tag) => {
-    const match = /^"([0-9a-z]{1,12})"$/.exec(tag);
-    const time = match?.[1] ? Number.parseInt(match[1], 36) : Number.NaN;
+  if (ifMatch.trim() === '*') return undefined;
+  const tags: { weak: boolean; opaque: string }[] = [];
+  LIST_ELEMENT.lastIndex = 0;
+  while (LIST_ELEMENT.lastIndex < ifMatch.length) {
+    const start = LIST_ELEMENT.lastIndex;
+    const element = LIST_ELEMENT.exec(ifMatch);
+    if (!element || LIST_ELEMENT.lastIndex === start) throw malformedIfMatch();
+    if (element[2] !== undefined) tags.push({ weak: element[1] !== undefined, opaque: element[2] });
+  }
+  if (tags.length === 0) throw malformedIfMatch();
+  return tags.flatMap(({ weak, opaque }) => {
+    if (weak || !/^[0-9a-z]{1,12}$/.test(opaque)) return [];
+    const time = Number.parseInt(opaque, 36);
     return Number.isSafeInteger(time) ? [new Date(time)] : [];
   });
 }

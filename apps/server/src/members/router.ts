@@ -24,6 +24,7 @@ export const membersRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/projects/{id}/members/invite', tags, summary: 'Invite a user', description: 'Adds a registered user to the project by email (role defaults to VIEWER). ADMIN or owner. Honours Idempotency-Key.' },
       successStatus: 201,
+      location: '/projects/{projectId}/members/{id}',
       errors: [403, 409],
       headers: ['Idempotent-Replayed'],
       requestHeaders: ['Idempotency-Key'],

@@ -56,6 +56,7 @@ export const projectsRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/projects', tags, summary: 'Create a project', description: 'The caller becomes its owner and an ADMIN member. Honours Idempotency-Key.' },
       successStatus: 201,
+      location: '/projects/{id}',
       errors: [409],
       headers: ['ETag', 'Idempotent-Replayed'],
       requestHeaders: ['Idempotency-Key'],

@@ -38,6 +38,7 @@ export const tasksRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/tasks', tags, summary: 'Create a task', description: 'EDITOR, ADMIN or owner. Status defaults to TODO, priority to MEDIUM; the assignee must be a member. Honours Idempotency-Key.' },
       successStatus: 201,
+      location: '/tasks/{id}',
       errors: [403, 409],
       headers: ['ETag', 'Idempotent-Replayed'],
       requestHeaders: ['Idempotency-Key'],

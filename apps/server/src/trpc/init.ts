@@ -52,6 +52,11 @@ export type ProcedureMeta = {
   };
   /** The success status on REST (201 for creates); the OpenAPI document is corrected from it. */
   successStatus?: number;
+  /**
+   * A create's `Location` on REST: the created resource's path under /api/v1, each `{field}`
+   * filled from the answer (`/tasks/{taskId}/comments/{id}`).
+   */
+  location?: `/${string}`;
   /** A redirect (with Location and a `{ location }` body) the route answers besides its success, for the OpenAPI document. */
   redirect?: { status: 302 | 303; description: string };
   /** Error statuses this route can answer besides 400/401/404/500, for the OpenAPI document. */

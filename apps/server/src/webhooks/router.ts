@@ -27,6 +27,7 @@ export const webhooksRouter = router({
         description: `Changes of the project are POSTed to \`url\` as JSON, signed with the secret returned here once (X-Tasklane-Signature: sha256=HMAC of "timestamp.body"). See docs/events.md. ${adminOnly}`,
       },
       successStatus: 201,
+      location: '/projects/{projectId}/webhooks/{id}',
       errors: [403],
     })
     .input(CreateWebhookInput)

@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseSnapshot, expectErrorBody, expectTrpcError } from '../support/checks';
+import { createProject, createTask, registerUser, startTestApp, type TestApp, type TestUser } from '../support/harness';
+
+type Operation = { parameters?: { in?: string; name?: string }[] };
+
+/** A fresh resource of one route, its URL under /api/v1, its current ETag and a valid PATCH body. */
+interface Target {
+  url: string;
+  etag: string;
+  patch: Record<string, unknown>;
+}
+
+/**
+ * If-Match as RFC 9110 defines it, on every route that honours it (found in the OpenAPI document):
+ * `*` only alone, lists of strong or weak tags compared strongly, and any malformed value a 400
+ * that writes nothing, never an unconditional write.
+ */
+describe('If-Match on every route that honours it', () => {
+  let t: TestApp;
+  let owner: TestUser;
+  let routes: { method: string; path: string }[];
+
+  const fixtures: Record<string, () => Promise<Target>> = {
+    '/projects/{id}': async () => {
+      const created = await t.request('POST', '/api/v1/projects', { token: owner.token, body: { name: 'P' } });
+      return { url: `/api/v1/projects/${created.body.id}`, etag: created.headers.etag as string, patch: { name: 'Renamed' } };
+    },
+    '/tasks/{id}': async () => {
+      const project = await createProject(t, owner);
+      const task = await createTask(t, owner, project.id);
+      const read = await t.request('GET', `/api/v1/tasks/${task.id}`, { token: owner.token });
+      return { url: `/api/v1/tasks/${task.id}`, etag: read.headers.etag as string, patch: { title: 'Retitled' } };
+    },
+    '/tasks/{id}/comments/{commentId}': async () => {
+      const project = await createProject(t, owner);
+      const task = await createTask(t, owner, project.id);
+      const created = await t.request('POST', `/api/v1/tasks/${task.id}/comments`, { token: owner.token, body: { text: 'One' } });
+      return { url: `/api/v1/tasks/${task.id}/comments/${created.body.id}`, etag: created.headers.etag as string, patch: { text: 'Two' } };
+    },
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    owner = await registerUser(t);
+    const paths = (await t.request('GET', '/api/v1/openapi.json')).body.paths as Record<string, Record<string, Operation>>;
+    routes = Object.entries(paths).flatMap(([path, operations]) =>
+      Object.entries(operations).flatMap(([method, operation]) =>
+        (operation.parameters ?? []).some((parameter) => parameter.in === 'header' && parameter.name === 'If-Match') ? [{ method: method.toUpperCase(), path }] : [],
+      ),
+    );
+  });
+  afterAll(() => t.close());
+
+  const send = (route: { method: string }, target: Target, ifMatch: string) =>
+    t.request(route.method, target.url, {
+      token: owner.token,
+      headers: { 'if-match': ifMatch },
+      ...(route.method === 'PATCH' ? { body: target.patch } : {}),
+    });
+
+  it('finds PATCH and DELETE of projects, tasks and comments, each with a fixture here', () => {
+    expect(routes.length).toBeGreaterThanOrEqual(6);
+    for (const route of routes) expect(Object.keys(fixtures), `${route.method} ${route.path}`).toContain(route.path);
+  });
+
+  const malformed = [
+    ['"*" inside a list', (etag: string) => `*, ${etag}`],
+    ['"*" after a tag', (etag: string) => `${etag}, *`],
+    ['a bare word', () => 'abc'],
+    ['an unquoted current version', (etag: string) => etag.slice(1, -1)],
+    ['an unterminated tag', (etag: string) => etag.slice(0, -1)],
+    ['two tags without a comma', (etag: string) => `${etag} ${etag}`],
+    ['a lowercase weak prefix', (etag: string) => `w/${etag}`],
+    ['a weak prefix on a bare word', () => 'W/abc'],
+    ['only commas', () => ', ,'],
+    ['a quote inside a tag', () => '"a"b"'],
+    ['a date instead of a tag', () => 'Thu, 01 Jan 2026 00:00:00 GMT'],
+  ] as const;
+
+  for (const [name, value] of malformed) {
+    it(`${name}: 400 INVALID_IF_MATCH, nothing written`, async () => {
+      for (const route of routes) {
+        const target = await fixtures[route.path]!();
+        const before = await databaseSnapshot(t);
+        const response = await send(route, target, value(target.etag));
+        expect({ route, status: response.status }).toEqual({ route, status: 400 });
+        expectErrorBody(response, 400, { reason: 'INVALID_IF_MATCH' });
+        expect(await databaseSnapshot(t)).toEqual(before);
+      }
+    });
+  }
+
+  const matching = [
+    ['"*" alone', () => '*'],
+    ['the current tag', (etag: string) => etag],
+    ['a list holding the current tag', (etag: string) => `"0", ${etag}, "zz"`],
+    ['a list with empty elements', (etag: string) => `, ${etag} ,,`],
+    ['a tag holding a comma, then the current one', (etag: string) => `"a,b", ${etag}`],
+  ] as const;
+
+  for (const [name, value] of matching) {
+    it(`${name}: the write happens`, async () => {
+      for (const route of routes) {
+        const target = await fixtures[route.path]!();
+        const response = await send(route, target, value(target.etag));
+        expect({ route, status: response.status }).toEqual({ route, status: 200 });
+      }
+    });
+  }
+
+  const notMatching = [
+    ['the current tag as a weak tag (strong comparison)', (etag: string) => `W/${etag}`],
+    ['a list of other tags', () => '"0", "zz", W/"1"'],
+    ['a tag the server never issues', () => '"not-one-of-ours"'],
+  ] as const;
+
+  for (const [name, value] of notMatching) {
+    it(`${name}: 412 STALE_VERSION with the current ETag, nothing written`, async () => {
+      for (const route of routes) {
+        const target = await fixtures[route.path]!();
+        const before = await databaseSnapshot(t);
+        const response = await send(route, target, value(target.etag));
+        expect({ route, status: response.status }).toEqual({ route, status: 412 });
+        expectErrorBody(response, 412, { reason: 'STALE_VERSION' });
+        expect(response.headers.etag).toBe(target.etag);
+        expect(await databaseSnapshot(t)).toEqual(before);
+      }
+    });
+  }
+
+  it('native tRPC reads the same header the same way', async () => {
+    const target = await fixtures['/tasks/{id}']!();
+    const id = target.url.split('/').at(-1);
+    const call = (ifMatch: string) =>
+      t.request('POST', '/api/trpc/tasks.update', { token: owner.token, headers: { 'if-match': ifMatch }, body: { id, title: 'Over tRPC' } });
+    expectTrpcError(await call(`*, ${target.etag}`), 400, { reason: 'INVALID_IF_MATCH' });
+    expectTrpcError(await call(`W/${target.etag}`), 412, { reason: 'STALE_VERSION' });
+    expect((await call(`"0", ${target.etag}`)).status).toBe(200);
+  });
+});
