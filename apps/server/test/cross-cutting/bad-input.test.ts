@@ -128,6 +128,8 @@ const fieldCases: Case[] = [
   { name: 'a malformed id', route: 'PATCH /api/v1/projects/not-an-id', body: { name: 'x' }, status: 404, message: 'Project not found' },
   { name: 'an unknown id', route: `PATCH /api/v1/projects/${UNKNOWN_ID}`, body: { name: 'x' }, status: 404, message: 'Project not found' },
   { name: 'a malformed id', route: 'GET /api/v1/projects/not-an-id', status: 404, message: 'Project not found' },
+  { name: 'an id whose percent-encoding is not UTF-8 (an unpaired surrogate)', route: 'GET /api/v1/projects/%ED%A0%80', status: 404, message: 'Not found: the path is not valid percent-encoded UTF-8' },
+  { name: 'an id whose percent-encoding is not UTF-8', route: 'PATCH /api/v1/tasks/%FF%FE', body: { title: 'x' }, status: 404, message: 'Not found: the path is not valid percent-encoded UTF-8' },
   { name: 'an id over 200 characters', route: 'GET /api/v1/projects/:longId', status: 404, message: 'Project not found' },
   { name: 'a malformed id', route: 'DELETE /api/v1/projects/not-an-id', status: 404, message: 'Project not found' },
   { name: 'an unknown id', route: `DELETE /api/v1/projects/${UNKNOWN_ID}`, status: 404, message: 'Project not found' },
