@@ -102,6 +102,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // tRPC's batched GET names every procedure in one path segment (`/api/trpc/a,b,c`); the router's
     // default limit of 100 characters answered a batch of six calls from the web app with a 404.
     routerOptions: { maxParamLength: 5000 },
+    // A path parameter whose percent-encoding is not UTF-8 (`%ED%A0%80`, an unpaired surrogate) is
+    // a malformed id: a 404 in the documented body, not Fastify's own 400.
+    frameworkErrors: (error, request, reply) => {
+      if (error.code === 'FST_ERR_BAD_URL') return sendError(request, reply, 404, errorBody(404, 'Not found: the path is not valid percent-encoded UTF-8'));
+      const { status, body } = fastifyErrorToBody(error);
+      return sendError(request, reply, status, body);
+    },
   });
 
   app.addHook('onRequest', async (request, reply) => {

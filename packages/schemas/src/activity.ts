@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IdSchema, PageQueryShape, PathIdSchema, TimestampSchema } from './common';
+import { IdRefSchema, IdSchema, PageQueryShape, PathIdSchema, TimestampSchema } from './common';
 
 /** Every kind of change the activity history, the live stream and webhooks report. */
 export const ACTIVITY_TYPES = [
@@ -59,7 +59,7 @@ export const ListTaskActivityInput = ListProjectActivityInput;
 /** A live subscription to a project's events; `lastEventId` resumes after that event. */
 export const ProjectEventsInput = z
   .object({
-    projectId: z.string().max(200),
+    projectId: IdRefSchema,
     lastEventId: z.string().regex(/^\d{1,18}$/, 'lastEventId must be an event id').nullish(),
   })
   .strict();

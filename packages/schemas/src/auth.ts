@@ -1,20 +1,21 @@
 import { z } from 'zod';
 import { IdSchema, trimmed } from './common';
+import { text } from './text';
 
 /** bcrypt ignores bytes beyond 72, so longer passwords are refused rather than silently truncated. */
 export const PASSWORD_MAX_BYTES = 72;
 const utf8 = new TextEncoder();
 
-export const EmailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email());
+export const EmailSchema = text({ max: 254, trim: true }).toLowerCase().pipe(z.email());
 /**
  * At most 72 bytes on login too: bcrypt would compare only the first 72, so a longer password
  * whose first 72 bytes are right would otherwise log in.
  */
-const withinBcryptLimit = (schema: z.ZodString) =>
+const withinBcryptLimit = (schema: ReturnType<typeof text>) =>
   schema.refine((value) => utf8.encode(value).length <= PASSWORD_MAX_BYTES, {
     message: `Password must be at most ${PASSWORD_MAX_BYTES} bytes of UTF-8`,
   });
-export const PasswordSchema = withinBcryptLimit(z.string().min(6));
+export const PasswordSchema = withinBcryptLimit(text({ min: 6, max: PASSWORD_MAX_BYTES }));
 
 export const UserSchema = z
   .object({ id: IdSchema, name: z.string(), email: z.string() })
@@ -26,7 +27,7 @@ export const RegisterInput = z
   .meta({ examples: [{ name: 'Ada Lovelace', email: 'ada@example.com', password: 'correct horse' }] });
 
 export const LoginInput = z
-  .object({ email: EmailSchema, password: withinBcryptLimit(z.string().min(1)) })
+  .object({ email: EmailSchema, password: withinBcryptLimit(text({ min: 1, max: PASSWORD_MAX_BYTES })) })
   .strict()
   .meta({ examples: [{ email: 'ada@example.com', password: 'correct horse' }] });
 
@@ -43,10 +44,7 @@ export const UpdateMeInput = z
     name: trimmed(1, 200).optional(),
     email: EmailSchema.optional(),
     password: PasswordSchema.optional().meta({ description: 'The new password; revokes every token issued before the change' }),
-    currentPassword: z
-      .string()
-      .min(1)
-      .max(1024)
+    currentPassword: text({ min: 1, max: 1024 })
       .optional()
       .meta({ description: 'Required to change email or password' }),
   })

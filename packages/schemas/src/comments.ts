@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IdSchema, PageQueryShape, PathIdSchema, TimestampSchema } from './common';
+import { IdSchema, PageQueryShape, PathIdSchema, TimestampSchema, trimmed } from './common';
 
 export const COMMENT_TEXT_MAX = 20_000;
 
@@ -15,7 +15,7 @@ export const CommentSchema = z
   })
   .meta({ id: 'Comment' });
 
-const CommentTextSchema = z.string().trim().min(1).max(COMMENT_TEXT_MAX);
+const CommentTextSchema = trimmed(1, COMMENT_TEXT_MAX);
 
 export const CreateCommentInput = z
   .object({ id: PathIdSchema, text: CommentTextSchema })

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { text } from './text';
 
 /** Ids are UUIDv7 strings. */
 export const IdSchema = z.string().meta({ description: 'Resource id (UUIDv7)', example: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b' });
@@ -8,10 +9,19 @@ export const TimestampSchema = z.string().meta({
 });
 
 /**
- * An id in a path: any string, because a malformed id (of any length) names nothing and is a 404
- * like an unknown one, not a 400. The services check the format before asking the database.
+ * An id a client sends names a row or nothing: a malformed id is a 404 like an unknown one, not a
+ * 400, and the services check its format before asking the database, so an id is never stored as
+ * sent and the text rule does not apply to it. In a path any length is a 404; in a body, over 200
+ * characters is a 400 like any over-long field. Every id field derives from these two schemas
+ * (`.meta()` keeps their definition), which the schema audit test recognises (`isIdSchema`).
  */
 export const PathIdSchema = z.string().meta({ description: 'Resource id (UUIDv7); a malformed or unknown id is a 404' });
+export const IdRefSchema = z.string().max(200);
+
+const ID_DEFINITIONS = new Set<unknown>([PathIdSchema._zod.def, IdRefSchema._zod.def]);
+
+/** Whether a string schema is an id field (PathIdSchema or IdRefSchema, with or without metadata). */
+export const isIdSchema = (schema: z.ZodType): boolean => ID_DEFINITIONS.has(schema._zod.def);
 
 export const PathIdInput = z.object({ id: PathIdSchema }).strict();
 
@@ -54,9 +64,7 @@ export const PageQueryShape = {
     .max(MAX_PAGE_SIZE, { error: LIMIT_MESSAGE })
     .meta({ description: `Page size, 1–${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`, example: 50 })
     .optional(),
-  cursor: z
-    .string()
-    .max(512)
+  cursor: text({ max: 512 })
     .meta({ description: 'Opaque cursor from the `Link: rel="next"` header of the previous page' })
     .optional(),
 };
@@ -73,8 +81,8 @@ export const enumList = <T extends readonly [string, ...string[]]>(values: T, na
     .meta({ description: `Comma list of ${values.join(', ')}`, example: [values[0]] })
     .optional();
 
-/** Trimmed string with a length range, checked after trimming. */
-export const trimmed = (min: number, max: number) => z.string().trim().min(min).max(max);
+/** Text with leading and trailing white space removed, then its length checked (the text rule). */
+export const trimmed = (min: number, max: number) => text({ min, max, trim: true });
 
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 

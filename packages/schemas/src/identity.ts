@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { IdSchema, PageQueryShape, TimestampSchema, trimmed } from './common';
+import { IdRefSchema, IdSchema, PageQueryShape, TimestampSchema, trimmed } from './common';
+import { text } from './text';
 import { EmailSchema, PasswordSchema } from './auth';
 
 /**
@@ -35,7 +36,7 @@ export const CreateAccessTokenInput = z
     name: trimmed(1, 100),
     scopes: z.array(TokenScopeSchema).min(1).max(TOKEN_SCOPES.length),
     projectIds: z
-      .array(z.string().max(200))
+      .array(IdRefSchema)
       .min(1)
       .max(100)
       .optional()
@@ -73,7 +74,7 @@ export const PasswordResetInput = z
 
 export const PasswordResetConfirmInput = z
   .object({
-    token: z.string().min(1).max(200).meta({ description: 'The code from the reset link (its `token` parameter)' }),
+    token: text({ min: 1, max: 200 }).meta({ description: 'The code from the reset link (its `token` parameter)' }),
     password: PasswordSchema,
   })
   .strict()
@@ -97,15 +98,15 @@ export const RedirectSchema = z
 /** What the provider sends back; anything else it adds is ignored, not refused. */
 export const OidcCallbackInput = z
   .looseObject({
-    code: z.string().max(4096).optional(),
-    state: z.string().max(512).optional(),
-    error: z.string().max(256).optional(),
-    error_description: z.string().max(2048).optional(),
+    code: text({ max: 4096 }).optional(),
+    state: text({ max: 512 }).optional(),
+    error: text({ max: 256 }).optional(),
+    error_description: text({ max: 2048 }).optional(),
   })
   .meta({ description: 'The parameters of the provider’s redirect' });
 
 export const OidcExchangeInput = z
-  .object({ code: z.string().min(1).max(200).meta({ description: 'The `sso` code of the web app’s address after the sign-on' }) })
+  .object({ code: text({ min: 1, max: 200 }).meta({ description: 'The `sso` code of the web app’s address after the sign-on' }) })
   .strict()
   .meta({ examples: [{ code: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b.qX3v…' }] });
 

@@ -1,3 +1,4 @@
+export * from './text';
 export * from './common';
 export * from './auth';
 export * from './identity';

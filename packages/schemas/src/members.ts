@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { IdSchema, PageQueryShape, PathIdSchema } from './common';
+import { IdRefSchema, IdSchema, PageQueryShape, PathIdSchema } from './common';
+import { EmailSchema } from './auth';
 
 export const ROLES = ['VIEWER', 'EDITOR', 'ADMIN'] as const;
 export const RoleSchema = z.enum(ROLES).meta({ id: 'Role' });
@@ -18,7 +19,7 @@ export const MemberSchema = z
 export const InviteMemberInput = z
   .object({
     id: PathIdSchema,
-    email: z.string().trim().toLowerCase().max(254).pipe(z.email()),
+    email: EmailSchema,
     role: RoleSchema.optional(),
   })
   .strict()
@@ -36,7 +37,7 @@ export const MemberPathInput = z.object({ id: PathIdSchema, memberId: PathIdSche
 export const TransferOwnershipInput = z
   .object({
     id: PathIdSchema,
-    userId: z.string().max(200).meta({ description: 'User id of an existing member, who becomes owner and ADMIN' }),
+    userId: IdRefSchema.meta({ description: 'User id of an existing member, who becomes owner and ADMIN' }),
   })
   .strict()
   .meta({ examples: [{ userId: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b' }] });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IdSchema, PageQueryShape, PathIdSchema, TimestampSchema, trimmed } from './common';
+import { text } from './text';
 import { RoleSchema } from './members';
 import type { TASK_STATUSES } from './tasks';
 
@@ -33,7 +34,7 @@ export const ProjectDetailSchema = ProjectSchema.extend({
 export const CreateProjectInput = z
   .object({
     name: trimmed(1, PROJECT_NAME_MAX),
-    description: z.string().max(PROJECT_DESCRIPTION_MAX).optional(),
+    description: text({ max: PROJECT_DESCRIPTION_MAX }).optional(),
   })
   .strict()
   .meta({ examples: [{ name: 'Website relaunch', description: 'Everything for the new site' }] });
@@ -42,7 +43,7 @@ export const UpdateProjectInput = z
   .object({
     id: PathIdSchema,
     name: trimmed(1, PROJECT_NAME_MAX).optional(),
-    description: z.string().max(PROJECT_DESCRIPTION_MAX).optional(),
+    description: text({ max: PROJECT_DESCRIPTION_MAX }).optional(),
   })
   .strict()
   .meta({ examples: [{ name: 'Website relaunch 2027' }] });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { enumList, IdSchema, PageQueryShape, PathIdSchema, TimestampSchema, trimmed } from './common';
+import { enumList, IdRefSchema, IdSchema, PageQueryShape, PathIdSchema, TimestampSchema, trimmed } from './common';
+import { text } from './text';
 
 export const TASK_STATUSES = ['TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELLED'] as const;
 /** Listed in rank order: sorting by priority uses this order, not the alphabet. */
@@ -50,12 +51,12 @@ export const TaskSchema = z
 export const CreateTaskInput = z
   .object({
     title: trimmed(1, TASK_TITLE_MAX),
-    projectId: z.string().max(200),
-    description: z.string().max(TASK_DESCRIPTION_MAX).optional(),
+    projectId: IdRefSchema,
+    description: text({ max: TASK_DESCRIPTION_MAX }).optional(),
     status: TaskStatusSchema.optional(),
     priority: TaskPrioritySchema.optional(),
     dueDate: DueDateSchema.nullable().optional(),
-    assigneeId: z.string().max(200).nullable().optional(),
+    assigneeId: IdRefSchema.nullable().optional(),
   })
   .strict()
   .meta({
@@ -73,11 +74,11 @@ export const UpdateTaskInput = z
   .object({
     id: PathIdSchema,
     title: trimmed(1, TASK_TITLE_MAX).optional(),
-    description: z.string().max(TASK_DESCRIPTION_MAX).optional(),
+    description: text({ max: TASK_DESCRIPTION_MAX }).optional(),
     status: TaskStatusSchema.optional(),
     priority: TaskPrioritySchema.optional(),
     dueDate: DueDateSchema.nullable().optional(),
-    assigneeId: z.string().max(200).nullable().optional(),
+    assigneeId: IdRefSchema.nullable().optional(),
   })
   .strict()
   .meta({ examples: [{ status: 'IN_PROGRESS' }] });
@@ -101,7 +102,7 @@ export const TaskFilterShape = {
     .optional(),
   dueBefore: dateTime().meta({ description: 'Only tasks due strictly before this date-time', example: '2026-12-01T00:00:00Z' }).optional(),
   dueAfter: dateTime().meta({ description: 'Only tasks due strictly after this date-time', example: '2026-11-01T00:00:00Z' }).optional(),
-  q: z.string().max(200).meta({ description: 'Case-insensitive text searched in title and description' }).optional(),
+  q: text({ max: 200 }).meta({ description: 'Case-insensitive text searched in title and description' }).optional(),
   sort: z
     .enum(SORT_VALUES)
     .meta({ description: 'Sort field, `-` prefix for descending (default `createdAt`); ties broken by id' })

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { ActivityTypeSchema } from './activity';
-import { IdSchema, PageQueryShape, TimestampSchema } from './common';
+import { IdSchema, PageQueryShape, PathIdSchema, TimestampSchema } from './common';
+import { text } from './text';
 
-const pathIds = { id: z.string().max(200), webhookId: z.string().max(200) };
+const pathIds = { id: PathIdSchema, webhookId: PathIdSchema };
 
-const TargetUrlSchema = z
-  .string()
-  .max(2000)
+const TargetUrlSchema = text({ max: 2000 })
   .pipe(z.url({ protocol: /^https?$/, error: 'url must be an http:// or https:// URL' }))
   .meta({ description: 'Where deliveries are POSTed. Private, loopback and link-local addresses are refused (unless the server sets WEBHOOK_ALLOW_PRIVATE=true).' });
 
@@ -34,7 +33,7 @@ export const CreatedWebhookSchema = WebhookSchema.extend({
 }).meta({ id: 'CreatedWebhook' });
 
 export const CreateWebhookInput = z
-  .object({ id: z.string().max(200), url: TargetUrlSchema, events: EventsSchema.optional(), active: z.boolean().optional() })
+  .object({ id: PathIdSchema, url: TargetUrlSchema, events: EventsSchema.optional(), active: z.boolean().optional() })
   .strict()
   .meta({ examples: [{ url: 'https://hooks.example.com/tasklane', events: ['task.created', 'task.updated'] }] });
 
@@ -44,7 +43,7 @@ export const UpdateWebhookInput = z
   .meta({ examples: [{ active: true }] });
 
 export const WebhookPathInput = z.object(pathIds).strict();
-export const ListWebhooksInput = z.object({ id: z.string().max(200), ...PageQueryShape }).strict();
+export const ListWebhooksInput = z.object({ id: PathIdSchema, ...PageQueryShape }).strict();
 export const ListDeliveriesInput = z.object({ ...pathIds, ...PageQueryShape }).strict();
 
 export const DELIVERY_STATES = ['PENDING', 'DELIVERED', 'FAILED'] as const;

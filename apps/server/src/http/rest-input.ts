@@ -42,7 +42,9 @@ function decodeQuery(query: Record<string, unknown>, kinds: Map<string, QueryKin
   const decoded: Record<string, unknown> = { ...query };
   for (const [name, kind] of kinds) {
     const value = decoded[name];
-    if (kind === 'number' && typeof value === 'string' && DIGITS.test(value)) decoded[name] = Number(value);
+    // An empty number (`limit=`) is refused, not taken as absent as other empty values are: NaN
+    // reaches the schema, which names the field.
+    if (kind === 'number' && typeof value === 'string') decoded[name] = DIGITS.test(value) ? Number(value) : value === '' ? Number.NaN : value;
     else if (kind === 'list' && value !== '' && value !== undefined) {
       decoded[name] = (Array.isArray(value) ? value : [value]).flatMap((item) => String(item).split(',').map((part) => part.trim()));
     }

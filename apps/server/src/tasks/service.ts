@@ -176,7 +176,7 @@ export function createTasksService(db: Db) {
       try {
         if (wellFormed && (await write())) return task;
       } catch (error) {
-        // A value the database refuses (a NUL in the title) is the caller's 400, but only after
+        // A value the database refuses (one the input schemas let through) is the caller's 400, but only after
         // the checks: a non-member still gets 404 and a viewer 403, as if they had come first.
         if (!isUnstorableValue(error)) throw error;
         unstorable = error;

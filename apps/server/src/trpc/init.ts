@@ -87,7 +87,7 @@ export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
     throw toTRPCError(new DomainError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', 'DATABASE_UNAVAILABLE'));
   }
   if (isUnstorableValue(result.error)) {
-    throw toTRPCError(new DomainError('BAD_REQUEST', 'A value cannot be stored: text may not contain NUL (\\u0000) characters, and dates must fall in the years 1–9999', 'UNSTORABLE_VALUE'));
+    throw toTRPCError(new DomainError('BAD_REQUEST', 'A value cannot be stored: PostgreSQL refused it', 'UNSTORABLE_VALUE'));
   }
   const refusal = domainErrorOf(result.error);
   if (refusal) throw toTRPCError(refusal);

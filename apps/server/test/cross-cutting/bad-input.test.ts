@@ -113,7 +113,7 @@ const fieldCases: Case[] = [
   { name: 'an invalid email', route: 'POST /api/v1/auth/login', anonymous: true, body: { email: 'nope', password: 'password-123' }, status: 400, issues: ['email'] },
   // projects
   { name: 'no name', route: 'POST /api/v1/projects', body: { description: 'x' }, status: 400, issues: ['name'] },
-  { name: 'a NUL character in the name', route: 'POST /api/v1/projects', body: { name: 'a\u0000b' }, status: 400, reason: 'UNSTORABLE_VALUE' },
+  { name: 'a NUL character in the name', route: 'POST /api/v1/projects', body: { name: 'a\u0000b' }, status: 400, issues: ['name'] },
   { name: 'an empty name', route: 'POST /api/v1/projects', body: { name: '' }, status: 400, issues: ['name'] },
   { name: 'a name that is a number', route: 'POST /api/v1/projects', body: { name: 42 }, status: 400, issues: ['name'] },
   { name: 'a name over 200 characters', route: 'POST /api/v1/projects', body: { name: long(201) }, status: 400, issues: ['name'] },
@@ -128,6 +128,8 @@ const fieldCases: Case[] = [
   { name: 'a malformed id', route: 'PATCH /api/v1/projects/not-an-id', body: { name: 'x' }, status: 404, message: 'Project not found' },
   { name: 'an unknown id', route: `PATCH /api/v1/projects/${UNKNOWN_ID}`, body: { name: 'x' }, status: 404, message: 'Project not found' },
   { name: 'a malformed id', route: 'GET /api/v1/projects/not-an-id', status: 404, message: 'Project not found' },
+  { name: 'an id whose percent-encoding is not UTF-8 (an unpaired surrogate)', route: 'GET /api/v1/projects/%ED%A0%80', status: 404, message: 'Not found: the path is not valid percent-encoded UTF-8' },
+  { name: 'an id whose percent-encoding is not UTF-8', route: 'PATCH /api/v1/tasks/%FF%FE', body: { title: 'x' }, status: 404, message: 'Not found: the path is not valid percent-encoded UTF-8' },
   { name: 'an id over 200 characters', route: 'GET /api/v1/projects/:longId', status: 404, message: 'Project not found' },
   { name: 'a malformed id', route: 'DELETE /api/v1/projects/not-an-id', status: 404, message: 'Project not found' },
   { name: 'an unknown id', route: `DELETE /api/v1/projects/${UNKNOWN_ID}`, status: 404, message: 'Project not found' },
@@ -162,8 +164,8 @@ const fieldCases: Case[] = [
   { name: 'an assignee who is not a member', route: 'POST /api/v1/tasks', body: { ...taskBody, assigneeId: ':outsiderId' }, status: 400, reason: 'ASSIGNEE_NOT_MEMBER' },
   { name: 'the year 0', route: 'POST /api/v1/tasks', body: { ...taskBody, dueDate: '0000-01-01T00:00:00Z' }, status: 400, issues: ['dueDate'] },
   { name: 'a date past 9999 in UTC', route: 'POST /api/v1/tasks', body: { ...taskBody, dueDate: '9999-12-31T23:00:00-14:00' }, status: 400, issues: ['dueDate'] },
-  { name: 'a NUL character in the title', route: 'POST /api/v1/tasks', body: { ...taskBody, title: 'before\u0000after' }, status: 400, reason: 'UNSTORABLE_VALUE' },
-  { name: 'a NUL character in the description', route: 'POST /api/v1/tasks', body: { ...taskBody, description: '\u0000' }, status: 400, reason: 'UNSTORABLE_VALUE' },
+  { name: 'a NUL character in the title', route: 'POST /api/v1/tasks', body: { ...taskBody, title: 'before\u0000after' }, status: 400, issues: ['title'] },
+  { name: 'a NUL character in the description', route: 'POST /api/v1/tasks', body: { ...taskBody, description: '\u0000' }, status: 400, issues: ['description'] },
   { name: 'a malformed assignee id', route: 'POST /api/v1/tasks', body: { ...taskBody, assigneeId: 'someone' }, status: 400, reason: 'ASSIGNEE_NOT_MEMBER' },
   { name: 'a malformed project id', route: 'POST /api/v1/tasks', body: { ...taskBody, projectId: 'not-an-id' }, status: 404, message: 'Project not found' },
   { name: 'an unknown project id', route: 'POST /api/v1/tasks', body: { ...taskBody, projectId: UNKNOWN_ID }, status: 404, message: 'Project not found' },
@@ -172,7 +174,7 @@ const fieldCases: Case[] = [
   { name: 'a lower-case status', route: 'PATCH /api/v1/tasks/:task', body: { status: 'done' }, status: 400, issues: ['status'] },
   { name: 'a null priority', route: 'PATCH /api/v1/tasks/:task', body: { priority: null }, status: 400, issues: ['priority'] },
   { name: 'a bad due date', route: 'PATCH /api/v1/tasks/:task', body: { dueDate: '2026-13-01T00:00:00Z' }, status: 400, issues: ['dueDate'] },
-  { name: 'a NUL character in the title', route: 'PATCH /api/v1/tasks/:task', body: { title: 'a\u0000b' }, status: 400, reason: 'UNSTORABLE_VALUE' },
+  { name: 'a NUL character in the title', route: 'PATCH /api/v1/tasks/:task', body: { title: 'a\u0000b' }, status: 400, issues: ['title'] },
   { name: 'the year 0', route: 'PATCH /api/v1/tasks/:task', body: { dueDate: '0000-06-01T00:00:00Z' }, status: 400, issues: ['dueDate'] },
   { name: 'an assignee who is not a member', route: 'PATCH /api/v1/tasks/:task', body: { assigneeId: ':outsiderId' }, status: 400, reason: 'ASSIGNEE_NOT_MEMBER' },
   { name: 'a projectId (tasks do not move)', route: 'PATCH /api/v1/tasks/:task', body: { projectId: ':otherProject' }, status: 400, issues: [unknownField('projectId')] },
@@ -185,7 +187,7 @@ const fieldCases: Case[] = [
   // comments
   { name: 'no text', route: 'POST /api/v1/tasks/:task/comments', body: {}, status: 400, issues: ['text'] },
   { name: 'blank text', route: 'POST /api/v1/tasks/:task/comments', body: { text: ' \n ' }, status: 400, issues: ['text'] },
-  { name: 'a NUL character', route: 'POST /api/v1/tasks/:task/comments', body: { text: 'a\u0000b' }, status: 400, reason: 'UNSTORABLE_VALUE' },
+  { name: 'a NUL character', route: 'POST /api/v1/tasks/:task/comments', body: { text: 'a\u0000b' }, status: 400, issues: ['text'] },
   { name: 'text that is a number', route: 'POST /api/v1/tasks/:task/comments', body: { text: 5 }, status: 400, issues: ['text'] },
   { name: 'text over 20 000 characters', route: 'POST /api/v1/tasks/:task/comments', body: { text: long(20_001) }, status: 400, issues: ['text'] },
   { name: 'an authorId', route: 'POST /api/v1/tasks/:task/comments', body: { text: 'hi', authorId: ':outsiderId' }, status: 400, issues: [unknownField('authorId')] },
@@ -216,7 +218,7 @@ const queryCases: Case[] = [
     { name: 'dueBefore=tomorrow', route: `${list}?dueBefore=tomorrow`, status: 400, issues: ['dueBefore'] },
     { name: 'dueAfter=2026-02-30T00:00:00Z', route: `${list}?dueAfter=2026-02-30T00:00:00Z`, status: 400, issues: ['dueAfter'] },
     { name: 'assigneeId=someone', route: `${list}?assigneeId=someone`, status: 400, issues: ['assigneeId'] },
-    { name: 'a NUL character in q', route: `${list}?q=a%00b`, status: 400, reason: 'UNSTORABLE_VALUE' },
+    { name: 'a NUL character in q', route: `${list}?q=a%00b`, status: 400, issues: ['q'] },
   ]),
   { name: 'a projectId query next to the path one', route: 'GET /api/v1/tasks/project/:project?projectId=:otherProject', status: 400, issues: [unknownField('projectId')] },
   { name: 'an id query next to the path one', route: 'GET /api/v1/projects/:project?id=:otherProject', status: 400, issues: [unknownField('id')] },
@@ -298,18 +300,6 @@ describe('bad input on every endpoint: the documented error, nothing written', (
       expect(await databaseSnapshot(t)).toEqual(before);
     });
   }
-
-  it('a value the database cannot store still answers 404 to a non-member and 403 to a viewer first', async () => {
-    const { t, owner, outsider, values } = await makeWorld(world.t);
-    const viewer = await registerUser(t, 'Viewer');
-    await invite(t, owner, values.project!, viewer, 'VIEWER');
-    const before = await databaseSnapshot(t);
-    const body = { projectId: values.project, title: 'a\u0000b' };
-    expectErrorBody(await t.request('POST', '/api/v1/tasks', { token: outsider.token, body }), 404, { message: 'Project not found' });
-    expectErrorBody(await t.request('POST', '/api/v1/tasks', { token: viewer.token, body }), 403, {});
-    expectErrorBody(await t.request('POST', '/api/v1/tasks', { token: owner.token, body }), 400, { reason: 'UNSTORABLE_VALUE' });
-    expect(await databaseSnapshot(t)).toEqual(before);
-  });
 
   it('login refuses a password over 72 bytes even when its first 72 bytes are right (bcrypt reads no further)', async () => {
     const { t } = world;

@@ -11,7 +11,10 @@ import { isTrpcErrorBody } from '../support/transport';
  * never a 5xx, an error is always the documented body for its transport, and a refused request
  * leaves every row of the database as it was. FUZZ_RUNS scales the run per transport (`npm run fuzz` at the root: 20 000 by default).
  */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
+// The default keeps the file well under a minute on a busy two-core machine; `npm run fuzz` runs 20 000.
+const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
+/** Each run of the text property is two requests (the write and the read). */
+const TEXT_RUNS = Math.max(1, Math.round(RUNS / 4));
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 
 interface Fixture {
@@ -31,6 +34,24 @@ interface Request {
 }
 
 // ── arbitraries ────────────────────────────────────────────────────────────────────────────
+/** The characters the text rule is about: refused (NUL, unpaired surrogates) and kept exactly (all the others). */
+const unicodeEdge = fc.constantFrom(
+  '\u0000', '\uD800', '\uDBFF', '\uDC00', '\uDFFF', '\uFEFF', '\uFFFE', '\uFFFF', '\u{10FFFF}', '\uFFFD', '\u0301', '\u094D',
+  '\u202E', '\u200F', '\u200B', '\u200D', '\r\n', '\r', '\n', '\t', '\u2028', '\u0085', '\u00A0', '\u3000', ' ', '🙂', '👩‍👩‍👧',
+  '🏳️‍🌈', '𝔘', 'a', 'é', 'ß', 'İ', 'ﬃ', '"', '\\', '%00',
+);
+const anyUnit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
+const unicodeText = fc
+  .array(
+    fc.oneof(
+      { arbitrary: unicodeEdge, weight: 4 },
+      { arbitrary: fc.string({ unit: anyUnit, maxLength: 3 }), weight: 1 },
+      { arbitrary: fc.string({ unit: 'grapheme', maxLength: 3 }), weight: 1 },
+    ),
+    { maxLength: 12 },
+  )
+  .map((parts) => parts.join(''));
+
 const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 120 });
 const hugeText = fc.integer({ min: 10_000, max: 1_100_000 }).map((length) => 'x'.repeat(length));
 const oddText = fc.oneof(
@@ -42,6 +63,7 @@ const oddText = fc.oneof(
     weight: 3,
   },
   { arbitrary: hugeText, weight: 1 },
+  { arbitrary: unicodeText, weight: 4 },
 );
 const anyJson = fc.oneof(
   { arbitrary: fc.jsonValue({ maxDepth: 3 }), weight: 4 },
@@ -168,6 +190,44 @@ function trpcRequest(fixture: Fixture, procedure: { name: string; type: string }
     });
 }
 
+// ── text fields ─────────────────────────────────────────────────────────────────────────────
+interface TextField {
+  procedure: string;
+  rest: [string, string];
+  field: string;
+  /** The other fields of the input, path ids included. */
+  input: Record<string, unknown>;
+  trim: boolean;
+  read: string;
+  pick: (body: any) => unknown;
+}
+
+/** Text fields written by PATCH and read back (a token's name, created by POST, is in text.test.ts). */
+function textFields(project: string, task: string, comment: string): TextField[] {
+  const projectPath = `/api/v1/projects/${project}`;
+  const taskPath = `/api/v1/tasks/${task}`;
+  return [
+    { procedure: 'auth.updateMe', rest: ['PATCH', '/api/v1/auth/me'], field: 'name', input: {}, trim: true, read: '/api/v1/auth/me', pick: (body) => body.name },
+    { procedure: 'projects.update', rest: ['PATCH', projectPath], field: 'name', input: { id: project }, trim: true, read: projectPath, pick: (body) => body.name },
+    { procedure: 'projects.update', rest: ['PATCH', projectPath], field: 'description', input: { id: project }, trim: false, read: projectPath, pick: (body) => body.description },
+    { procedure: 'tasks.update', rest: ['PATCH', taskPath], field: 'title', input: { id: task }, trim: true, read: taskPath, pick: (body) => body.title },
+    { procedure: 'tasks.update', rest: ['PATCH', taskPath], field: 'description', input: { id: task }, trim: false, read: taskPath, pick: (body) => body.description },
+    { procedure: 'tasks.update', rest: ['PATCH', taskPath], field: 'description', input: { id: task }, trim: false, read: `${taskPath}/activity`, pick: (body) => body.find((event: { type: string }) => event.type.startsWith('task.'))?.resource.description },
+    { procedure: 'comments.update', rest: ['PATCH', `${taskPath}/comments/${comment}`], field: 'text', input: { id: task, commentId: comment }, trim: true, read: `${taskPath}/comments/${comment}`, pick: (body) => body.text },
+  ];
+}
+
+async function writeText(t: TestApp, token: string, target: TextField, via: 'rest' | 'trpc', value: string): Promise<TestResponse> {
+  if (via === 'rest') {
+    const body = Object.fromEntries(Object.entries({ ...target.input, [target.field]: value }).filter(([key]) => !['id', 'commentId'].includes(key)));
+    return t.request(target.rest[0], target.rest[1], { token, body });
+  }
+  return t.request('POST', `/api/trpc/${target.procedure}`, { token, body: { ...target.input, [target.field]: value } });
+}
+
+/** No NUL check here: only whether every surrogate is paired (String.prototype.isWellFormed, Node 20). */
+const isWellFormed = (value: string) => (value as unknown as { isWellFormed(): boolean }).isWellFormed();
+
 // ── checks ────────────────────────────────────────────────────────────────────────────────
 const ERROR_KEYS = new Set(['message', 'code', 'reason', 'issues']);
 
@@ -256,6 +316,34 @@ describe('fuzzing every route on both transports', () => {
     await fc.assert(
       fc.asyncProperty(request, (generated) => sendAndCheck(generated, restViolation)),
       { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) },
+    );
+  }, 600_000);
+
+  it(`text: ${TEXT_RUNS} Unicode edge cases in every text field on both transports, refused with a 400 naming the field or read back exactly`, async () => {
+    const token = fixture.validAuthorizations[0]!.slice('Bearer '.length);
+    const { project, task, comment } = fixture.ids as Record<'project' | 'task' | 'comment', string>;
+    const field = fc.constantFrom(...textFields(project!, task!, comment!));
+    const transport = fc.constantFrom('rest' as const, 'trpc' as const);
+    await fc.assert(
+      fc.asyncProperty(field, transport, unicodeText, async (target, via, value) => {
+        const response = await writeText(t, token, target, via, value);
+        tally.requests += 1;
+        tally.byStatus.set(response.status, (tally.byStatus.get(response.status) ?? 0) + 1);
+        const expected = target.trim ? value.replace(/^\p{White_Space}+/u, '').replace(/\p{White_Space}+$/u, '') : value;
+        const refusable = !isWellFormed(value) || value.includes('\u0000') || (target.trim && expected === '');
+        const context = `${via} ${target.procedure}.${target.field} = ${JSON.stringify(value)} → ${response.status} ${JSON.stringify(response.body)?.slice(0, 300)}`;
+        if (refusable) {
+          expect(response.status, context).toBe(400);
+          const issues = (response.body?.issues ?? response.body?.error?.data?.issues ?? []) as { path: unknown[] }[];
+          expect(issues.map((issue) => issue.path[0]), context).toContain(target.field);
+          return;
+        }
+        expect(response.status, context).toBeLessThan(300);
+        const stored = await t.request('GET', target.read, { token });
+        expect(stored.status, context).toBe(200);
+        expect(target.pick(stored.body) === expected, `${context}; read back ${JSON.stringify(target.pick(stored.body))}`).toBe(true);
+      }),
+      { numRuns: TEXT_RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) },
     );
   }, 600_000);
 

@@ -51,6 +51,17 @@ export function trpcProcedures(): { name: string; type: string }[] {
   return Object.entries(procedures).map(([name, procedure]) => ({ name, type: procedure._def.type }));
 }
 
+/**
+ * Percent-encodes any string, an unpaired surrogate included: encodeURIComponent throws on one, so
+ * it is sent as the three bytes UTF-8 would give it (invalid UTF-8, as a careless client sends).
+ */
+export const encodePathSegment = (value: string) =>
+  value.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]|[\uD800-\uDFFF]|[^\uD800-\uDFFF]+/g, (part) =>
+    part.length === 1 && part >= '\uD800' && part <= '\uDFFF'
+      ? [0xe0 | (part.charCodeAt(0) >> 12), 0x80 | ((part.charCodeAt(0) >> 6) & 0x3f), 0x80 | (part.charCodeAt(0) & 0x3f)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join('')
+      : encodeURIComponent(part),
+  );
+
 /** Fills a path template: `{id}` → the value chosen for that parameter. */
 export const fillPath = (path: string, values: Record<string, string>) =>
-  `/api/v1${path.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(values[name] ?? ''))}`;
+  `/api/v1${path.replace(/\{(\w+)\}/g, (_match, name: string) => encodePathSegment(values[name] ?? ''))}`;
