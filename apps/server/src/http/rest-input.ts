@@ -55,10 +55,17 @@ function routeMatchers(basePath: string, routes: RestRoute[]) {
   const ordered = [...routes].sort((a, b) => Number(a.path.includes('{')) - Number(b.path.includes('{')));
   return ordered.map(({ method, path, input }) => ({
     method: method.toUpperCase(),
+    template: `${basePath}${path}`,
     pattern: new RegExp(`^${basePath}${path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
     names: [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!),
     kinds: queryKinds(input),
   }));
+}
+
+/** The document's path template (`/api/v1/tasks/{id}`) of a REST request, when one matches. */
+export function restTemplateFinder(basePath: string, routes: RestRoute[]): (method: string, path: string) => string | undefined {
+  const matchers = routeMatchers(basePath, routes);
+  return (method, path) => matchers.find((route) => route.method === method && route.pattern.test(path))?.template;
 }
 
 const invalidInput = (issues: ErrorIssue[]) => ({ message: summarizeIssues(issues), code: 'BAD_REQUEST', issues });
