@@ -19,7 +19,7 @@ import { registerRateLimits } from './http/rate-limits';
 import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from './http/rest-errors';
 import { requestSerializer } from './http/log-serializers';
 import { clientErrorHandler, registerSecurity } from './http/security';
-import { registerRestInputChecks, restTemplateFinder } from './http/rest-input';
+import { matchedRestTemplate, registerRestInputChecks, restTemplateFinder } from './http/rest-input';
 import { createBackgroundQueue } from './lib/background';
 import { createMailOutbox } from './mail/outbox';
 import { startMailSender } from './mail/sender';
@@ -114,7 +114,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  registerHttpMetrics(app, metrics, { prefix: '/api/v1', catchAll: '/api/v1/*', find: restTemplateFinder('/api/v1', restRoutes(appRouter)) });
+  registerHttpMetrics(app, metrics, {
+    prefix: '/api/v1',
+    catchAll: '/api/v1/*',
+    matched: matchedRestTemplate,
+    find: restTemplateFinder('/api/v1', restRoutes(appRouter)),
+  });
 
   app.addHook('onClose', async () => {
     await background.flush();

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type ErrorIssue, summarizeIssues, UNSUPPORTED_MEDIA_TYPE_MESSAGE } from '../trpc/errors';
 import { errorBody } from './rest-errors';
 
@@ -68,6 +68,10 @@ export function restTemplateFinder(basePath: string, routes: RestRoute[]): (meth
   return (method, path) => matchers.find((route) => route.method === method && route.pattern.test(path))?.template;
 }
 
+/** The template the input checks matched for a request, kept so the metrics need not match it again. */
+const matchedTemplates = new WeakMap<FastifyRequest, string>();
+export const matchedRestTemplate = (request: FastifyRequest): string | undefined => matchedTemplates.get(request);
+
 const invalidInput = (issues: ErrorIssue[]) => ({ message: summarizeIssues(issues), code: 'BAD_REQUEST', issues });
 
 /**
@@ -83,6 +87,7 @@ export function registerRestInputChecks(rest: FastifyInstance, basePath: string,
   rest.addHook('preHandler', async (request, reply) => {
     const path = request.url.split('?')[0]!;
     const route = matchers.find(({ method, pattern }) => method === request.method && pattern.test(path));
+    if (route) matchedTemplates.set(request, route.template);
     const parameters = route?.names ?? [];
     if (route && route.kinds.size > 0) request.query = decodeQuery(request.query as Record<string, unknown>, route.kinds);
     let input: object = request.query as object;
