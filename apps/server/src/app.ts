@@ -19,11 +19,11 @@ import { registerRateLimits } from './http/rate-limits';
 import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from './http/rest-errors';
 import { requestSerializer } from './http/log-serializers';
 import { clientErrorHandler, registerSecurity } from './http/security';
-import { registerBodilessRequests, registerRestInputChecks } from './http/rest-input';
+import { matchedRestTemplate, registerBodilessRequests, registerRestInputChecks, restTemplateFinder } from './http/rest-input';
 import { createBackgroundQueue } from './lib/background';
 import { createMailOutbox } from './mail/outbox';
 import { startMailSender } from './mail/sender';
-import { createMetrics, registerMetricsRoute } from './metrics';
+import { createMetrics, registerHttpMetrics, registerMetricsRoute } from './metrics';
 import { startDeliveryWorker } from './webhooks/worker';
 import { buildOpenApiDocument, createdPaths, locationOf, restRoutes } from './openapi';
 import { createServices } from './services';
@@ -58,6 +58,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const database = options.database ?? (await openDatabase(config));
   const passwords = createPasswordHasher(config.bcryptCost);
   const metrics = createMetrics();
+  metrics.observeDatabase(database);
   const hub = await startActivityHub(database, database.db, (error) => app.log.error({ err: error }, 'reading new activity failed'), config.eventHeartbeatMs);
   const tokenStates = createTokenStateCache(config.tokenCheckCacheMs);
   const stopFollowingTokens = await tokenStates.follow(database);
@@ -83,7 +84,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const mailSender = config.mail
     ? await startMailSender(database, config.mail, mailTemplates, (error) => app.log.error({ err: error }, 'sending email failed'))
     : undefined;
-  const deliveryWorker = startDeliveryWorker(database.db, config.webhooks, (error) => app.log.error({ err: error }, 'webhook delivery failed'));
+  const deliveryWorker = startDeliveryWorker(
+    database.db,
+    config.webhooks,
+    (error) => app.log.error({ err: error }, 'webhook delivery failed'),
+    (outcome) => metrics.webhookDeliveries.inc({ outcome }),
+  );
+  metrics.observeWebhookOutbox(deliveryWorker.pendingCount);
   hub.onDeliveriesQueued(deliveryWorker.wake);
   const servicesHandle = services as unknown as ServicesHandle;
 
@@ -114,6 +121,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerHttpMetrics(app, metrics, {
+    prefix: '/api/v1',
+    catchAll: '/api/v1/*',
+    matched: matchedRestTemplate,
+    find: restTemplateFinder('/api/v1', restRoutes(appRouter)),
+  });
+
   app.addHook('onClose', async () => {
     await background.flush();
     await mailSender?.stop();
@@ -121,6 +135,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await deliveryWorker.stop();
     await hub.close();
     await stopFollowingTokens();
+    database.onQuerySettled(undefined);
     if (!options.database) await database.close();
   });
 
@@ -139,6 +154,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     authPerMinute: config.authRateLimit,
     tokenPerMinute: config.tokenRateLimit,
     ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
+    onRefused: (limit) => metrics.rateLimited.inc({ limit }),
   });
 
   const contextFor = (transport: Context['transport'], request: FastifyRequest, url: string): Context => ({

@@ -1,62 +1,98 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { createDatabase } from '@tasklane/db';
+import { parseArgs } from 'node:util';
 import { RegisterInput } from '@tasklane/schemas';
 import { openDatabase } from './app';
 import { createPasswordHasher } from './auth/password';
 import { createAuthService } from './auth/service';
 import { createTokenService } from './auth/tokens';
-import { type Config, ConfigError } from './config';
+import { backup, CliError, restore } from './backup';
+import type { Config } from './config';
 
-const PG_DUMP_HINT =
-  'With DATABASE_URL (PostgreSQL) use its own tools while the service runs:\n' +
-  '  pg_dump --format=custom --file=tasklane.dump "$DATABASE_URL"\n' +
-  '  pg_restore --clean --if-exists --no-owner --dbname="$DATABASE_URL" tasklane.dump';
-
-const pgliteDir = (config: Config) => join(config.dataDir, 'pgdata');
-
-/**
- * `backup <file>`: PGlite's data directory as a .tar.gz. A running server is asked for it
- * (GET /admin/backup with ADMIN_TOKEN) so the dump is consistent while it serves; with the server
- * stopped, the directory is opened and dumped directly.
- */
-async function backup(config: Config, file: string): Promise<void> {
-  if (config.databaseUrl) throw new ConfigError(PG_DUMP_HINT);
-  const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/admin/backup`;
-  const live = await fetch(url, { headers: { authorization: `Bearer ${config.adminToken ?? ''}` } }).catch(() => undefined);
-  if (live?.ok) {
-    await writeFile(file, Buffer.from(await live.arrayBuffer()), { mode: 0o600 });
-    console.log(`Backup of the running server written to ${file}.`);
-    return;
-  }
-  if (live) throw new ConfigError(`The running server refused the backup (${live.status}): set the same ADMIN_TOKEN as the server.`);
-  const database = await openDatabase(config);
-  try {
-    await writeFile(file, Buffer.from(await (await database.dumpDataDir!('gzip')).arrayBuffer()), { mode: 0o600 });
-  } finally {
-    await database.close();
-  }
-  console.log(`Backup of ${pgliteDir(config)} written to ${file}.`);
+interface Command {
+  /** Positional arguments; a name ending in `...` takes the rest. */
+  args: string[];
+  summary: string;
 }
 
-/** `restore <file>`: into an empty PGlite data directory only (stop the server, move the old one away). */
-async function restore(config: Config, file: string): Promise<void> {
-  if (config.databaseUrl) throw new ConfigError(PG_DUMP_HINT);
-  const target = pgliteDir(config);
-  if (existsSync(target) && readdirSync(target).length > 0) {
-    throw new ConfigError(`${target} is not empty: stop the server and move it away first, so nothing is overwritten.`);
+/** Every command of `tasklane`; `serve` and `migrate` are run by main.ts, the rest by runCommand. */
+export const COMMANDS: Record<string, Command> = {
+  serve: { args: [], summary: 'run the server (the default command)' },
+  migrate: { args: [], summary: 'apply pending database migrations and exit' },
+  backup: { args: ['<file>'], summary: 'write the PGlite database to <file> as a checked .tar.gz (asks a running server when one answers)' },
+  restore: { args: ['<file>'], summary: 'restore a backup into an empty PGlite data directory (server stopped)' },
+  'create-user': { args: ['<email>', '<name>...'], summary: 'create an account; the password comes from TASKLANE_PASSWORD' },
+  'reset-password': { args: ['<email>'], summary: "replace a user's password from TASKLANE_PASSWORD and revoke their tokens" },
+};
+
+const usageLine = (name: string) => `tasklane ${name}${COMMANDS[name]!.args.map((arg) => ` ${arg}`).join('')}`;
+
+export function usage(command?: string): string {
+  if (command) {
+    return [
+      `Usage: ${usageLine(command)} [--help]`,
+      '',
+      `  ${COMMANDS[command]!.summary}`,
+      '',
+      'Settings come from the environment (docs/operations.md): DATA_DIR, DATABASE_URL, PORT, ADMIN_TOKEN, ...',
+    ].join('\n');
   }
-  const database = await createDatabase({ kind: 'pglite', dataDir: target, loadDataDir: new Blob([await readFile(file)]) });
-  await database.migrate();
-  await database.close();
-  console.log(`Restored ${file} into ${target}.`);
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => usageLine(name).length));
+  return [
+    'Usage: tasklane [command] [arguments] [--help]',
+    '',
+    'Commands:',
+    ...Object.keys(COMMANDS).map((name) => `  ${usageLine(name).padEnd(width)}  ${COMMANDS[name]!.summary}`),
+    '',
+    'Options:',
+    '  -h, --help     print this help (or a command\'s: tasklane <command> --help) and exit',
+    '  -v, --version  print the version and exit',
+    '',
+    'Settings come from the environment (docs/operations.md).',
+  ].join('\n');
+}
+
+export type Invocation =
+  | { kind: 'run'; command: string; args: string[] }
+  /** Printed to stdout, exit 0. */
+  | { kind: 'help'; text: string }
+  | { kind: 'version' }
+  /** Printed to stderr with the usage, exit 2. */
+  | { kind: 'usage-error'; message: string; text: string };
+
+/** The command line, read by node:util's parseArgs; nothing is run or configured here. */
+export function parseCommandLine(argv: string[]): Invocation {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+    });
+  } catch (error) {
+    const command = argv.find((arg) => Object.hasOwn(COMMANDS, arg));
+    // Node's message goes on to explain `--`; its first sentence names the option.
+    return { kind: 'usage-error', message: `${(error as Error).message.split('. ')[0]}.`, text: usage(command) };
+  }
+  const [first, ...rest] = parsed.positionals;
+  const name = first === 'help' ? rest[0] : first;
+  if (name !== undefined && !Object.hasOwn(COMMANDS, name)) {
+    return { kind: 'usage-error', message: `Unknown command "${name}".`, text: usage() };
+  }
+  if (parsed.values.help || first === 'help') return { kind: 'help', text: usage(name) };
+  if (parsed.values.version) return { kind: 'version' };
+  const command = name ?? 'serve';
+  const spec = COMMANDS[command]!.args;
+  const takesRest = spec.at(-1)?.endsWith('...') ?? false;
+  if (rest.length < spec.length || (!takesRest && rest.length > spec.length)) {
+    return { kind: 'usage-error', message: `${command} takes ${spec.join(' ') || 'no arguments'}.`, text: usage(command) };
+  }
+  return { kind: 'run', command, args: rest };
 }
 
 /** The password comes from TASKLANE_PASSWORD, never from the command line (shell history, ps). */
 function passwordFromEnv(): string {
   const password = process.env.TASKLANE_PASSWORD;
-  if (!password) throw new ConfigError('Set TASKLANE_PASSWORD to the password (it is not read from the command line).');
+  if (!password) throw new CliError('Set TASKLANE_PASSWORD to the password (it is not read from the command line).');
   return password;
 }
 
@@ -71,37 +107,27 @@ async function withAuth<T>(config: Config, run: (auth: ReturnType<typeof createA
   }
 }
 
-export const CLI_COMMANDS = ['backup <file>', 'restore <file>', 'create-user <email> <name>', 'reset-password <email>'];
-
-/** Operator commands besides serve and migrate. On PGlite, all but `backup` need the server stopped. */
-export async function runCli(config: Config, command: string, args: string[]): Promise<boolean> {
-  const [first, ...rest] = args;
-  const need = (value: string | undefined, what: string) => {
-    if (!value) throw new ConfigError(`Usage: tasklane ${command} ${what}`);
-    return value;
-  };
+/** Operator commands besides serve and migrate; returns what to print. On PGlite, all but `backup` need the server stopped. */
+export async function runCommand(config: Config, command: string, args: string[]): Promise<string> {
+  const [first = '', ...rest] = args;
   switch (command) {
     case 'backup':
-      await backup(config, need(first, '<file>'));
-      return true;
+      return backup(config, first);
     case 'restore':
-      await restore(config, need(first, '<file>'));
-      return true;
+      return restore(config, first);
     case 'create-user': {
-      const input = RegisterInput.safeParse({ email: need(first, '<email> <name>'), name: need(rest.join(' '), '<email> <name>'), password: passwordFromEnv() });
-      if (!input.success) throw new ConfigError(input.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('\n'));
+      const input = RegisterInput.safeParse({ email: first, name: rest.join(' '), password: passwordFromEnv() });
+      if (!input.success) throw new CliError(input.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
       const created = await withAuth(config, (auth) => auth.register(input.data));
-      console.log(`Created user ${created.user.email} (${created.user.id}).`);
-      return true;
+      return `Created user ${created.user.email} (${created.user.id}).`;
     }
     case 'reset-password': {
       const password = RegisterInput.shape.password.safeParse(passwordFromEnv());
-      if (!password.success) throw new ConfigError(`password: ${password.error.issues[0]?.message}`);
-      const user = await withAuth(config, (auth) => auth.resetPassword(need(first, '<email>'), password.data));
-      console.log(`Password of ${user.email} replaced; their existing tokens no longer work.`);
-      return true;
+      if (!password.success) throw new CliError(`password: ${password.error.issues[0]?.message}`);
+      const user = await withAuth(config, (auth) => auth.resetPassword(first, password.data));
+      return `Password of ${user.email} replaced; their existing tokens no longer work.`;
     }
     default:
-      return false;
+      throw new Error(`no runner for the command ${command}`);
   }
 }

@@ -1,19 +1,29 @@
 import cluster from 'node:cluster';
-import { buildApp, openDatabase } from './app';
-import { CLI_COMMANDS, runCli } from './cli';
+import { buildApp, openDatabase, VERSION } from './app';
+import { CliError } from './backup';
+import { parseCommandLine, runCommand } from './cli';
 import { type Config, ConfigError, loadConfig } from './config';
+import { DomainError } from './errors';
 
-async function main(command = 'serve'): Promise<void> {
+async function main(argv: string[]): Promise<void> {
+  const invocation = parseCommandLine(argv);
+  if (invocation.kind === 'help') return void console.log(invocation.text);
+  if (invocation.kind === 'version') return void console.log(VERSION);
+  if (invocation.kind === 'usage-error') {
+    console.error(`${invocation.message}\n\n${invocation.text}`);
+    process.exitCode = 2;
+    return;
+  }
   const config = loadConfig();
-  if (command === 'migrate') {
+  if (invocation.command === 'migrate') {
     const database = await openDatabase(config);
     await database.close();
     console.log('Migrations applied.');
     return;
   }
-  if (await runCli(config, command, process.argv.slice(3))) return;
-  if (command !== 'serve') {
-    throw new ConfigError(`Unknown command "${command}". Commands: serve (default), migrate, ${CLI_COMMANDS.join(', ')}`);
+  if (invocation.command !== 'serve') {
+    console.log(await runCommand(config, invocation.command, invocation.args));
+    return;
   }
   if (config.workers > 1 && cluster.isPrimary) return superviseWorkers(config);
   await serve(config);
@@ -83,7 +93,9 @@ async function superviseWorkers(config: Config): Promise<void> {
   for (let index = 0; index < config.workers; index += 1) startWorker();
 }
 
-main(process.argv[2]).catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error);
+main(process.argv.slice(2)).catch((error: unknown) => {
+  // An operator's mistake is one line; anything else is a bug and keeps its stack.
+  const expected = error instanceof ConfigError || error instanceof CliError || error instanceof DomainError;
+  console.error(expected ? error.message : error);
   process.exit(1);
 });

@@ -10,7 +10,9 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
-import { withNamedStatements } from './pglite-statements';
+import { type QueryListener, type QueryTiming, withNamedStatements } from './pglite-statements';
+
+export type { QueryListener } from './pglite-statements';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -33,10 +35,27 @@ export interface Database {
    * is (re)established, so a caller can catch up on what it missed while disconnected.
    */
   listen(channel: string, onNotify: (payload: string) => void, onListen?: () => void): Promise<() => Promise<void>>;
+  /** The connection pool now; PGlite is one connection, which a statement or a transaction holds. */
+  poolStats(): PoolStats;
+  /**
+   * Reports every query of `db` as it settles: its time in milliseconds from issue to result, the
+   * wait for a connection included. One listener at a time (the app's metrics); undefined removes it.
+   */
+  onQuerySettled(listener: QueryListener | undefined): void;
   /** PGlite only: a consistent copy of the whole data directory (a .tar, gzipped when asked). */
   dumpDataDir?(compression?: 'gzip' | 'none'): Promise<Blob>;
   close(): Promise<void>;
 }
+
+export interface PoolStats {
+  /** Connections the pool may open. */
+  max: number;
+  /** Connections running statements or held by a transaction. */
+  inUse: number;
+  /** Statements queued until a connection is free. */
+  waiting: number;
+}
+
 
 const MIGRATION_LOCK_KEY = 7_415_002_311;
 
@@ -61,10 +80,16 @@ async function openPglite(config: Extract<DbConfig, { kind: 'pglite' }>): Promis
     ...(config.dataDir ? { dataDir: config.dataDir } : {}),
     ...(config.loadDataDir ? { loadDataDir: config.loadDataDir } : {}),
   });
-  const db = drizzlePglite(withNamedStatements(client), { schema }) as unknown as Db;
+  const timing: QueryTiming = { listener: undefined };
+  const named = withNamedStatements(client, timing);
+  const db = drizzlePglite(named.client, { schema }) as unknown as Db;
   return {
     db,
     kind: 'pglite',
+    poolStats: () => ({ max: 1, inUse: Math.min(named.pending(), 1), waiting: Math.max(named.pending() - 1, 0) }),
+    onQuerySettled: (listener) => {
+      timing.listener = listener;
+    },
     migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder }),
     ping: async () => {
       await client.query('select 1');
@@ -99,13 +124,23 @@ const SESSION_SETTINGS = { TimeZone: 'UTC', DateStyle: 'ISO, MDY' };
  * bounded set (postgres.js forgets them with the connection, which it replaces every 30–60 min).
  * Transactions and savepoints hand their callbacks a client of their own: wrapped the same way.
  */
-function alwaysPrepared(client: PostgresClient): PostgresClient {
-  const wrapScoped = (fn: unknown) => (typeof fn === 'function' ? (scoped: PostgresClient) => fn(alwaysPrepared(scoped)) : fn);
+function alwaysPrepared(client: PostgresClient, timing: QueryTiming): PostgresClient {
+  const wrapScoped = (fn: unknown) => (typeof fn === 'function' ? (scoped: PostgresClient) => fn(alwaysPrepared(scoped, timing)) : fn);
   return new Proxy(client, {
     get(target, property, receiver) {
       if (property === 'unsafe') {
-        return (query: string, parameters?: unknown[], options?: Record<string, unknown>) =>
-          target.unsafe(query, parameters as never, { ...options, prepare: true });
+        return (query: string, parameters?: unknown[], options?: Record<string, unknown>) => {
+          const pending = target.unsafe(query, parameters as never, { ...options, prepare: true });
+          const listener = timing.listener;
+          if (listener) {
+            // A postgres.js query starts when first awaited and runs once, after a tick (so drizzle's
+            // synchronous .values() still applies): awaiting it here too only adds the observation.
+            const issuedAt = performance.now();
+            const settled = () => listener(performance.now() - issuedAt);
+            pending.then(settled, settled);
+          }
+          return pending;
+        };
       }
       if (property === 'begin' || property === 'savepoint') {
         const open = Reflect.get(target, property, receiver) as (...args: unknown[]) => unknown;
@@ -124,10 +159,20 @@ async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Pr
     idle_timeout: 60,
     connection: SESSION_SETTINGS,
   });
-  const db = drizzlePostgres(alwaysPrepared(client), { schema }) as unknown as Db;
+  const timing: QueryTiming = { listener: undefined };
+  const db = drizzlePostgres(alwaysPrepared(client, timing), { schema }) as unknown as Db;
+  // postgres.js keeps its pool's state internally; patches/postgres@3.4.9.patch reads it out.
+  const stats = (client as unknown as { stats: () => { max: number; inUse: number; waiting: number } }).stats;
   return {
     db,
     kind: 'postgres',
+    poolStats: () => {
+      const { max, inUse, waiting } = stats();
+      return { max, inUse, waiting };
+    },
+    onQuerySettled: (listener) => {
+      timing.listener = listener;
+    },
     migrate: async () => {
       const lockClient = postgres(config.url, { max: 1, onnotice: () => {}, connect_timeout: 5, connection: SESSION_SETTINGS });
       try {

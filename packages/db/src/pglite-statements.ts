@@ -12,6 +12,13 @@ import { type PGlite, type QueryOptions, type Results, type Transaction, parse, 
  */
 
 const MAX_STATEMENTS = 1_000;
+
+export type QueryListener = (milliseconds: number) => void;
+
+/** Where a driver wrapper finds the current listener (read per query, so it can be set after opening). */
+export interface QueryTiming {
+  listener: QueryListener | undefined;
+}
 /** The statement's plan no longer fits (its result type changed) or the statement is gone (DEALLOCATE). */
 const STALE_STATEMENT = new Set(['0A000', '26000']);
 const { serialize } = protocol;
@@ -22,8 +29,26 @@ interface NamedStatement {
   parameterTypes: number[];
 }
 
-/** `client` with query() and transactions' query() running named statements. */
-export function withNamedStatements(client: PGlite): PGlite {
+/**
+ * `client` with query() and transactions' query() running named statements, each reported to
+ * `timing`'s listener when it settles; `pending()` counts the statements and transactions issued
+ * and not yet settled (one runs, the others wait for the engine).
+ */
+export function withNamedStatements(client: PGlite, timing: QueryTiming = { listener: undefined }): { client: PGlite; pending: () => number } {
+  let pending = 0;
+  /** Counts `work` while it is pending and reports its time to the listener. */
+  async function tracked<T>(work: () => Promise<T>, inTransaction = false): Promise<T> {
+    const listener = timing.listener;
+    const issuedAt = listener ? performance.now() : 0;
+    // A transaction's statements run on the connection it already holds (and counts).
+    if (!inTransaction) pending += 1;
+    try {
+      return await work();
+    } finally {
+      if (!inTransaction) pending -= 1;
+      listener?.(performance.now() - issuedAt);
+    }
+  }
   const statements = new Map<string, NamedStatement>();
   // Names never repeat, even across two wrappers of one client or after a stale one is dropped.
   const prefix = `tasklane_${randomBytes(4).toString('hex')}_`;
@@ -88,22 +113,28 @@ export function withNamedStatements(client: PGlite): PGlite {
     const query = tx.query.bind(tx);
     return Object.assign(tx, {
       query: async <T>(text: string, parameters?: unknown[], options?: QueryOptions): Promise<Results<T>> => {
-        if (!named(text, options)) return query<T>(text, parameters, options);
+        if (!named(text, options)) return tracked(() => query<T>(text, parameters, options), true);
         if (tx.closed) throw new Error('Transaction is closed');
-        return run<T>(text, parameters, options, true);
+        return tracked(() => run<T>(text, parameters, options, true), true);
       },
     });
   };
 
   // Made once: drizzle reads `query` for every statement it runs.
   const query = async <T>(text: string, parameters?: unknown[], options?: QueryOptions): Promise<Results<T>> => {
-    if (!named(text, options)) return client.query<T>(text, parameters, options);
+    if (!named(text, options)) return tracked(() => client.query<T>(text, parameters, options));
     await client._checkReady();
-    return client._runExclusiveTransaction(() => run<T>(text, parameters, options, false));
+    return tracked(() => client._runExclusiveTransaction(() => run<T>(text, parameters, options, false)));
   };
-  const transaction = <T>(callback: (tx: Transaction) => Promise<T>) => client.transaction((tx) => callback(inTransaction(tx)));
+  // A transaction holds the one connection from BEGIN to COMMIT: pending as a whole, its statements reported one by one.
+  const transaction = <T>(callback: (tx: Transaction) => Promise<T>) => {
+    pending += 1;
+    return client.transaction((tx) => callback(inTransaction(tx))).finally(() => {
+      pending -= 1;
+    });
+  };
 
-  return new Proxy(client, {
+  const proxied = new Proxy(client, {
     get(target, property) {
       if (property === 'query') return query;
       if (property === 'transaction') return transaction;
@@ -112,4 +143,5 @@ export function withNamedStatements(client: PGlite): PGlite {
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+  return { client: proxied, pending: () => pending };
 }

@@ -19,7 +19,7 @@ export function registerAdminRoutes(app: FastifyInstance, database: Database, ad
     if (!sameSecret(given, adminToken)) {
       return reply.code(401).header('www-authenticate', 'Bearer').send(errorBody(401, 'Admin token required'));
     }
-    const archive = await dump();
+    const archive = await dump('gzip');
     return reply
       .header('content-type', 'application/gzip')
       .header('content-disposition', 'attachment; filename="tasklane-backup.tar.gz"')

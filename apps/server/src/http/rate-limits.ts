@@ -16,6 +16,8 @@ export interface RateLimitOptions {
   tokenPerMinute: number;
   /** Counters in Redis (shared by every instance) instead of this process's memory. */
   redisUrl?: string;
+  /** Told of every refusal, by the limit that refused. */
+  onRefused?: (limit: 'auth_ip' | 'auth_email' | 'token') => void;
 }
 
 /** The email of a login or register body, REST or native tRPC (single or batched). */
@@ -91,20 +93,21 @@ export async function registerRateLimits(app: FastifyInstance, options: RateLimi
     skipOnError: true,
     ...(redis ? { redis, nameSpace: 'tasklane-rate-limit:' } : {}),
   });
-  const limiter = (max: number, keyGenerator: (request: FastifyRequest) => string) => {
+  const limiter = (name: 'auth_ip' | 'auth_email' | 'token', max: number, keyGenerator: (request: FastifyRequest) => string) => {
     const limit = app.createRateLimit({ max, timeWindow: WINDOW_MS, keyGenerator });
     /** Counts the request; answers 429 and returns true once the key is over its limit. */
     return async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
       const result = await limit(request);
       if (result.isAllowed || !result.isExceeded) return false;
+      options.onRefused?.(name);
       await refuse(request, reply, result.ttlInSeconds);
       return true;
     };
   };
 
   if (options.authPerMinute > 0) {
-    const perIp = limiter(options.authPerMinute, (request) => `auth-ip:${request.ip}`);
-    const perEmail = limiter(options.authPerMinute, (request) => `auth-email:${emailOf(request.body) ?? ''}`);
+    const perIp = limiter('auth_ip', options.authPerMinute, (request) => `auth-ip:${request.ip}`);
+    const perEmail = limiter('auth_email', options.authPerMinute, (request) => `auth-email:${emailOf(request.body) ?? ''}`);
     app.addHook('preHandler', async (request, reply) => {
       if (request.method !== 'POST' || !AUTH_PATHS.test(request.url)) return;
       if (await perIp(request, reply)) return reply;
@@ -113,7 +116,7 @@ export async function registerRateLimits(app: FastifyInstance, options: RateLimi
   }
 
   if (options.tokenPerMinute === 0) return;
-  const perToken = limiter(options.tokenPerMinute, (request) => tokenKey(request.headers.authorization ?? ''));
+  const perToken = limiter('token', options.tokenPerMinute, (request) => tokenKey(request.headers.authorization ?? ''));
   app.addHook('onRequest', async (request, reply) => {
     if (!request.headers.authorization || !request.url.startsWith('/api/')) return;
     if (await perToken(request, reply)) return reply;

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type ErrorIssue, summarizeIssues, UNSUPPORTED_MEDIA_TYPE_MESSAGE } from '../trpc/errors';
 import { errorBody } from './rest-errors';
 
@@ -58,6 +58,7 @@ function routeMatchers(basePath: string, routes: RestRoute[]) {
   const ordered = [...routes].sort((a, b) => Number(a.path.includes('{')) - Number(b.path.includes('{')));
   return ordered.map(({ method, path, input }) => ({
     method: method.toUpperCase(),
+    template: `${basePath}${path}`,
     pattern: new RegExp(`^${basePath}${path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
     names: [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!),
     kinds: queryKinds(input),
@@ -84,6 +85,16 @@ export function registerBodilessRequests(app: FastifyInstance): void {
   });
 }
 
+/** The document's path template (`/api/v1/tasks/{id}`) of a REST request, when one matches. */
+export function restTemplateFinder(basePath: string, routes: RestRoute[]): (method: string, path: string) => string | undefined {
+  const matchers = routeMatchers(basePath, routes);
+  return (method, path) => matchers.find((route) => route.method === method && route.pattern.test(path))?.template;
+}
+
+/** The template the input checks matched for a request, kept so the metrics need not match it again. */
+const matchedTemplates = new WeakMap<FastifyRequest, string>();
+export const matchedRestTemplate = (request: FastifyRequest): string | undefined => matchedTemplates.get(request);
+
 const invalidInput = (issues: ErrorIssue[]) => ({ message: summarizeIssues(issues), code: 'BAD_REQUEST', issues });
 
 /**
@@ -99,6 +110,7 @@ export function registerRestInputChecks(rest: FastifyInstance, basePath: string,
   rest.addHook('preHandler', async (request, reply) => {
     const path = request.url.split('?')[0]!;
     const route = matchers.find(({ method, pattern }) => method === request.method && pattern.test(path));
+    if (route) matchedTemplates.set(request, route.template);
     const parameters = route?.names ?? [];
     if (route && route.kinds.size > 0) request.query = decodeQuery(request.query as Record<string, unknown>, route.kinds);
     let input: object = request.query as object;

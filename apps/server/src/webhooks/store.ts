@@ -1,5 +1,5 @@
 import { type Db, dateFromTimestamptz, webhookDeliveries, webhooks } from '@tasklane/db';
-import { and, asc, desc, eq, gt, inArray, isNull, lt, ne, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, isNull, lt, ne, sql } from 'drizzle-orm';
 import { rowsOf } from '../lib/sql';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
@@ -152,4 +152,10 @@ export async function pruneDeliveryLog(db: Db, before: Date, batch = 1000): Prom
     )
     .returning({ id: webhookDeliveries.id });
   return deleted.length;
+}
+
+/** Deliveries not yet delivered nor given up (due now, leased, or waiting for a retry), of every instance. */
+export async function countPending(db: Db): Promise<number> {
+  const [row] = await db.select({ count: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.state, 'PENDING'));
+  return row?.count ?? 0;
 }

@@ -21,7 +21,12 @@ export function nextAttemptAt(attempts: number, createdAt: Date, now: Date, conf
  * SKIP LOCKED, so each delivery is sent by one instance at a time. It polls every `pollMs` and is
  * also woken by every change (`wake`).
  */
-export function startDeliveryWorker(db: Db, config: WebhookConfig, onError: (error: unknown) => void) {
+export function startDeliveryWorker(
+  db: Db,
+  config: WebhookConfig,
+  onError: (error: unknown) => void,
+  onAttempt: (outcome: 'delivered' | 'retrying' | 'failed') => void = () => {},
+) {
   const leaseMs = config.timeoutMs * 2 + 5000;
 
   async function deliver(delivery: store.ClaimedDelivery): Promise<void> {
@@ -29,7 +34,11 @@ export function startDeliveryWorker(db: Db, config: WebhookConfig, onError: (err
       { url: delivery.url, secret: delivery.secret, body: delivery.payload, deliveryId: delivery.id, eventType: delivery.eventType },
       config,
     );
-    if (result.ok) return store.markDelivered(db, delivery, result.status!);
+    if (result.ok) {
+      await store.markDelivered(db, delivery, result.status!);
+      onAttempt('delivered');
+      return;
+    }
     const retryAt = nextAttemptAt(delivery.attempts, delivery.createdAt, new Date(), config);
     await store.markFailed(db, delivery, {
       status: result.status,
@@ -37,6 +46,7 @@ export function startDeliveryWorker(db: Db, config: WebhookConfig, onError: (err
       retryAt,
       disabledReason: `Disabled after delivery ${delivery.id} (${delivery.eventType}) kept failing for ${describeDuration(config.retryWindowMs)}; last error: ${result.error}`,
     });
+    onAttempt(retryAt ? 'retrying' : 'failed');
   }
 
   // The delivery log keeps finished deliveries for `logRetentionMs`; older ones are deleted, looked
@@ -60,5 +70,5 @@ export function startDeliveryWorker(db: Db, config: WebhookConfig, onError: (err
     await pruneLogWhenDue(stopped);
   }
 
-  return startBackgroundWorker({ pollMs: config.pollMs, drain, onError });
+  return { ...startBackgroundWorker({ pollMs: config.pollMs, drain, onError }), pendingCount: () => store.countPending(db) };
 }

@@ -1,9 +1,13 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { create as createTar, list as listTar } from 'tar';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startTestApp } from '../support/harness';
 import { call, SERVER_ENTRY, startServerProcess, type ServerProcess } from '../support/server-process';
 import { freePort } from '../support/ports';
 
@@ -97,4 +101,137 @@ describe('tasklane CLI: backup, restore, create-user, reset-password', () => {
       await server.exited;
     }
   }, 420_000);
+});
+
+/** The CLI as a process, with its exit code and both outputs, whether it fails or not. */
+async function tasklaneExit(env: Record<string, string>, ...args: string[]) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [SERVER_ENTRY, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', JWT_SECRET, LOG_LEVEL: 'warn', ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+/** A failure an operator reads: one line, no stack trace. */
+function expectOneLineFailure(result: { code: number; stderr: string }, pattern: RegExp) {
+  expect(result.code).toBe(1);
+  expect(result.stderr.trim()).toMatch(pattern);
+  expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+}
+
+/** An HTTP server answering every request with one fixed response, as a misconfigured or foreign server does. */
+async function fixedServer(status: number, type: string, body: Buffer | string): Promise<{ port: number; server: Server }> {
+  const server = createServer((_request, response) => response.writeHead(status, { 'content-type': type }).end(body));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as { port: number }).port, server };
+}
+
+describe('tasklane backup and restore refuse what is not a backup', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tasklane-not-a-backup-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A .tar.gz of the given files, as made by tar. */
+  async function archiveOf(name: string, files: Record<string, string>): Promise<string> {
+    const source = mkdtempSync(join(dir, 'source-'));
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(join(source, path, '..'), { recursive: true });
+      if (path.endsWith('/')) mkdirSync(join(source, path), { recursive: true });
+      else writeFileSync(join(source, path), content);
+    }
+    const file = join(dir, name);
+    await createTar({ gzip: true, file, cwd: source }, Object.keys(files));
+    return file;
+  }
+
+  it.each([
+    ['a web page answered 200', 200, 'text/html', '<!doctype html><html></html>', /^not a backup: .* answered 200 text\/html/],
+    ['a JSON 404', 404, 'application/json', '{"code":"NOT_FOUND"}', /^not a backup: .* answered 404 application\/json/],
+    ['gzip that is not a tar archive', 200, 'application/gzip', gzipSync('just some text'), /^not a backup: the received archive is not a complete \.tar\.gz/],
+    ['a truncated archive', 200, 'application/gzip', gzipSync(Buffer.alloc(20_000, 7)).subarray(0, 40), /^not a backup: the received archive is not a complete \.tar\.gz/],
+    ['an uncompressed body labelled gzip', 200, 'application/gzip', 'PG_VERSION', /^not a backup: the received archive is not gzip/],
+  ])('backup from a server answering %s: exit 1, one line, no file left', async (_name, status, type, body, message) => {
+    const { port, server } = await fixedServer(status, type, body);
+    try {
+      const out = join(dir, `from-${port}`);
+      mkdirSync(out);
+      const result = await tasklaneExit({ PORT: String(port), DATA_DIR: join(dir, 'unused'), ADMIN_TOKEN }, 'backup', join(out, 'backup.tar.gz'));
+      expectOneLineFailure(result, message);
+      expect(readdirSync(out)).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('backup does not replace an earlier backup with a refused one', async () => {
+    const { port, server } = await fixedServer(404, 'text/html', '<!doctype html>');
+    try {
+      const earlier = join(dir, 'earlier.tar.gz');
+      writeFileSync(earlier, 'an earlier backup');
+      expectOneLineFailure(await tasklaneExit({ PORT: String(port), DATA_DIR: join(dir, 'unused') }, 'backup', earlier), /^not a backup/);
+      expect(readFileSync(earlier, 'utf8')).toBe('an earlier backup');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('backup with no server and no database says so instead of dumping an empty one', async () => {
+    const dataDir = join(dir, 'no-database');
+    const result = await tasklaneExit({ PORT: String(await freePort()), DATA_DIR: dataDir }, 'backup', join(dir, 'none.tar.gz'));
+    expectOneLineFailure(result, /^no server answered at .* holds no database/);
+    expect(existsSync(join(dataDir, 'pgdata'))).toBe(false);
+    expect(existsSync(join(dir, 'none.tar.gz'))).toBe(false);
+  });
+
+  it('restore refuses a missing file, a web page, gzip that is not tar, a truncated archive and a foreign archive, leaving no data directory', async () => {
+    writeFileSync(join(dir, 'page.tar.gz'), '<!doctype html><html></html>');
+    writeFileSync(join(dir, 'text.tar.gz'), gzipSync('not a tar archive'));
+    const foreign = await archiveOf('foreign.tar.gz', { 'notes.txt': 'hello', 'photos/cat.jpg': 'meow' });
+    writeFileSync(join(dir, 'truncated.tar.gz'), readFileSync(foreign).subarray(0, 30));
+    const cases: [string, RegExp][] = [
+      [join(dir, 'missing.tar.gz'), /^cannot read .*missing\.tar\.gz: ENOENT/],
+      [join(dir, 'page.tar.gz'), /^not a backup: .*page\.tar\.gz is not gzip \(it starts with "<!doctype html>/],
+      [join(dir, 'text.tar.gz'), /^not a backup: .*text\.tar\.gz is not a complete \.tar\.gz archive/],
+      [join(dir, 'truncated.tar.gz'), /^not a backup: .*truncated\.tar\.gz is not a complete \.tar\.gz archive/],
+      [foreign, /^not a backup: .*foreign\.tar\.gz is a \.tar\.gz but not of a Tasklane data directory \(no PG_VERSION, global\/pg_control, base\)/],
+    ];
+    for (const [file, message] of cases) {
+      const dataDir = join(dir, `restore-into-${cases.findIndex(([name]) => name === file)}`);
+      expectOneLineFailure(await tasklaneExit({ DATA_DIR: dataDir }, 'restore', file), message);
+      expect(existsSync(join(dataDir, 'pgdata'))).toBe(false);
+      expect(existsSync(dataDir) ? readdirSync(dataDir).filter((name) => name.startsWith('pgdata')) : []).toEqual([]);
+    }
+  });
+
+  it('restore of an archive shaped like a data directory that the database cannot open leaves the target as it was', async () => {
+    const fake = await archiveOf('fake-pgdata.tar.gz', { PG_VERSION: '17\n', 'global/pg_control': 'garbage', 'base/': '' });
+    const dataDir = join(dir, 'fake-target');
+    mkdirSync(join(dataDir, 'pgdata'), { recursive: true });
+    const result = await tasklaneExit({ DATA_DIR: dataDir }, 'restore', fake);
+    expectOneLineFailure(result, /^not restored: .*fake-pgdata\.tar\.gz could not be opened as a database .*unchanged$/);
+    expect(readdirSync(dataDir).filter((name) => name.startsWith('pgdata'))).toEqual(['pgdata']);
+    expect(readdirSync(join(dataDir, 'pgdata'))).toEqual([]);
+  }, 120_000);
+
+  it.runIf(!onPostgres)('GET /admin/backup sends a gzip tar archive of the data directory', async () => {
+    const t = await startTestApp({ adminToken: ADMIN_TOKEN });
+    try {
+      const response = await t.app.inject({ method: 'GET', url: '/admin/backup', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('application/gzip');
+      const archive = response.rawPayload;
+      expect([...archive.subarray(0, 2)]).toEqual([0x1f, 0x8b]);
+      const file = join(dir, 'route.tar.gz');
+      writeFileSync(file, archive);
+      const entries: string[] = [];
+      await listTar({ file, strict: true, onReadEntry: (entry) => void entries.push(entry.path.replace(/^\/+/, '')) });
+      expect(entries).toEqual(expect.arrayContaining(['PG_VERSION', 'global/pg_control']));
+    } finally {
+      await t.close();
+    }
+  });
 });
