@@ -203,6 +203,13 @@ describe('body, nesting and header limits; security headers; CORS', () => {
     expect(allowed.statusCode).toBe(204);
     expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example.com');
     expect(String(allowed.headers['access-control-allow-headers']).toLowerCase()).toContain('authorization');
+    // The SDK's event reader (fetch, not EventSource) resumes a stream from another origin with Last-Event-ID.
+    const stream = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/projects/x/events',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,last-event-id' },
+    });
+    expect(String(stream.headers['access-control-allow-headers']).toLowerCase().split(',').map((name) => name.trim())).toContain('last-event-id');
     const foreign = await preflight('https://evil.example.net');
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
     const simple = await t.request('GET', '/healthz', { headers: { origin: 'https://evil.example.net' } });
