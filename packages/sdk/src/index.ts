@@ -15,7 +15,7 @@ import {
 export * from './generated/api';
 export { ERROR_REASONS, TasklaneError, type ErrorCode, type ErrorIssue, type ErrorReason, type TasklaneErrorFields } from './errors';
 export type { EventSubscription, ProjectEvent, SubscribeHandlers, SubscribeInput } from './events';
-export { RESOURCES, type CallOptions, type Input, type Method, type Output, type ProcedurePath } from './resources';
+export { RESOURCES, type CallOptions, type Input, type Method, type Output, type ProcedurePath, type ResourceMethods, type Resources } from './resources';
 
 /** A bearer token, or a function giving the current one (called before every request). */
 export type TokenSource = string | (() => string | undefined | Promise<string | undefined>);
@@ -50,7 +50,7 @@ export interface RawTrpcClient {
   mutation(path: string, input?: unknown, options?: { context?: Record<string, unknown>; signal?: AbortSignal }): Promise<unknown>;
 }
 
-type MethodResources = Omit<Resources, 'events'>;
+export type MethodResources = Omit<Resources, 'events'>;
 
 export type TasklaneClient = { readonly [R in keyof MethodResources]: ResourceMethods<MethodResources[R]> } & {
   readonly events: {
