@@ -100,6 +100,9 @@ export function subscribe(context: StreamContext, input: SubscribeInput, handler
             connected();
           });
           if (!again) break;
+          // The server ended the stream (a restart, a slow-consumer cut-off): resume shortly.
+          await new Promise((done) => setTimeout(done, RECONNECT_MS[Math.min(attempt, RECONNECT_MS.length - 1)]));
+          attempt += 1;
         } catch (error) {
           if (closed) return;
           const failure = TasklaneError.from(error);

@@ -184,6 +184,56 @@ describe('live events', () => {
     expect(replayed).toEqual(['task.updated']);
   });
 
+  it('reconnect after a dropped connection with Last-Event-ID, losing and repeating nothing', async () => {
+    const requests: Headers[] = [];
+    let cut = false;
+    // Ends the first stream right after its first event, as a proxy or a restart would.
+    const fetchImpl: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (!String(input).includes('/events') || !response.body) return response;
+      requests.push(new Headers(init?.headers));
+      if (cut) return response;
+      cut = true;
+      const reader = response.body.getReader();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) return controller.close();
+          controller.enqueue(value);
+          if (/(^|\n)id: /.test(new TextDecoder().decode(value))) {
+            await reader.cancel();
+            controller.close();
+          }
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const { tl } = await registered({ fetch: fetchImpl });
+    const project = await tl.projects.create({ name: 'Dropped' });
+    const seen: ProjectEvent[] = [];
+    let both: () => void = () => {};
+    let failed: (error: unknown) => void = () => {};
+    const arrived = new Promise<void>((resolve, reject) => ((both = resolve), (failed = reject)));
+    const subscription = await tl.events.subscribe(
+      { projectId: project.id },
+      {
+        onEvent: (event) => {
+          seen.push(event);
+          // The second change is made once the first stream has been cut: it must come through the next.
+          if (seen.length === 1) tl.tasks.create({ projectId: project.id, title: 'After the drop' }).catch(failed);
+          if (seen.length === 2) both();
+        },
+      },
+    );
+    await tl.tasks.create({ projectId: project.id, title: 'Before the drop' });
+    await arrived;
+    subscription.close();
+    expect(seen.map((event) => event.resource.title)).toEqual(['Before the drop', 'After the drop']);
+    expect(requests).toHaveLength(2);
+    expect(requests[0]!.get('last-event-id')).toBeNull();
+    expect(requests[1]!.get('last-event-id')).toBe(seen[0]!.id);
+  });
+
   it('a refused subscription rejects with a TasklaneError', async () => {
     const { tl } = await registered();
     const refused = await failure(tl.events.subscribe({ projectId: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b' }, { onEvent: () => {} }));
