@@ -6,15 +6,8 @@ export default defineConfig({
   platform: 'neutral',
   target: 'es2022',
   clean: true,
-  // Runtime code comes only from @trpc/client; the server is imported for its router type alone.
-  external: ['@trpc/client', '@trpc/server'],
-  dts: {
-    compilerOptions: {
-      ignoreDeprecations: '6.0',
-      paths: {
-        '@tasklane/server/router': ['../../apps/server/src/trpc/router.ts'],
-        '@tasklane/schemas': ['../schemas/src/index.ts'],
-      },
-    },
-  },
+  // Runtime dependencies are bundled, so installing the SDK installs nothing else (no TypeScript as a
+  // peer of @trpc/client); the declarations are the generated standalone types.
+  noExternal: ['@trpc/client', '@trpc/server', 'eventsource-parser'],
+  dts: { compilerOptions: { ignoreDeprecations: '6.0' } },
 });

@@ -69,9 +69,9 @@ describe('personal access tokens', () => {
     const project = await createProject(t, owner, 'Through the SDK');
     const { token } = await createToken(t, owner, { scopes: ['write'] });
     const sdk = createTasklaneClient({ baseUrl: 'http://tasklane.test', token, fetch: injectFetch(t.app) });
-    const task = await sdk.tasks.create.mutate({ projectId: project.id, title: 'Made by a script' });
+    const task = await sdk.tasks.create({ projectId: project.id, title: 'Made by a script' });
     expect(task.title).toBe('Made by a script');
-    const error = await sdk.projects.update.mutate({ id: project.id, name: 'Renamed' }).catch((caught: unknown) => TasklaneError.from(caught));
+    const error = await sdk.projects.update({ id: project.id, name: 'Renamed' }).catch((caught: unknown) => TasklaneError.from(caught));
     expect(error).toMatchObject({ code: 'FORBIDDEN', reason: 'INSUFFICIENT_SCOPE' });
   });
 

@@ -45,8 +45,8 @@ function Session() {
   // A stored token is checked once: still valid → signed in; expired → the login page says so.
   useEffect(() => {
     if (!hasStoredToken()) return;
-    client.auth.me
-      .query()
+    client.auth
+      .me()
       .then(setUser, (error: unknown) => {
         // A 401 has already signed out with the "session expired" notice; anything else is shown as is.
         const message = describeError(error);

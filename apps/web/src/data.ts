@@ -1,5 +1,4 @@
 import type { Member, Task, TaskPriority } from '@tasklane/schemas';
-import { paginate } from '@tasklane/sdk';
 import { client } from './session';
 
 /** Every item of a paged list; the board shows a whole project, so it reads every page. */
@@ -22,7 +21,7 @@ export const NO_FILTERS: TaskFilters = { assigneeId: '', priority: '', text: '' 
 export function loadTasks(projectId: string, filters: TaskFilters): Promise<Task[]> {
   const text = filters.text.trim();
   return collect(
-    paginate(client.tasks.listForProjectPage, {
+    client.paginate(client.tasks.list, {
       projectId,
       limit: 500,
       ...(filters.assigneeId ? { assigneeId: filters.assigneeId } : {}),
@@ -32,11 +31,11 @@ export function loadTasks(projectId: string, filters: TaskFilters): Promise<Task
   );
 }
 
-export const loadMembers = (projectId: string): Promise<Member[]> => collect(paginate(client.members.listPage, { id: projectId, limit: 500 }));
+export const loadMembers = (projectId: string): Promise<Member[]> => collect(client.paginate(client.members.list, { id: projectId, limit: 500 }));
 
-export const loadComments = (taskId: string) => collect(paginate(client.comments.listPage, { id: taskId, limit: 500 }));
+export const loadComments = (taskId: string) => collect(client.paginate(client.comments.list, { id: taskId, limit: 500 }));
 
 /** A history entry as the SDK returns it (its JSON form of the Activity schema). */
-export type HistoryEntry = Awaited<ReturnType<typeof client.activity.listForTaskPage.query>>['items'][number];
+export type HistoryEntry = Awaited<ReturnType<typeof client.activity.listForTask>>['items'][number];
 
-export const loadTaskHistory = (taskId: string): Promise<HistoryEntry[]> => collect(paginate(client.activity.listForTaskPage, { id: taskId }));
+export const loadTaskHistory = (taskId: string): Promise<HistoryEntry[]> => collect(client.paginate(client.activity.listForTask, { id: taskId }));

@@ -1,11 +1,10 @@
+import type { EventSubscription } from '@tasklane/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { HistoryEntry } from './data';
 import { client, describeError } from './session';
 
 /** What the pages read of a change in the project (the stream delivers whole activity entries). */
 export type ProjectEvent = Pick<HistoryEntry, 'id' | 'type' | 'taskId' | 'actorId'>;
-
-const STATE_LABELS = { connecting: 'Connecting…', pending: 'Live', idle: 'Live' } as const;
 
 /**
  * Calls `onEvent` for every change in the project while the page is open, through the SDK's
@@ -18,18 +17,29 @@ export function useProjectEvents(projectId: string, onEvent: (event: ProjectEven
   const [status, setStatus] = useState('Connecting…');
 
   useEffect(() => {
-    const subscription = client.projects.events.subscribe(
-      { projectId },
-      {
-        onData: (event) => handler.current(event.data),
-        onConnectionStateChange: (state) => {
-          if (state.state === 'connecting' && state.error) setStatus('Reconnecting…');
-          else setStatus(STATE_LABELS[state.state]);
+    let closed = false;
+    let subscription: EventSubscription | undefined;
+    setStatus('Connecting…');
+    client.events
+      .subscribe(
+        { projectId },
+        {
+          onEvent: (event) => handler.current(event),
+          onError: (error) => setStatus(`Live updates stopped: ${describeError(error)}`),
         },
-        onError: (error) => setStatus(`Live updates stopped: ${describeError(error)}`),
-      },
-    );
-    return () => subscription.unsubscribe();
+      )
+      .then(
+        (started) => {
+          subscription = started;
+          if (closed) started.close();
+          else setStatus('Live');
+        },
+        (error: unknown) => setStatus(`Live updates stopped: ${describeError(error)}`),
+      );
+    return () => {
+      closed = true;
+      subscription?.close();
+    };
   }, [projectId]);
 
   return status;

@@ -35,6 +35,53 @@ export const ErrorIssueSchema = z.object({
   code: z.string().optional(),
 });
 
+/**
+ * Every `reason` the server gives, where one status has several causes. The server's DomainError
+ * takes only these, and the SDK types `TasklaneError.reason` from this list.
+ */
+export const ERROR_REASONS = [
+  'ALREADY_MEMBER',
+  'ASSIGNEE_NOT_MEMBER',
+  'CONCURRENT_CHANGE',
+  'DATABASE_UNAVAILABLE',
+  'EMAIL_NOT_VERIFIED',
+  'EMAIL_TAKEN',
+  'IDEMPOTENCY_KEY_REUSED',
+  'INSUFFICIENT_SCOPE',
+  'INVALID_CREDENTIALS',
+  'INVALID_CURRENT_PASSWORD',
+  'INVALID_CURSOR',
+  'INVALID_EVENT_ID',
+  'INVALID_IDEMPOTENCY_KEY',
+  'INVALID_RESET_TOKEN',
+  'INVALID_SSO_CODE',
+  'JSON_TOO_DEEP',
+  'MALFORMED_JSON',
+  'METHOD_NOT_SUPPORTED',
+  'NOT_AUTHOR',
+  'NOT_A_MEMBER',
+  'OIDC_CODE_REJECTED',
+  'OIDC_DENIED',
+  'OIDC_DISABLED',
+  'OIDC_EMAIL_MISSING',
+  'OIDC_SIGNUP_DISABLED',
+  'OIDC_STATE_MISMATCH',
+  'OIDC_UNAVAILABLE',
+  'OWNER_IMMUTABLE',
+  'PASSWORD_LOGIN_DISABLED',
+  'PAYLOAD_TOO_LARGE',
+  'RATE_LIMITED',
+  'SESSION_REQUIRED',
+  'SLOW_CONSUMER',
+  'STALE_VERSION',
+  'TOKEN_LIMITED_TO_PROJECTS',
+  'UNSTORABLE_VALUE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'USER_NOT_FOUND',
+  'WEBHOOK_TARGET_REFUSED',
+] as const;
+export type ErrorReason = (typeof ERROR_REASONS)[number];
+
 export const ErrorBodySchema = z
   .object({
     message: z.string().meta({ description: 'Human-readable explanation' }),

@@ -1,161 +1,177 @@
-import { createTRPCClient, httpBatchLink, httpLink, httpSubscriptionLink, splitLink, TRPCClientError, type TRPCClient } from '@trpc/client';
-import type { AppRouter } from '@tasklane/server/router';
+import { createTRPCUntypedClient, httpBatchLink, httpLink, splitLink, type TRPCUntypedClient } from '@trpc/client';
+import { TasklaneError } from './errors';
+import { subscribe, type EventSubscription, type SubscribeHandlers, type SubscribeInput } from './events';
+import { PROCEDURE_KINDS } from './generated/api';
+import {
+  IDEMPOTENT_CREATES,
+  RESOURCES,
+  TOKEN_ISSUERS,
+  type CallOptions,
+  type ProcedurePath,
+  type ResourceMethods,
+  type Resources,
+} from './resources';
 
-export type { AppRouter };
+export * from './generated/api';
+export { ERROR_REASONS, TasklaneError, type ErrorCode, type ErrorIssue, type ErrorReason, type TasklaneErrorFields } from './errors';
+export type { EventSubscription, ProjectEvent, SubscribeHandlers, SubscribeInput } from './events';
+export { RESOURCES, type CallOptions, type Input, type Method, type Output, type ProcedurePath, type ResourceMethods, type Resources } from './resources';
+
+/** A bearer token, or a function giving the current one (called before every request). */
+export type TokenSource = string | (() => string | undefined | Promise<string | undefined>);
 
 export interface TasklaneClientOptions {
   /** The server's origin, e.g. `http://127.0.0.1:3000`. */
   baseUrl: string;
-  /** A bearer token; `auth.register` and `auth.login` set one too. */
-  token?: string;
-  fetch?: typeof globalThis.fetch;
-  /** For live subscriptions where there is no global `EventSource` (Node 20): e.g. the `eventsource` package. */
-  EventSource?: typeof globalThis.EventSource;
+  /** A token, or a provider for apps that refresh. `auth.register`/`auth.login` set one unless a provider is given. */
+  token?: TokenSource | undefined;
+  /**
+   * Called when a call answers 401. Return `true` once you have a new token (from `setToken` or your
+   * provider) and the call is sent once more; otherwise it rejects with the 401.
+   */
+  onUnauthorized?: ((error: TasklaneError) => boolean | void | Promise<boolean | void>) | undefined;
+  fetch?: typeof globalThis.fetch | undefined;
+  /** Attempts for a call that failed transiently (network, 503, 429), the first included. Default 4. */
+  maxAttempts?: number | undefined;
 }
 
-export interface ErrorIssue {
-  path: (string | number)[];
-  message: string;
-  code?: string;
+/** One page of a list: its items and the cursor of the next page (`null` on the last). */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
 }
 
-/** Every failed call rejects with this: branch on `code` (tRPC code) or `reason` (domain key). */
-export class TasklaneError extends Error {
-  readonly code: string;
-  readonly reason: string | undefined;
-  readonly httpStatus: number | undefined;
-  readonly issues: ErrorIssue[] | undefined;
+/** A list method of the client (`tl.tasks.list`, `tl.projects.list`, …). */
+export type ListMethod<I, T> = (input: I, options?: CallOptions) => Promise<Page<T>>;
 
-  constructor(message: string, fields: { code: string; reason?: string; httpStatus?: number; issues?: ErrorIssue[]; cause?: unknown }) {
-    super(message, { cause: fields.cause });
-    this.name = 'TasklaneError';
-    this.code = fields.code;
-    this.reason = fields.reason;
-    this.httpStatus = fields.httpStatus;
-    this.issues = fields.issues;
-  }
-
-  static from(error: unknown): TasklaneError {
-    if (error instanceof TasklaneError) return error;
-    if (error instanceof TRPCClientError) {
-      const fields = fieldsOf(error);
-      return new TasklaneError(fields.message ?? error.message, { ...fields, cause: error });
-    }
-    return new TasklaneError(error instanceof Error ? error.message : String(error), { code: 'CLIENT_ERROR', cause: error });
-  }
+/** The raw tRPC client, for calling a procedure by its path: `tl.trpc.query('tasks.get', { id })`. */
+export interface RawTrpcClient {
+  query(path: string, input?: unknown, options?: { context?: Record<string, unknown>; signal?: AbortSignal }): Promise<unknown>;
+  mutation(path: string, input?: unknown, options?: { context?: Record<string, unknown>; signal?: AbortSignal }): Promise<unknown>;
 }
 
-type ErrorFields = { message?: string; code: string; reason?: string; httpStatus?: number; issues?: ErrorIssue[] };
+export type MethodResources = Omit<Resources, 'events'>;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-
-/**
- * The server's tRPC errors carry `data: { code, httpStatus, reason?, issues? }`. Anything answering
- * in front of it (a proxy, an older server) may not: then the HTTP status and a REST-shaped
- * `{ message, code, reason }` body are the next best source, and `CLIENT_ERROR` means no answer at all.
- */
-function fieldsOf(error: TRPCClientError<never>): ErrorFields {
-  const data: unknown = error.data;
-  const from = (source: Record<string, unknown>, httpStatus: unknown): ErrorFields => ({
-    code: typeof source.code === 'string' ? source.code : 'CLIENT_ERROR',
-    ...(typeof source.reason === 'string' ? { reason: source.reason } : {}),
-    ...(typeof httpStatus === 'number' ? { httpStatus } : {}),
-    ...(Array.isArray(source.issues) ? { issues: source.issues as ErrorIssue[] } : {}),
-  });
-  if (isRecord(data) && typeof data.code === 'string') return from(data, data.httpStatus);
-  const meta: unknown = error.meta;
-  const response = isRecord(meta) && isRecord(meta.response) ? meta.response : undefined;
-  const body = isRecord(meta) && isRecord(meta.responseJSON) ? meta.responseJSON : {};
-  return { ...from(body, response?.status), ...(typeof body.message === 'string' ? { message: body.message } : {}) };
-}
-
-type TokenHolder = { token: string | undefined };
-
-const TOKEN_ISSUERS = new Set(['auth.register', 'auth.login']);
-const CALLS = new Set(['query', 'mutate']);
-
-/** Wraps the tRPC proxy so every call rejects with TasklaneError and register/login keep the token. */
-function wrap<T extends object>(target: T, holder: TokenHolder, path: string[] = []): T {
-  return new Proxy(target, {
-    get(object, key, receiver) {
-      const value = Reflect.get(object, key, receiver) as unknown;
-      if (typeof key !== 'string') return value;
-      if (CALLS.has(key) && typeof value === 'function') {
-        const procedure = path.join('.');
-        return async (...args: unknown[]) => {
-          try {
-            const result = await (value as (...a: unknown[]) => Promise<unknown>)(...args);
-            if (TOKEN_ISSUERS.has(procedure)) holder.token = (result as { access_token: string }).access_token;
-            return result;
-          } catch (error) {
-            throw TasklaneError.from(error);
-          }
-        };
-      }
-      return value && (typeof value === 'object' || typeof value === 'function') ? wrap(value as object, holder, [...path, key]) : value;
-    },
-  });
-}
-
-export type TasklaneClient = TRPCClient<AppRouter> & {
-  /** Replaces (or clears) the bearer token used by later calls. */
-  setToken(token: string | undefined): void;
+export type TasklaneClient = { readonly [R in keyof MethodResources]: ResourceMethods<MethodResources[R]> } & {
+  readonly events: {
+    /** Live events of a project; resolves once subscribed, so no later change is missed. */
+    subscribe(input: SubscribeInput, handlers: SubscribeHandlers): Promise<EventSubscription>;
+  };
+  /** Every item of a paged list, fetching each page when it is reached: `for await (const t of tl.paginate(tl.tasks.list, { projectId }))`. */
+  paginate<I, T>(list: ListMethod<I, T>, input: I, options?: CallOptions): AsyncIterable<T>;
+  /** Replaces (or clears) the token used by later calls. */
+  setToken(token: TokenSource | undefined): void;
+  /** The token last stored (by `setToken`, `auth.login`, …); undefined when it comes from a provider. */
   getToken(): string | undefined;
+  readonly trpc: RawTrpcClient;
 };
 
+/** Every item of a paged list (as `client.paginate`). */
+export async function* paginate<I, T>(list: ListMethod<I, T>, input: I, options?: CallOptions): AsyncGenerator<T> {
+  let cursor: string | null | undefined = (input as { cursor?: string } | undefined)?.cursor;
+  do {
+    const page = await list({ ...input, ...(cursor ? { cursor } : {}) } as I, options);
+    yield* page.items;
+    cursor = page.nextCursor;
+  } while (cursor);
+}
+
+/** The server's ETag of a resource is its `updatedAt` in milliseconds, base 36, quoted. */
+export function etagOf(resource: { updatedAt: string }): string {
+  return `"${new Date(resource.updatedAt).getTime().toString(36)}"`;
+}
+
+const BACKOFF_MS = [200, 800, 2000, 5000];
+/** Never wait longer than this for one retry, whatever Retry-After says: the caller gets the 429 instead. */
+const MAX_RETRY_WAIT_MS = 30_000;
+
+const randomKey = (): string => globalThis.crypto.randomUUID();
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    });
+  });
+
 export function createTasklaneClient(options: TasklaneClientOptions): TasklaneClient {
-  const holder: TokenHolder = { token: options.token };
-  const url = `${options.baseUrl.replace(/\/+$/, '')}/api/trpc`;
-  const authorization = (): Record<string, string> => (holder.token ? { authorization: `Bearer ${holder.token}` } : {});
-  const fetchOption = options.fetch ? { fetch: options.fetch } : {};
-  const trpc = createTRPCClient<AppRouter>({
+  let token: TokenSource | undefined = options.token;
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const fetchImpl = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
+  const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
+  const authorization = async (): Promise<Record<string, string>> => {
+    const current = typeof token === 'function' ? await token() : token;
+    return current ? { authorization: `Bearer ${current}` } : {};
+  };
+  const url = `${baseUrl}/api/trpc`;
+  const headerLink = httpLink({
+    url,
+    fetch: fetchImpl,
+    // A write with its own headers travels alone, so they apply to it and nothing else.
+    headers: async ({ op }) => ({ ...(await authorization()), ...(op.context.headers as Record<string, string>) }),
+  });
+  const trpc: TRPCUntypedClient<never> = createTRPCUntypedClient({
     links: [
       splitLink({
-        condition: (operation) => operation.type === 'subscription',
-        // Server-Sent Events cannot carry headers: the token travels as a connection parameter.
-        true: httpSubscriptionLink({
-          url,
-          connectionParams: () => (holder.token ? { token: holder.token } : null),
-          ...(options.EventSource ? { EventSource: options.EventSource } : {}),
-        }),
-        false: splitLink({
-          // A conditional write travels alone, so its If-Match header applies to it and nothing else.
-          condition: (operation) => typeof operation.context.ifMatch === 'string',
-          true: httpLink({ url, headers: ({ op }) => ({ ...authorization(), 'if-match': String(op.context.ifMatch) }), ...fetchOption }),
-          false: httpBatchLink({ url, headers: authorization, ...fetchOption }),
-        }),
+        condition: (op) => op.context.headers !== undefined,
+        true: headerLink,
+        false: httpBatchLink({ url, fetch: fetchImpl, headers: authorization }),
       }),
     ],
   });
-  const client = wrap(trpc, holder) as TasklaneClient;
-  return Object.assign(Object.create(client) as TasklaneClient, {
-    setToken: (token: string | undefined) => {
-      holder.token = token;
-    },
-    getToken: () => holder.token,
-  });
-}
 
-/**
- * Call options for a conditional update or delete: it succeeds only if the resource is still the
- * version you read (`If-Match`); otherwise it rejects with `code: 'PRECONDITION_FAILED'` (HTTP 412)
- * and nothing changes. `await client.tasks.update.mutate({ id, title }, ifUnchanged(task))`.
- */
-export function ifUnchanged(resource: { updatedAt: string }): { context: { ifMatch: string } } {
-  // The server's ETag of a resource is its updatedAt in milliseconds, base 36, quoted.
-  return { context: { ifMatch: `"${new Date(resource.updatedAt).getTime().toString(36)}"` } };
-}
+  async function call(path: ProcedurePath, input: unknown, callOptions: CallOptions = {}): Promise<unknown> {
+    const kind = PROCEDURE_KINDS[path];
+    const headers: Record<string, string> = {};
+    const idempotent = IDEMPOTENT_CREATES.has(path);
+    if (idempotent) headers['idempotency-key'] = callOptions.idempotencyKey ?? randomKey();
+    if (callOptions.ifMatch) headers['if-match'] = typeof callOptions.ifMatch === 'string' ? callOptions.ifMatch : etagOf(callOptions.ifMatch);
+    const request = {
+      ...(Object.keys(headers).length ? { context: { headers } } : {}),
+      ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+    };
+    let reauthorized = false;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const result = kind === 'query' ? await trpc.query(path, input, request) : await trpc.mutation(path, input, request);
+        if (TOKEN_ISSUERS.has(path) && typeof token !== 'function') token = (result as { access_token: string }).access_token;
+        return result;
+      } catch (raw) {
+        const error = TasklaneError.from(raw);
+        if (error.httpStatus === 401 && options.onUnauthorized && !reauthorized && !TOKEN_ISSUERS.has(path)) {
+          reauthorized = true;
+          if ((await options.onUnauthorized(error)) === true) continue;
+          throw error;
+        }
+        // A query or a keyed create is safe to send again after any transient failure. Any other write
+        // only after a 429 or 503, which the server answers without applying it.
+        const refusedUnapplied = error.httpStatus === 429 || error.httpStatus === 503;
+        const transient = refusedUnapplied || error.code === 'CLIENT_ERROR' || (error.httpStatus ?? 0) >= 502;
+        const retryable = callOptions.signal?.aborted !== true && (kind === 'query' || idempotent ? transient : refusedUnapplied);
+        if (!retryable || attempt >= maxAttempts) throw error;
+        const wait = error.retryAfter !== undefined ? error.retryAfter * 1000 : BACKOFF_MS[Math.min(attempt - 1, BACKOFF_MS.length - 1)]!;
+        if (wait > MAX_RETRY_WAIT_MS) throw error;
+        await sleep(wait, callOptions.signal);
+      }
+    }
+  }
 
-/** Every item of a paged list, page after page: `for await (const task of paginate(c.tasks.listForProjectPage, { projectId }))`. */
-export async function* paginate<TInput extends { cursor?: string } | undefined | void, TItem>(
-  procedure: { query(input: TInput): Promise<{ items: TItem[]; nextCursor: string | null }> },
-  // Inferred from the procedure alone, so an optional input (`listMinePage`) still checks its filters.
-  input: NoInfer<Exclude<TInput, undefined | void>>,
-): AsyncGenerator<TItem> {
-  let cursor = input.cursor;
-  do {
-    const page = await procedure.query({ ...input, ...(cursor ? { cursor } : {}) } as TInput);
-    yield* page.items;
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor);
+  const client: Record<string, unknown> = {};
+  for (const [resource, methods] of Object.entries(RESOURCES)) {
+    if (resource === 'events') continue;
+    client[resource] = Object.fromEntries(
+      Object.entries(methods).map(([name, path]) => [name, (input?: unknown, callOptions?: CallOptions) => call(path, input, callOptions)]),
+    );
+  }
+  client.events = {
+    subscribe: (input: SubscribeInput, handlers: SubscribeHandlers) => subscribe({ baseUrl, fetch: fetchImpl, authorization }, input, handlers),
+  };
+  client.paginate = paginate;
+  client.setToken = (next: TokenSource | undefined) => {
+    token = next;
+  };
+  client.getToken = () => (typeof token === 'string' ? token : undefined);
+  client.trpc = trpc as unknown as RawTrpcClient;
+  return client as TasklaneClient;
 }

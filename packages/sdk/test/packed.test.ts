@@ -1,136 +1,183 @@
+/**
+ * The packed tarball as a user gets it: installed with npm into a project outside the workspace,
+ * type-checked across TypeScript versions and module settings, and the flow of docs/sdk.md (its `ts`
+ * blocks, extracted here so the guide cannot drift) run on Node against a live server.
+ */
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { buildApp, loadConfig } from '@tasklane/server';
-import postgres from 'postgres';
+import ts from 'typescript';
+import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from './server';
 
 const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
 const sdkDir = join(here, '..');
-const require = (await import('node:module')).createRequire(import.meta.url);
-const typescriptVersion = (require('typescript/package.json') as { version: string }).version;
+const guide = join(sdkDir, '../../docs/sdk.md');
 
-const TRANSPILE_FLOW = `
-import { readFileSync, writeFileSync } from 'node:fs';
-import ts from 'typescript';
-const { outputText } = ts.transpileModule(readFileSync('flow.ts', 'utf8'), { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
-writeFileSync('flow.mjs', outputText);`;
+/** TypeScript 5.4 (the oldest supported), the newest 5.x and the workspace's own version. */
+const TYPESCRIPTS = { 'ts-5.4': '5.4', 'ts-5': '5', 'ts-workspace': ts.version } as const;
+const SETUPS = {
+  'node16-esm': { module: 'node16', moduleResolution: 'node16', file: 'flow.mts' },
+  'node16-cjs': { module: 'node16', moduleResolution: 'node16', file: 'flow.cts' },
+  'nodenext-esm': { module: 'nodenext', moduleResolution: 'nodenext', file: 'flow.mts' },
+  'nodenext-cjs': { module: 'nodenext', moduleResolution: 'nodenext', file: 'flow.cts' },
+  'bundler-esm': { module: 'esnext', moduleResolution: 'bundler', file: 'flow.mts' },
+} as const;
 
 let consumer: string;
-let dataDir: string;
-let closeServer: () => Promise<void>;
-let dropDatabase: (() => Promise<void>) | undefined;
-let baseUrl: string;
-/** Both compiler runs start as soon as the project is installed and run side by side with the rest. */
-let typeChecks: { correct: Promise<TscResult>; wrongInput: Promise<TscResult> };
+let compilers: string;
+let server: Awaited<ReturnType<typeof startServer>>;
 
-type TscResult = { code: number; output: string };
-
-/** Runs tsc of the consumer project; resolves with its exit code and output instead of throwing. */
-/** A fresh PostgreSQL database when TEST_DATABASE_URL is set (CI): far quicker to start than PGlite. */
-async function scratchDatabase(url: string | undefined): Promise<string | undefined> {
-  if (!url) return undefined;
-  const name = `tasklane_sdk_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  dropDatabase = async () => {
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  };
-  const databaseUrl = new URL(url);
-  databaseUrl.pathname = `/${name}`;
-  return databaseUrl.toString();
+/**
+ * The compilers and @types/node are installed once into a cache directory kept between runs (keyed
+ * by the versions asked for), so the matrix costs a few tsc runs, not three installs.
+ */
+async function cachedCompilers(): Promise<string> {
+  const key = Object.values(TYPESCRIPTS).join('_');
+  const dir = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'tasklane-sdk-typescript', key);
+  if (existsSync(join(dir, 'node_modules/.complete'))) return dir;
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ private: true }));
+  const specs = Object.entries(TYPESCRIPTS).map(([alias, version]) => `${alias}@npm:typescript@${version}`);
+  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...specs, '@types/node@20'], { cwd: dir });
+  await writeFile(join(dir, 'node_modules/.complete'), '');
+  return dir;
 }
 
-async function tsc(...args: string[]): Promise<TscResult> {
-  try {
-    const { stdout } = await run(process.execPath, [join(consumer, 'node_modules/typescript/bin/tsc'), ...args], { cwd: consumer });
-    return { code: 0, output: stdout };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, output: failed.stdout + failed.stderr };
-  }
+/** The `ts` blocks of the guide's SDK section, as one module exporting `main()` (CommonJS has no top-level await). */
+async function guideFlow(): Promise<{ source: string; expected: string[] }> {
+  const text = await readFile(guide, 'utf8');
+  const section = text.slice(text.indexOf('## The TypeScript SDK'), text.indexOf('\n## ', text.indexOf('## The TypeScript SDK') + 1));
+  const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+  const lines = blocks.join('\n').split('\n');
+  const imports = lines.filter((line) => line.startsWith('import '));
+  const body = lines.filter((line) => !line.startsWith('import '));
+  // Each `console.log(…); // shown` in the guide states what it prints: the run must print exactly that.
+  const expected = body.flatMap((line) => {
+    const shown = /console\.log\(.*\);? \/\/ (.+)$/.exec(line);
+    return shown ? [shown[1]!] : [];
+  });
+  return { source: [...imports, 'export async function main(): Promise<void> {', ...body.map((line) => `  ${line}`), '}', ''].join('\n'), expected };
 }
 
 beforeAll(async () => {
-  // A throwaway project outside the workspace, with the packed tarball and registry packages only.
+  const started = startServer();
+  compilers = await cachedCompilers();
   consumer = await mkdtemp(join(tmpdir(), 'tasklane-sdk-consumer-'));
   await run('npx', ['-y', 'pnpm@12.21.0', 'pack', '--pack-destination', consumer], { cwd: sdkDir });
   const tarball = (await readdir(consumer)).find((name) => name.endsWith('.tgz'));
   if (!tarball) throw new Error('pnpm pack produced no tarball');
   await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }));
-  await run(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--loglevel=error', `./${tarball}`, `typescript@${typescriptVersion}`, '@types/node@20', 'eventsource@4'],
-    { cwd: consumer },
-  );
-  await cp(join(here, 'consumer'), consumer, { recursive: true });
-  typeChecks = { correct: tsc('--noEmit', '-p', 'tsconfig.json'), wrongInput: tsc('--noEmit', '-p', 'tsconfig.wrong.json') };
-
-  dataDir = await mkdtemp(join(tmpdir(), 'tasklane-sdk-server-'));
-  const databaseUrl = await scratchDatabase(process.env.TEST_DATABASE_URL);
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    JWT_SECRET: 'sdk-test-secret-long-enough-for-hs256-signing',
-    LOG_LEVEL: 'silent',
-    BCRYPT_COST: '4',
-    AUTH_RATE_LIMIT: '15',
-  });
-  const app = await buildApp(config);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  closeServer = () => app.close();
+  await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `./${tarball}`], { cwd: consumer });
+  const { source } = await guideFlow();
+  await writeFile(join(consumer, 'flow.mts'), source);
+  await writeFile(join(consumer, 'flow.cts'), source);
+  server = await started;
 });
 
 afterAll(async () => {
-  await closeServer?.();
-  await dropDatabase?.();
-  await rm(consumer, { recursive: true, force: true });
-  await rm(dataDir, { recursive: true, force: true });
+  await server?.close();
+  if (consumer) await rm(consumer, { recursive: true, force: true });
 });
 
+async function tsc(version: keyof typeof TYPESCRIPTS, setup: keyof typeof SETUPS): Promise<string> {
+  const { file, ...modules } = SETUPS[setup];
+  const config = join(consumer, `tsconfig.${version}.${setup}.json`);
+  await writeFile(
+    config,
+    JSON.stringify({
+      compilerOptions: {
+        ...modules,
+        target: 'es2022',
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noUncheckedIndexedAccess: true,
+        skipLibCheck: false,
+        noEmit: true,
+        types: ['node'],
+        typeRoots: [join(compilers, 'node_modules/@types')],
+      },
+      files: [file],
+    }),
+  );
+  try {
+    await run(process.execPath, [join(compilers, 'node_modules', version, 'bin/tsc'), '-p', config], { cwd: consumer });
+    return '';
+  } catch (error) {
+    const failed = error as { stdout: string; stderr: string };
+    return `${version} ${setup}:\n${failed.stdout}${failed.stderr}`;
+  }
+}
+
 describe('the packed @tasklane/sdk in a project outside the workspace', () => {
-  it('ships declarations that stand alone: only its dependencies are imported', async () => {
-    const installed = join(consumer, 'node_modules/@tasklane/sdk');
-    const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(['@trpc/client', '@trpc/server']);
-    for (const file of ['dist/index.d.ts', 'dist/index.d.cts']) {
-      const declarations = await readFile(join(installed, file), 'utf8');
-      const imported = new Set([...declarations.matchAll(/from ['"]([^'"]+)['"]/g)].map((match) => match[1]!.replace(/^(@[^/]+\/[^/]+|[^@/][^/]*).*$/, '$1')));
-      expect([...imported].sort()).toEqual(['@trpc/client', '@trpc/server']);
-    }
+  it('installs nothing else: no dependency, no TypeScript, at most 1.5 MB', async () => {
+    expect(await readdir(join(consumer, 'node_modules'))).toEqual(expect.not.arrayContaining(['typescript', '@trpc']));
+    const installed = (await readdir(join(consumer, 'node_modules'))).filter((name) => !name.startsWith('.'));
+    expect(installed).toEqual(['@tasklane']);
+    const { stdout } = await run('du', ['-sk', join(consumer, 'node_modules')]);
+    expect(Number(stdout.split('\t')[0])).toBeLessThanOrEqual(1536);
+    const manifest = JSON.parse(await readFile(join(consumer, 'node_modules/@tasklane/sdk/package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(manifest.peerDependencies ?? {}).toEqual({});
   });
 
-  it('type-checks a correct consumer strict with skipLibCheck: false', async () => {
-    const result = await typeChecks.correct;
-    expect(result.output).toBe('');
-    expect(result.code).toBe(0);
-  });
+  it('type-checks the guide strict, in every TypeScript version and module setup, ESM and CommonJS', async () => {
+    const jobs = (Object.keys(TYPESCRIPTS) as (keyof typeof TYPESCRIPTS)[]).flatMap((version) => (Object.keys(SETUPS) as (keyof typeof SETUPS)[]).map((setup) => [version, setup] as const));
+    const failures: string[] = [];
+    // Two compilers at a time: the machine is shared.
+    for (let index = 0; index < jobs.length; index += 2) {
+      const results = await Promise.all(jobs.slice(index, index + 2).map(([version, setup]) => tsc(version, setup)));
+      failures.push(...results.filter(Boolean));
+    }
+    expect(failures).toEqual([]);
+  }, 600_000);
 
   it('refuses a wrong input type at compile time', async () => {
-    const result = await typeChecks.wrongInput;
-    expect(result.code).not.toBe(0);
-    const errors = result.output.split('\n').filter((line) => line.includes('error TS'));
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/^wrong-input\.ts\(5,\d+\): error TS2322: Type 'number' is not assignable to type 'string'\./);
+    await writeFile(
+      join(consumer, 'wrong.mts'),
+      "import { createTasklaneClient } from '@tasklane/sdk';\nconst tl = createTasklaneClient({ baseUrl: 'http://localhost' });\nawait tl.tasks.list({ projectId: 'p', limit: '50' });\n",
+    );
+    const config = join(consumer, 'tsconfig.wrong.json');
+    await writeFile(config, JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['wrong.mts'] }));
+    const result = await run(process.execPath, [join(compilers, 'node_modules/ts-workspace/bin/tsc'), '-p', config], { cwd: consumer }).then(
+      () => '',
+      (error: { stdout: string }) => error.stdout,
+    );
+    expect(result).toMatch(/wrong\.mts\(3,\d+\): error TS2322: Type 'string' is not assignable to type 'number'\./);
   });
 
-  it('loads from CommonJS too', async () => {
+  it('runs the guide as written against a live server on Node', async () => {
+    const { source, expected } = await guideFlow();
+    const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+    await writeFile(join(consumer, 'flow.mjs'), outputText);
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', "const { main } = await import('./flow.mjs'); await main();"], {
+      cwd: consumer,
+      env: { ...process.env, TASKLANE_URL: server.baseUrl },
+    });
+    expect(stdout.trim().split('\n')).toEqual(expected);
+  });
+
+  it('loads from CommonJS', async () => {
     const { stdout } = await run(process.execPath, ['-e', "const sdk = require('@tasklane/sdk'); console.log(typeof sdk.createTasklaneClient, typeof sdk.TasklaneError)"], { cwd: consumer });
     expect(stdout.trim()).toBe('function function');
   });
 
-  it('drives the whole interface flow against a live server', async () => {
-    // Type-checked by the test above; here it only needs its types stripped to run.
-    await run(process.execPath, ['--input-type=module', '-e', TRANSPILE_FLOW], { cwd: consumer });
-    const { stdout } = await run(process.execPath, [join(consumer, 'flow.mjs')], { cwd: consumer, env: { ...process.env, BASE_URL: baseUrl } });
-    expect(stdout.trim()).toBe('sdk flow ok');
+  it('bundles into a browser page with Vite', async () => {
+    await writeFile(join(consumer, 'index.html'), '<!doctype html><title>t</title><script type="module" src="./page.js"></script>');
+    await writeFile(
+      join(consumer, 'page.js'),
+      "import { createTasklaneClient } from '@tasklane/sdk';\nconst tl = createTasklaneClient({ baseUrl: location.origin });\ndocument.title = typeof tl.tasks.create;\n",
+    );
+    await build({ root: consumer, logLevel: 'silent', configFile: false, build: { outDir: join(consumer, 'page-dist') } });
+    const assets = await readdir(join(consumer, 'page-dist/assets'));
+    const script = await readFile(join(consumer, 'page-dist/assets', assets.find((name) => name.endsWith('.js'))!), 'utf8');
+    expect(script).toContain('Idempotency-Key'.toLowerCase());
+    expect(script).not.toMatch(/from ?["']node:/);
   });
 });

@@ -98,7 +98,7 @@ export async function registerSecurity(app: FastifyInstance, corsOrigins: string
   await app.register(cors, {
     origin: corsOrigins,
     methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key', 'X-Request-Id'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key', 'Last-Event-ID', 'X-Request-Id'],
     exposedHeaders: ['ETag', 'Link', 'Location', 'Retry-After', 'X-Request-Id'],
     maxAge: 600,
   });

@@ -1,5 +1,5 @@
 import type { Db } from '@tasklane/db';
-import { type AuthResponse, EmailSchema } from '@tasklane/schemas';
+import { type AuthResponse, EmailSchema, type ErrorReason } from '@tasklane/schemas';
 import * as oidc from 'openid-client';
 import type { ClientInfo, AuthService } from '../auth/service';
 import type { OneTimeCodes } from '../auth/one-time-codes';
@@ -24,7 +24,7 @@ interface Profile {
   preferredUsername?: unknown;
 }
 
-const refusal = (code: 'BAD_REQUEST' | 'FORBIDDEN' | 'CONFLICT' | 'SERVICE_UNAVAILABLE', message: string, reason: string) => new DomainError(code, message, reason);
+const refusal = (code: 'BAD_REQUEST' | 'FORBIDDEN' | 'CONFLICT' | 'SERVICE_UNAVAILABLE', message: string, reason: ErrorReason) => new DomainError(code, message, reason);
 
 const notConfigured = () => new DomainError('NOT_FOUND', 'Single sign-on is not configured on this server', 'OIDC_DISABLED');
 const stateMismatch = () =>

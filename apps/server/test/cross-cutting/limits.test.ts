@@ -78,8 +78,9 @@ describe('rate limits in one instance', () => {
     expect(refused.headers['retry-after']).toBeDefined();
     expect((await t.request('GET', '/api/v1/projects', { token: other.token })).status).toBe(200);
 
-    const sdk = createTasklaneClient({ baseUrl: 'http://tasklane.test', token: user.token, fetch: injectFetch(t.app) });
-    const error = await sdk.projects.list.query({}).catch((caught: unknown) => caught);
+    // One attempt: the SDK would otherwise retry the 429 after its Retry-After.
+    const sdk = createTasklaneClient({ baseUrl: 'http://tasklane.test', token: user.token, fetch: injectFetch(t.app), maxAttempts: 1 });
+    const error = await sdk.projects.list({}).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TasklaneError);
     expect(error).toMatchObject({ code: 'TOO_MANY_REQUESTS', httpStatus: 429, reason: 'RATE_LIMITED' });
   });
@@ -203,6 +204,13 @@ describe('body, nesting and header limits; security headers; CORS', () => {
     expect(allowed.statusCode).toBe(204);
     expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example.com');
     expect(String(allowed.headers['access-control-allow-headers']).toLowerCase()).toContain('authorization');
+    // The SDK's event reader (fetch, not EventSource) resumes a stream from another origin with Last-Event-ID.
+    const stream = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/projects/x/events',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,last-event-id' },
+    });
+    expect(String(stream.headers['access-control-allow-headers']).toLowerCase().split(',').map((name) => name.trim())).toContain('last-event-id');
     const foreign = await preflight('https://evil.example.net');
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
     const simple = await t.request('GET', '/healthz', { headers: { origin: 'https://evil.example.net' } });

@@ -1,5 +1,4 @@
 import type { AccessToken, CreatedAccessToken, Project, Session, TokenScope } from '@tasklane/schemas';
-import { paginate } from '@tasklane/sdk';
 import { useState } from 'preact/hooks';
 import { collect } from '../data';
 import { formatDay, formatTime } from '../format';
@@ -24,7 +23,7 @@ export function AccountPage() {
 }
 
 function Tokens() {
-  const tokens = useLoad(() => collect(paginate(client.auth.tokens.listPage, { limit: 500 })), []);
+  const tokens = useLoad(() => collect(client.paginate(client.tokens.list, { limit: 500 })), []);
   const [created, setCreated] = useState<CreatedAccessToken | undefined>(undefined);
   return (
     <section class="stack" aria-labelledby="tokens-title">
@@ -78,7 +77,7 @@ function Tokens() {
 }
 
 function NewToken({ onCreated }: { onCreated: (token: CreatedAccessToken) => void }) {
-  const projects = useLoad(() => collect(paginate(client.projects.listPage, { limit: 500 })), []);
+  const projects = useLoad(() => collect(client.paginate(client.projects.list, { limit: 500 })), []);
   const [name, setName] = useState('');
   const [scope, setScope] = useState<TokenScope>('read');
   const [expires, setExpires] = useState('');
@@ -87,7 +86,7 @@ function NewToken({ onCreated }: { onCreated: (token: CreatedAccessToken) => voi
   const submit = async (event: Event) => {
     event.preventDefault();
     const token = await run(() =>
-      client.auth.tokens.create.mutate({
+      client.tokens.create({
         name,
         scopes: [scope],
         ...(limitTo.length > 0 ? { projectIds: limitTo } : {}),
@@ -143,7 +142,7 @@ function TokenRow({ token, onRevoked }: { token: AccessToken; onRevoked: () => v
   const { busy, error, run } = useAction();
   const [confirming, setConfirming] = useState(false);
   const revoke = async () => {
-    if (await run(() => client.auth.tokens.revoke.mutate({ id: token.id }))) onRevoked();
+    if (await run(() => client.tokens.revoke({ id: token.id }))) onRevoked();
   };
   const expired = token.expiresAt !== null && Date.parse(token.expiresAt) <= Date.now();
   return (
@@ -172,12 +171,12 @@ function TokenRow({ token, onRevoked }: { token: AccessToken; onRevoked: () => v
 }
 
 function Sessions() {
-  const sessions = useLoad(() => collect(paginate(client.auth.sessions.listPage, { limit: 500 })), []);
+  const sessions = useLoad(() => collect(client.paginate(client.sessions.list, { limit: 500 })), []);
   const { busy, error, run } = useAction();
   const [done, setDone] = useState<string | undefined>(undefined);
   const others = sessions.data?.filter((session) => !session.current) ?? [];
   const signOutOthers = async () => {
-    const result = await run(() => client.auth.sessions.revokeOthers.mutate({}));
+    const result = await run(() => client.sessions.revokeOthers({}));
     if (!result) return;
     setDone(result.message);
     sessions.setData((list) => list?.filter((session) => session.current));
@@ -227,7 +226,7 @@ function Sessions() {
 function SessionRow({ session, onEnded }: { session: Session; onEnded: () => void }) {
   const { busy, error, run } = useAction();
   const end = async () => {
-    if (await run(() => client.auth.sessions.revoke.mutate({ id: session.id }))) onEnded();
+    if (await run(() => client.sessions.revoke({ id: session.id }))) onEnded();
   };
   return (
     <tr data-session-id={session.id}>

@@ -35,11 +35,11 @@ export function AuthPage({ mode, notice }: { mode: 'login' | 'register'; notice:
   const registering = mode === 'register';
 
   useEffect(() => {
-    client.auth.providers.query().then(setProviders, (failure: unknown) => setError(describeError(failure)));
+    client.auth.providers().then(setProviders, (failure: unknown) => setError(describeError(failure)));
     const result = takeSignOnResult();
     if (result.error) setError(SSO_REFUSALS[result.error] ?? 'The sign-on did not succeed. Please try again.');
     if (result.code) {
-      void run(() => client.auth.oidc.exchange.mutate({ code: result.code! })).then((session) => {
+      void run(() => client.sso.exchange({ code: result.code! })).then((session) => {
         if (session) signIn(session.access_token, session.user);
       });
     }
@@ -48,7 +48,7 @@ export function AuthPage({ mode, notice }: { mode: 'login' | 'register'; notice:
   const submit = async (event: Event) => {
     event.preventDefault();
     const result = await run(() =>
-      registering ? client.auth.register.mutate({ name, email, password }) : client.auth.login.mutate({ email, password }),
+      registering ? client.auth.register({ name, email, password }) : client.auth.login({ email, password }),
     );
     if (result) signIn(result.access_token, result.user);
   };

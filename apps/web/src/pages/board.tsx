@@ -14,7 +14,7 @@ const DRAG_TYPE = 'application/x-tasklane-task';
 export function BoardPage({ params }: { params: { projectId: string; taskId?: string } }) {
   const { projectId, taskId } = params;
   const { route } = useLocation();
-  const project = useLoad(() => client.projects.get.query({ id: projectId }), [projectId]);
+  const project = useLoad(() => client.projects.get({ id: projectId }), [projectId]);
   const members = useLoad(() => loadMembers(projectId), [projectId]);
   const [filters, setFilters] = useState<TaskFilters>(NO_FILTERS);
   const [text, setText] = useState('');
@@ -50,7 +50,7 @@ export function BoardPage({ params }: { params: { projectId: string; taskId?: st
     const task = tasks.data?.find((item) => item.id === id);
     if (!task || task.status === status) return;
     tasks.setData((list) => list?.map((item) => (item.id === id ? { ...item, status } : item)));
-    const updated = await move.run(() => client.tasks.update.mutate({ id, status }));
+    const updated = await move.run(() => client.tasks.update({ id, status }));
     if (!updated) tasks.reload();
   };
 
@@ -223,7 +223,7 @@ function NewTask({ projectId, status, onCreated }: { projectId: string; status: 
   const { busy, error, run } = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    const task = await run(() => client.tasks.create.mutate({ projectId, title, status }));
+    const task = await run(() => client.tasks.create({ projectId, title, status }));
     if (!task) return;
     onCreated(task);
     setTitle('');

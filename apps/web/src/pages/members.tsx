@@ -10,7 +10,7 @@ import { ConfirmButton, EnumOptions, ErrorNote, Loading, Page } from '../ui';
 
 export function MembersPage({ params }: { params: { projectId: string } }) {
   const { projectId } = params;
-  const project = useLoad(() => client.projects.get.query({ id: projectId }), [projectId]);
+  const project = useLoad(() => client.projects.get({ id: projectId }), [projectId]);
   const members = useLoad(() => loadMembers(projectId), [projectId]);
 
   if (project.error) return <Page title="Members"><ErrorNote error={project.error} /></Page>;
@@ -65,7 +65,7 @@ function Invite({ projectId, onInvited }: { projectId: string; onInvited: (membe
   const { busy, error, run } = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    const member = await run(() => client.members.invite.mutate({ id: projectId, email, role }));
+    const member = await run(() => client.members.invite({ id: projectId, email, role }));
     if (!member) return;
     onInvited(member);
     setEmail('');
@@ -101,12 +101,12 @@ function MemberRow(props: { member: Member; project: Project; admin: boolean; on
   // Admins remove anyone but the owner; anyone but the owner may leave.
   const removable = !isOwner && (admin || isMe);
   const remove = async () => {
-    if (!(await run(() => client.members.remove.mutate({ id: project.id, memberId: member.id })))) return;
+    if (!(await run(() => client.members.remove({ id: project.id, memberId: member.id })))) return;
     if (isMe) route('/');
     else props.onRemoved();
   };
   const changeRole = async (role: Role) => {
-    const updated = await run(() => client.members.changeRole.mutate({ id: project.id, memberId: member.id, role }));
+    const updated = await run(() => client.members.setRole({ id: project.id, memberId: member.id, role }));
     if (updated) onChanged(updated);
   };
   return (

@@ -1,5 +1,4 @@
 import type { Project, Task } from '@tasklane/schemas';
-import { paginate } from '@tasklane/sdk';
 import { collect } from '../data';
 import { formatDay, isOverdue, PRIORITY_LABELS, STATUS_LABELS } from '../format';
 import { useLoad } from '../hooks';
@@ -8,8 +7,8 @@ import { ErrorNote, Loading, Page } from '../ui';
 
 async function loadMyTasks(): Promise<{ tasks: Task[]; projects: Map<string, Project> }> {
   const [tasks, projects] = await Promise.all([
-    collect(paginate(client.tasks.listMinePage, { assigneeId: 'me', sort: 'dueDate', limit: 500 })),
-    collect(paginate(client.projects.listPage, {})),
+    collect(client.paginate(client.tasks.listMine, { assigneeId: 'me', sort: 'dueDate', limit: 500 })),
+    collect(client.paginate(client.projects.list, {})),
   ]);
   return { tasks, projects: new Map(projects.map((project) => [project.id, project])) };
 }

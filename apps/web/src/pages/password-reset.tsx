@@ -10,7 +10,7 @@ export function ForgotPasswordPage() {
   const { busy, error, run } = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    const result = await run(() => client.auth.requestPasswordReset.mutate({ email }));
+    const result = await run(() => client.auth.requestPasswordReset({ email }));
     if (result) setSent(result.message);
   };
   return (
@@ -51,7 +51,7 @@ export function ResetPasswordPage() {
   const { busy, error, run } = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    const result = await run(() => client.auth.confirmPasswordReset.mutate({ token, password }));
+    const result = await run(() => client.auth.confirmPasswordReset({ token, password }));
     if (result) setDone(result.message);
   };
   return (

@@ -1,5 +1,4 @@
 import type { Project } from '@tasklane/schemas';
-import { paginate } from '@tasklane/sdk';
 import { useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
 import { canAdminister, ROLE_LABELS } from '../format';
@@ -9,7 +8,7 @@ import { ConfirmButton, ErrorNote, Loading, Page } from '../ui';
 
 async function allProjects(): Promise<Project[]> {
   const projects: Project[] = [];
-  for await (const project of paginate(client.projects.listPage, {})) projects.push(project);
+  for await (const project of client.paginate(client.projects.list, {})) projects.push(project);
   return projects;
 }
 
@@ -41,7 +40,7 @@ function NewProject({ onCreated }: { onCreated: (project: Project) => void }) {
   const { busy, error, run } = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    const project = await run(() => client.projects.create.mutate({ name, description }));
+    const project = await run(() => client.projects.create({ name, description }));
     if (!project) return;
     onCreated(project);
     setName('');
@@ -77,14 +76,14 @@ function ProjectItem(props: { project: Project; onChanged: (project: Project) =>
 
   const save = async (event: Event) => {
     event.preventDefault();
-    const updated = await run(() => client.projects.update.mutate({ id: project.id, name, description }));
+    const updated = await run(() => client.projects.update({ id: project.id, name, description }));
     if (updated) {
       props.onChanged(updated);
       setEditing(false);
     }
   };
   const remove = async () => {
-    const done = await run(() => client.projects.delete.mutate({ id: project.id }));
+    const done = await run(() => client.projects.delete({ id: project.id }));
     if (done) props.onDeleted();
   };
 

@@ -14,7 +14,7 @@ export function Comments({ task, editable, liveChanges, onAdded }: { task: Task;
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const comment = await run(() => client.comments.create.mutate({ id: task.id, text }));
+    const comment = await run(() => client.comments.create({ id: task.id, text }));
     if (!comment) return;
     comments.setData((list) => (list?.some((item) => item.id === comment.id) ? list : [...(list ?? []), comment]));
     setText('');

@@ -1,5 +1,5 @@
 import type { Member, Project, Task, TaskPriority, TaskStatus } from '@tasklane/schemas';
-import { ifUnchanged, TasklaneError } from '@tasklane/sdk';
+import { TasklaneError } from '@tasklane/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { loadTaskHistory } from '../data';
 import { canEditTasks, dayFromDueDate, dueDateFromDay, formatTime, PRIORITY_LABELS, STATUS_LABELS } from '../format';
@@ -22,7 +22,7 @@ interface Props {
 /** The task in a modal dialog over the board: every field, delete, comments and history. */
 export function TaskDetail({ taskId, project, members, liveChanges, onClose, onChanged }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const task = useLoad(() => client.tasks.get.query({ id: taskId }), [taskId, liveChanges]);
+  const task = useLoad(() => client.tasks.get({ id: taskId }), [taskId, liveChanges]);
   const history = useLoad(() => loadTaskHistory(taskId), [taskId, liveChanges]);
 
   useEffect(() => {
@@ -125,7 +125,7 @@ function TaskForm(props: {
     };
     // Saved only if nobody changed the task since this form loaded it (If-Match); else 412.
     const saved = await run(() =>
-      client.tasks.update.mutate(patch, ifUnchanged(base)).catch((failure: unknown) => {
+      client.tasks.update(patch, { ifMatch: base }).catch((failure: unknown) => {
         if (TasklaneError.from(failure).code !== 'PRECONDITION_FAILED') throw failure;
         setRefusedAsStale(true);
         props.onStale();
@@ -138,7 +138,7 @@ function TaskForm(props: {
     props.onSaved(saved);
   };
   const remove = async () => {
-    if (await run(() => client.tasks.delete.mutate({ id: base.id }))) props.onDeleted();
+    if (await run(() => client.tasks.delete({ id: base.id }))) props.onDeleted();
   };
 
   return (

@@ -1,0 +1,90 @@
+import type { PROCEDURE_KINDS, ProcedureInputs, ProcedureOutputs } from './generated/api';
+
+export type ProcedurePath = keyof typeof PROCEDURE_KINDS;
+
+/**
+ * The SDK's one table: each resource method and the server procedure it calls. A list method names
+ * the procedure's page-shaped twin (`…Page`, `{ items, nextCursor }`); the REST-shaped list beside
+ * it is covered by the same method. `test/resources.test.ts` fails when a procedure of the router
+ * has no method here.
+ */
+export const RESOURCES = {
+  auth: {
+    register: 'auth.register',
+    login: 'auth.login',
+    logout: 'auth.logout',
+    me: 'auth.me',
+    updateMe: 'auth.updateMe',
+    providers: 'auth.providers',
+    requestPasswordReset: 'auth.requestPasswordReset',
+    confirmPasswordReset: 'auth.confirmPasswordReset',
+  },
+  sessions: { list: 'auth.sessions.listPage', revoke: 'auth.sessions.revoke', revokeOthers: 'auth.sessions.revokeOthers' },
+  tokens: { create: 'auth.tokens.create', list: 'auth.tokens.listPage', revoke: 'auth.tokens.revoke' },
+  sso: { login: 'auth.oidc.login', callback: 'auth.oidc.callback', exchange: 'auth.oidc.exchange' },
+  projects: {
+    list: 'projects.listPage',
+    get: 'projects.get',
+    create: 'projects.create',
+    update: 'projects.update',
+    delete: 'projects.delete',
+    transferOwnership: 'projects.transferOwnership',
+  },
+  members: { list: 'members.listPage', invite: 'members.invite', setRole: 'members.changeRole', remove: 'members.remove' },
+  tasks: {
+    list: 'tasks.listForProjectPage',
+    listMine: 'tasks.listMinePage',
+    get: 'tasks.get',
+    create: 'tasks.create',
+    update: 'tasks.update',
+    delete: 'tasks.delete',
+  },
+  comments: { list: 'comments.listPage', get: 'comments.get', create: 'comments.create', update: 'comments.update', delete: 'comments.delete' },
+  activity: { listForProject: 'activity.listForProjectPage', listForTask: 'activity.listForTaskPage' },
+  webhooks: {
+    list: 'webhooks.listPage',
+    get: 'webhooks.get',
+    create: 'webhooks.create',
+    update: 'webhooks.update',
+    delete: 'webhooks.delete',
+    deliveries: 'webhooks.deliveriesPage',
+  },
+  // Served by the SDK's own Server-Sent Events reader over the REST stream (see events.ts).
+  events: { subscribe: 'projects.events' },
+} as const satisfies Record<string, Record<string, ProcedurePath>>;
+
+export type Resources = typeof RESOURCES;
+
+/** Creates: each call sends an `Idempotency-Key`, so a retried create is applied once. */
+export const IDEMPOTENT_CREATES: ReadonlySet<ProcedurePath> = new Set<ProcedurePath>(['projects.create', 'members.invite', 'tasks.create', 'comments.create']);
+
+/** Calls that return a token the client then keeps (unless its token comes from a provider). */
+export const TOKEN_ISSUERS: ReadonlySet<ProcedurePath> = new Set<ProcedurePath>(['auth.register', 'auth.login', 'auth.oidc.exchange']);
+
+/** What a resource method takes: the procedure's input, with dates as ISO strings or `Date`. */
+export type Input<P extends ProcedurePath> = P extends keyof ProcedureInputs ? ProcedureInputs[P] : void;
+/** What a resource method resolves with. */
+export type Output<P extends ProcedurePath> = P extends keyof ProcedureOutputs ? ProcedureOutputs[P] : never;
+
+/** Per-call options; every field optional. */
+export interface CallOptions {
+  /**
+   * The version you read (its `ETag`, or the resource itself: its `updatedAt` gives the tag). The
+   * update or delete applies only if the resource is still that version; otherwise it rejects with
+   * `TasklaneError` `PRECONDITION_FAILED`, `reason: 'STALE_VERSION'`, and nothing changes.
+   */
+  ifMatch?: string | { updatedAt: string };
+  /** For creates: your own key (1–255 visible ASCII characters); a random UUID by default. */
+  idempotencyKey?: string;
+  /** Aborts the call. */
+  signal?: AbortSignal;
+}
+
+/** A method taking no input, or only optional fields, may be called without one. */
+export type Method<P extends ProcedurePath> = [Input<P>] extends [void]
+  ? (input?: undefined, options?: CallOptions) => Promise<Output<P>>
+  : Record<string, never> extends Input<P>
+    ? (input?: Input<P>, options?: CallOptions) => Promise<Output<P>>
+    : (input: Input<P>, options?: CallOptions) => Promise<Output<P>>;
+
+export type ResourceMethods<R extends Record<string, ProcedurePath>> = { readonly [M in keyof R]: Method<R[M]> };

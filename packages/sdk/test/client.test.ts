@@ -1,0 +1,242 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTasklaneClient, TasklaneError, type ProjectEvent, type TasklaneClient } from '../src/index';
+import { startServer } from './server';
+
+let server: Awaited<ReturnType<typeof startServer>>;
+let unique = 0;
+
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+async function failure(call: Promise<unknown>): Promise<TasklaneError> {
+  const error = await call.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(TasklaneError);
+  return error as TasklaneError;
+}
+
+async function registered(options: Partial<Parameters<typeof createTasklaneClient>[0]> = {}): Promise<{ tl: TasklaneClient; email: string; id: string }> {
+  const tl = createTasklaneClient({ baseUrl: server.baseUrl, ...options });
+  const email = `user-${Date.now().toString(36)}-${(unique += 1)}@example.com`;
+  const session = await tl.auth.register({ name: 'Ada', email, password: 'secret-password' });
+  return { tl, email, id: session.user.id };
+}
+
+/** A fetch that answers the first `count` tRPC requests matching `path` with `answer` instead of the server's. */
+function interfering(path: string, count: number, answer: (real: () => Promise<Response>) => Promise<Response>) {
+  let left = count;
+  const seen: Headers[] = [];
+  const fetchImpl: typeof fetch = async (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    const real = () => fetch(input, init);
+    if (!url.includes(`/api/trpc/${path}`)) return real();
+    seen.push(new Headers(init?.headers));
+    if (left <= 0) return real();
+    left -= 1;
+    return answer(real);
+  };
+  return { fetchImpl, seen };
+}
+
+describe('resource methods', () => {
+  it('call the procedures as plain async functions, with typed results and errors', async () => {
+    const { tl, email, id } = await registered();
+    expect(await tl.auth.me()).toEqual({ id, name: 'Ada', email });
+    const project = await tl.projects.create({ name: 'Launch' });
+    const task = await tl.tasks.create({ projectId: project.id, title: 'Write', priority: 'HIGH', dueDate: new Date('2030-01-02T03:04:05.000Z') });
+    expect(task).toMatchObject({ title: 'Write', priority: 'HIGH', status: 'TODO', dueDate: '2030-01-02T03:04:05.000Z' });
+    const taken = await failure(tl.auth.register({ name: 'Ada', email, password: 'secret-password' }));
+    expect([taken.code, taken.reason, taken.httpStatus]).toEqual(['CONFLICT', 'EMAIL_TAKEN', 409]);
+    // The raw tRPC client stays reachable.
+    expect(await tl.trpc.query('tasks.get', { id: task.id })).toMatchObject({ id: task.id });
+  });
+
+  it('list methods return a page with its cursor, and paginate walks every page lazily', async () => {
+    const { tl } = await registered();
+    const project = await tl.projects.create({ name: 'Paged' });
+    const created = [];
+    for (let index = 0; index < 5; index += 1) created.push(await tl.tasks.create({ projectId: project.id, title: `T${index}`, status: index % 2 ? 'DONE' : 'TODO' }));
+    const first = await tl.tasks.list({ projectId: project.id, limit: 2 });
+    expect(first.items).toHaveLength(2);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const all = [];
+    for await (const task of tl.paginate(tl.tasks.list, { projectId: project.id, limit: 2 })) all.push(task.id);
+    expect(all).toEqual(created.map((task) => task.id));
+    const done = [];
+    for await (const task of tl.paginate(tl.tasks.list, { projectId: project.id, status: ['DONE'], limit: 1 })) done.push(task.status);
+    expect(done).toEqual(['DONE', 'DONE']);
+  });
+});
+
+describe('safe writes', () => {
+  it('a create whose answer was lost is retried with the same Idempotency-Key and applied once', async () => {
+    const { fetchImpl, seen } = interfering('tasks.create', 1, async (real) => {
+      await real(); // the server applies it; the answer never arrives
+      throw new TypeError('fetch failed');
+    });
+    const { tl } = await registered({ fetch: fetchImpl });
+    const project = await tl.projects.create({ name: 'Retry' });
+    const task = await tl.tasks.create({ projectId: project.id, title: 'Once' });
+    expect(seen).toHaveLength(2);
+    expect(seen[0]!.get('idempotency-key')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(seen[1]!.get('idempotency-key')).toBe(seen[0]!.get('idempotency-key'));
+    const { items } = await tl.tasks.list({ projectId: project.id });
+    expect(items.map((item) => item.id)).toEqual([task.id]);
+  });
+
+  it('a 503 or 429 is retried after its Retry-After; a non-transient refusal is not', async () => {
+    const busy = () =>
+      Promise.resolve(
+        new Response(JSON.stringify({ error: { message: 'busy', code: -32603, data: { code: 'SERVICE_UNAVAILABLE', httpStatus: 503 } } }), {
+          status: 503,
+          headers: { 'content-type': 'application/json', 'retry-after': '0' },
+        }),
+      );
+    const { fetchImpl, seen } = interfering('projects.create', 2, busy);
+    const { tl } = await registered({ fetch: fetchImpl });
+    const project = await tl.projects.create({ name: 'Busy' });
+    expect(project.name).toBe('Busy');
+    expect(seen).toHaveLength(3);
+    const giveUp = createTasklaneClient({ baseUrl: server.baseUrl, token: tl.getToken(), fetch: interfering('projects.create', 10, busy).fetchImpl, maxAttempts: 2 });
+    const refused = await failure(giveUp.projects.create({ name: 'Never' }));
+    expect([refused.code, refused.httpStatus, refused.retryAfter]).toEqual(['SERVICE_UNAVAILABLE', 503, 0]);
+    const invalid = interfering('projects.create', 0, busy);
+    const once = createTasklaneClient({ baseUrl: server.baseUrl, token: tl.getToken(), fetch: invalid.fetchImpl });
+    expect((await failure(once.projects.create({ name: '' }))).code).toBe('BAD_REQUEST');
+    expect(invalid.seen).toHaveLength(1);
+  });
+
+  it('an update with a stale ifMatch is refused with reason STALE_VERSION and changes nothing', async () => {
+    const { tl } = await registered();
+    const project = await tl.projects.create({ name: 'Versions' });
+    const read = await tl.tasks.create({ projectId: project.id, title: 'Original' });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const changed = await tl.tasks.update({ id: read.id, title: 'Changed elsewhere' }, { ifMatch: read });
+    const stale = await failure(tl.tasks.update({ id: read.id, title: 'Mine' }, { ifMatch: read }));
+    expect([stale.code, stale.reason, stale.httpStatus]).toEqual(['PRECONDITION_FAILED', 'STALE_VERSION', 412]);
+    expect((await tl.tasks.get({ id: read.id })).title).toBe(changed.title);
+  });
+
+  it('a token provider is asked before each call, and onUnauthorized may refresh and retry once', async () => {
+    const { tl: owner } = await registered();
+    const good = owner.getToken()!;
+    let current = 'expired-token';
+    const refreshed: TasklaneError[] = [];
+    const tl = createTasklaneClient({
+      baseUrl: server.baseUrl,
+      token: () => current,
+      onUnauthorized: (error) => {
+        refreshed.push(error);
+        current = good;
+        return true;
+      },
+    });
+    expect((await tl.auth.me()).id).toBeTruthy();
+    expect(refreshed.map((error) => error.httpStatus)).toEqual([401]);
+    const giveUp = createTasklaneClient({ baseUrl: server.baseUrl, token: 'nope', onUnauthorized: () => false });
+    expect((await failure(giveUp.auth.me())).code).toBe('UNAUTHORIZED');
+  });
+});
+
+describe('live events', () => {
+  it('deliver a change made right after subscribe resolves, and resume after lastEventId', async () => {
+    const { tl } = await registered();
+    const project = await tl.projects.create({ name: 'Live' });
+    const seen: ProjectEvent[] = [];
+    let arrived: () => void = () => {};
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
+    const subscription = await tl.events.subscribe(
+      { projectId: project.id },
+      {
+        onEvent: (event) => {
+          seen.push(event);
+          if (seen.length === 2) arrived();
+        },
+      },
+    );
+    const first = await tl.tasks.create({ projectId: project.id, title: 'Right away' });
+    await tl.tasks.update({ id: first.id, status: 'DONE' });
+    await arrival;
+    subscription.close();
+    expect(seen.map((event) => event.type)).toEqual(['task.created', 'task.updated']);
+    expect(subscription.lastEventId).toBe(seen[1]!.id);
+
+    const replayed: string[] = [];
+    let replayedAll: () => void = () => {};
+    const replay = new Promise<void>((resolve) => (replayedAll = resolve));
+    const resumed = await tl.events.subscribe(
+      { projectId: project.id, lastEventId: seen[0]!.id },
+      {
+        onEvent: (event) => {
+          replayed.push(event.type);
+          if (replayed.length === 1) replayedAll();
+        },
+      },
+    );
+    await replay;
+    resumed.close();
+    expect(replayed).toEqual(['task.updated']);
+  });
+
+  it('reconnect after a dropped connection with Last-Event-ID, losing and repeating nothing', async () => {
+    const requests: Headers[] = [];
+    let cut = false;
+    // Ends the first stream right after its first event, as a proxy or a restart would.
+    const fetchImpl: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (!String(input).includes('/events') || !response.body) return response;
+      requests.push(new Headers(init?.headers));
+      if (cut) return response;
+      cut = true;
+      const reader = response.body.getReader();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) return controller.close();
+          controller.enqueue(value);
+          if (/(^|\n)id: /.test(new TextDecoder().decode(value))) {
+            await reader.cancel();
+            controller.close();
+          }
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const { tl } = await registered({ fetch: fetchImpl });
+    const project = await tl.projects.create({ name: 'Dropped' });
+    const seen: ProjectEvent[] = [];
+    let both: () => void = () => {};
+    let failed: (error: unknown) => void = () => {};
+    const arrived = new Promise<void>((resolve, reject) => ((both = resolve), (failed = reject)));
+    const subscription = await tl.events.subscribe(
+      { projectId: project.id },
+      {
+        onEvent: (event) => {
+          seen.push(event);
+          // The second change is made once the first stream has been cut: it must come through the next.
+          if (seen.length === 1) tl.tasks.create({ projectId: project.id, title: 'After the drop' }).catch(failed);
+          if (seen.length === 2) both();
+        },
+      },
+    );
+    await tl.tasks.create({ projectId: project.id, title: 'Before the drop' });
+    await arrived;
+    subscription.close();
+    expect(seen.map((event) => event.resource.title)).toEqual(['Before the drop', 'After the drop']);
+    expect(requests).toHaveLength(2);
+    expect(requests[0]!.get('last-event-id')).toBeNull();
+    expect(requests[1]!.get('last-event-id')).toBe(seen[0]!.id);
+  });
+
+  it('a refused subscription rejects with a TasklaneError', async () => {
+    const { tl } = await registered();
+    const refused = await failure(tl.events.subscribe({ projectId: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b' }, { onEvent: () => {} }));
+    expect(refused.httpStatus).toBe(404);
+  });
+});
