@@ -1,8 +1,9 @@
 // The benchmark suite: `npm run bench -- --duration 10 --db postgres|pglite|both`.
 // Starts the built server (apps/server/dist/main.mjs) on a scratch PostgreSQL database and on a
-// temporary PGlite directory, seeds the data set, measures every scenario and the two baselines in
-// the same run, and prints/saves the tables (bench/results/<time>.{md,json}, ignored by git, and
-// bench/results/latest.md, committed).
+// temporary PGlite directory, seeds the data set, and measures every scenario; on PostgreSQL each
+// scenario turn about with its two floors (floors.mjs: the service's own statements, and the bare
+// read or write), all three servers up side by side. Prints/saves the tables
+// (bench/results/<time>.{md,json}, ignored by git, and bench/results/latest.md, committed).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +14,8 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import postgres from 'postgres';
 import { benchServerEnv, machineCpuSeconds, postgresCpuSeconds, runLoad, startServer, stopAll } from './processes.mjs';
-import { LABELS, table, verdicts } from './report.mjs';
+import { FLOOR_SCENARIOS, LABELS, table, verdicts } from './report.mjs';
+import { captureStatements, drifted } from './statements.mjs';
 import { fixtures, floodEmails, logIn, seed } from './seed.mjs';
 
 const { values: options } = parseArgs({
@@ -21,7 +23,7 @@ const { values: options } = parseArgs({
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '2' },
     db: { type: 'string', default: 'both' },
-    scenarios: { type: 'string', default: 'task,project,page,filtered,trpc,create,patch,comment,mix,login,flood' },
+    scenarios: { type: 'string', default: 'task,project,page,filtered,trpc,create,patch,title,comment,mix,login,flood' },
     workers: { type: 'string', default: '2', description: 'Also run the mix with this many WORKERS on PostgreSQL (0: skip)' },
     'pg-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
     port: { type: 'string', default: process.env.BENCH_PORT ?? '4250' },
@@ -66,8 +68,8 @@ const serverEnv = (extra) => benchServerEnv(jwtSecret, extra);
  * Runs one scenario against `server`. Besides autocannon's figures it records the server's CPU time
  * per request, which a busy machine distorts far less than requests per second.
  */
-async function measure(server, scenario, connections, fixtureList) {
-  say(`${scenario}: ${connections} connections, ${duration} s (load ${load()})`);
+async function measure(server, scenario, connections, fixtureList, name = scenario) {
+  say(`${name}: ${connections} connections, ${duration} s (load ${load()})`);
   const loadBefore = loadavg()[0];
   const cpuBefore = server.cpuSeconds();
   const databaseCpuBefore = postgresCpuSeconds();
@@ -135,11 +137,11 @@ async function startOurServer(db, prepared, extraEnv = {}) {
   });
 }
 
-async function baseline(kind, connections, fixtureList, databaseUrl) {
+async function baseline(kind, connections, fixtureList) {
   const server = await startServer({
     name: kind,
     args: [join(root, 'bench/src/baselines.mjs'), kind],
-    env: { DATABASE_URL: databaseUrl ?? '', JWT_SECRET: jwtSecret },
+    env: {},
     port: port + 1,
     readyPath: '/',
     logFile: join(resultsDir, `${stamp}-${kind}.log`),
@@ -157,6 +159,14 @@ async function benchDatabase(db) {
   const started = Date.now();
   const prepared = await prepareDatabase(db);
   say(`${db}: seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (db === 'postgres') {
+    // The same-SQL floor replays the committed statements: they must still be the service's.
+    const changed = drifted(await captureStatements({ serverMain, databaseUrl: prepared.databaseUrl, port: port + 4, resultsDir }));
+    if (changed.length > 0) {
+      statementsDrifted = changed;
+      say(`ERROR: the service's statements changed for ${changed.join(', ')}: run node bench/src/statements.mjs --write (the floors replay the old ones)`);
+    } else say('postgres: the committed statements match the service\'s');
+  }
   const loadAtStart = load();
   let server = await startOurServer(db, prepared);
   const fixtureList = await logIn(server.url, fixtures(connections));
@@ -168,14 +178,27 @@ async function benchDatabase(db) {
   }
 
   const results = { hello: await baseline('hello', connections, fixtureList) };
-  // The floor reads with postgres.js, so it needs PostgreSQL; on PGlite-only runs it is left out.
-  const floorUrl = prepared.databaseUrl ?? postgresUrlForFloor;
-  if (floorUrl) results.floor = await baseline('floor', connections, fixtureList, floorUrl);
+
+  // The floors run on PostgreSQL only (postgres.js), beside our server, idle while it is measured.
+  const floors = {};
+  if (db === 'postgres') {
+    for (const [index, kind] of ['same-sql', 'bare'].entries()) {
+      floors[kind] = await startServer({
+        name: `floor (${kind})`,
+        args: [join(root, 'bench/src/floors.mjs'), kind],
+        env: { DATABASE_URL: prepared.databaseUrl, JWT_SECRET: jwtSecret },
+        port: port + 2 + index,
+        readyPath: '/readyz',
+        logFile: join(resultsDir, `${stamp}-floor-${kind}.log`),
+      });
+    }
+    if (warmup > 0) for (const floor of Object.values(floors)) await runLoad({ url: floor.url, scenario: 'mix', connections, duration: warmup, warmup: 0, fixtures: fixtureList });
+  }
 
   const rows = [];
   let rssMb;
   try {
-    for (const scenario of scenarios) {
+    for (const [index, scenario] of scenarios.entries()) {
       if (scenario === 'flood') {
         const [reads, flood] = await Promise.all([
           measure(server, 'task', connections, fixtureList),
@@ -188,6 +211,20 @@ async function benchDatabase(db) {
         // bcrypt bounds logins to a few per second per core: 50 queued connections would see none
         // finish within a short run. A handful of connections measures its throughput and latency.
         rows.push({ ...(await measure(server, scenario, LOGIN_CONNECTIONS, fixtureList)), scenario });
+      } else if (db === 'postgres' && FLOOR_SCENARIOS.includes(scenario)) {
+        // Turn about: the service and its two floors one after the other, in an order that rotates
+        // from one scenario to the next, so none always runs first on a machine that drifts.
+        const sides = [
+          ['service', server],
+          ['same-sql', floors['same-sql']],
+          ['bare', floors.bare],
+        ];
+        const measured = {};
+        for (let k = 0; k < sides.length; k++) {
+          const [name, target] = sides[(index + k) % sides.length];
+          measured[name] = await measure(target, scenario, connections, fixtureList, name === 'service' ? scenario : `${scenario} (${name} floor)`);
+        }
+        rows.push({ ...measured.service, scenario, label: LABELS[scenario], floors: { same: measured['same-sql'], bare: measured.bare } });
       } else {
         rows.push({ ...(await measure(server, scenario, connections, fixtureList)), scenario });
       }
@@ -195,13 +232,13 @@ async function benchDatabase(db) {
   } finally {
     rssMb = server.rssMb();
     await server.stop();
+    for (const floor of Object.values(floors)) await floor.stop();
   }
   // A second hello at the end shows how much the machine's load drifted during the run.
   results.helloAfter = await baseline('hello', connections, fixtureList);
   const baselines = {
-    results: { hello: results.hello, ...(results.floor ? { floor: results.floor } : {}), helloAfter: results.helloAfter },
+    results: { hello: results.hello, helloAfter: results.helloAfter },
     hello: (results.hello.rps + results.helloAfter.rps) / 2,
-    floor: results.floor?.rps,
   };
 
   const workerRows = [];
@@ -214,18 +251,16 @@ async function benchDatabase(db) {
       await server.stop();
     }
   }
-  if (db === 'postgres') postgresUrlForFloor = prepared.databaseUrl;
   return { db, connections, rows, baselines, rssMb, workerRows, load: { atStart: loadAtStart, atEnd: load() } };
 }
 
-// A PGlite section run after the PostgreSQL one reuses its database for the floor baseline.
-let postgresUrlForFloor;
 LABELS.helloAfter = 'baseline: Fastify hello, again at the end';
 
 const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, loadAtStart: load() };
 say(`machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, Node ${machine.node}; load average ${machine.loadAtStart}`);
 const sections = [];
 let failed = false;
+let statementsDrifted = [];
 try {
   for (const db of databases) sections.push(await benchDatabase(db));
 } finally {
@@ -247,8 +282,13 @@ for (const section of sections) {
   if (flood && read) {
     markdown.push(`Read p99 alone ${read.p99} ms; beside a login flood (${Math.round(flood.floodLogins.rps)} logins/s) ${flood.p99} ms.`);
   }
-  if (section.rows.some((row) => row.errors > 0) || section.workerRows.some((row) => row.errors > 0)) failed = true;
+  const errors = (row) => row.errors + (row.floors ? row.floors.same.errors + row.floors.bare.errors : 0);
+  if (section.rows.some((row) => errors(row) > 0) || section.workerRows.some((row) => row.errors > 0)) failed = true;
   section.verdicts = verdicts(section.db, section.rows, section.baselines, section.rssMb);
+}
+if (statementsDrifted.length > 0) {
+  markdown.push('', `**The service's statements changed** for ${statementsDrifted.join(', ')}: the same-SQL floors replayed the old ones.`);
+  failed = true;
 }
 const text = markdown.join('\n');
 console.log(`\n${text}\n`);
@@ -258,6 +298,6 @@ writeFileSync(join(resultsDir, 'latest.md'), `${text}\n`);
 writeFileSync(join(resultsDir, `${stamp}.json`), `${JSON.stringify({ stamp, duration, warmup, machine, loadAtEnd: load(), sections }, null, 2)}\n`);
 say(`results: bench/results/${stamp}.{md,json} and bench/results/latest.md`);
 if (failed) {
-  say('FAILED: a scenario had errors (non-2xx responses count as errors)');
+  say('FAILED: a scenario had errors (non-2xx responses count as errors), or the statements drifted');
   process.exitCode = 1;
 }
