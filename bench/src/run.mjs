@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import postgres from 'postgres';
-import { benchServerEnv, machineCpuSeconds, postgresCpuSeconds, runLoad, startServer, stopAll } from './processes.mjs';
+import { backendCpuSeconds, benchServerEnv, machineCpuSeconds, postgresCpuByPid, runLoad, startServer, stopAll } from './processes.mjs';
 import { FLOOR_SCENARIOS, LABELS, table, verdicts } from './report.mjs';
 import { captureStatements, drifted } from './statements.mjs';
 import { fixtures, floodEmails, logIn, seed } from './seed.mjs';
@@ -25,6 +25,8 @@ const { values: options } = parseArgs({
     db: { type: 'string', default: 'both' },
     scenarios: { type: 'string', default: 'task,project,page,filtered,trpc,create,patch,title,comment,mix,login,flood' },
     workers: { type: 'string', default: '2', description: 'Also run the mix with this many WORKERS on PostgreSQL (0: skip)' },
+    // Turns of each scenario and its floors; the table gives the median of each figure.
+    rounds: { type: 'string', default: '2' },
     'pg-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
     port: { type: 'string', default: process.env.BENCH_PORT ?? '4250' },
     profile: { type: 'boolean', default: false },
@@ -44,6 +46,7 @@ const resultsDir = join(root, 'bench/results');
 const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
 const duration = Number(options.duration);
 const warmup = Number(options.warmup);
+const rounds = Number(options.rounds);
 const scenarios = options.scenarios.split(',');
 const port = Number(options.port);
 const jwtSecret = randomBytes(32).toString('base64url');
@@ -64,6 +67,15 @@ process.on('SIGINT', async () => {
 
 const serverEnv = (extra) => benchServerEnv(jwtSecret, extra);
 
+/** The process ids of the PostgreSQL backends connected to the bench's database (none on PGlite). */
+let benchDatabaseName;
+let monitor;
+async function benchBackends() {
+  if (!benchDatabaseName) return [];
+  monitor ??= postgres(options['pg-url'], { max: 1, onnotice: () => {} });
+  return (await monitor`select pid from pg_stat_activity where datname = ${benchDatabaseName}`).map((row) => row.pid);
+}
+
 /**
  * Runs one scenario against `server`. Besides autocannon's figures it records the server's CPU time
  * per request, which a busy machine distorts far less than requests per second.
@@ -72,14 +84,15 @@ async function measure(server, scenario, connections, fixtureList, name = scenar
   say(`${name}: ${connections} connections, ${duration} s (load ${load()})`);
   const loadBefore = loadavg()[0];
   const cpuBefore = server.cpuSeconds();
-  const databaseCpuBefore = postgresCpuSeconds();
+  const databaseCpuBefore = postgresCpuByPid();
   const machineBefore = machineCpuSeconds();
   const result = await runLoad({ url: server.url, scenario, connections, duration, warmup, fixtures: fixtureList });
   const handled = result.requests + result.warmupRequests;
   const cpuUsPerRequest = ((server.cpuSeconds() - cpuBefore) * 1e6) / handled;
   // PostgreSQL's own CPU per request (0 on PGlite, whose work is the server's): the other half of
-  // what a request costs on a machine where both share the cores.
-  const databaseCpuUsPerRequest = ((postgresCpuSeconds() - databaseCpuBefore) * 1e6) / handled;
+  // what a request costs on a machine where both share the cores. Only the backends of the bench's
+  // database count, not those of other databases on the same PostgreSQL.
+  const databaseCpuUsPerRequest = (backendCpuSeconds(databaseCpuBefore, postgresCpuByPid(), await benchBackends()) * 1e6) / handled;
   const machineAfter = machineCpuSeconds();
   const machineBusy = (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total);
   say(
@@ -89,6 +102,20 @@ async function measure(server, scenario, connections, fixtureList, name = scenar
   return { ...result, cpuUsPerRequest, databaseCpuUsPerRequest, machineBusy, label: LABELS[scenario], load1Before: loadBefore, load1After: loadavg()[0] };
 }
 
+/** Several turns of one measurement as one: the median of each figure, the errors summed. */
+function medianOf(results) {
+  const median = (values) => {
+    const sorted = values.filter((value) => value !== undefined).sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  };
+  const combined = { ...results[0], turns: results.map((result) => ({ rps: result.rps, p99: result.p99, cpuUsPerRequest: result.cpuUsPerRequest, databaseCpuUsPerRequest: result.databaseCpuUsPerRequest })) };
+  for (const key of ['rps', 'p50', 'p99', 'cpuUsPerRequest', 'databaseCpuUsPerRequest', 'machineBusy']) combined[key] = median(results.map((result) => result[key]));
+  combined.errors = results.reduce((sum, result) => sum + result.errors, 0);
+  combined.requests = results.reduce((sum, result) => sum + result.requests, 0);
+  return combined;
+}
+
 async function prepareDatabase(db) {
   const migrate = (env) => execFileSync(process.execPath, [serverMain, 'migrate'], { env: { ...process.env, ...serverEnv(env) }, stdio: 'ignore' });
   if (db === 'postgres') {
@@ -96,6 +123,7 @@ async function prepareDatabase(db) {
     const name = reuse ?? `tasklane_bench_${randomBytes(4).toString('hex')}`;
     const url = new URL(options['pg-url']);
     url.pathname = `/${name}`;
+    benchDatabaseName = name;
     if (reuse) return { env: { DATABASE_URL: url.toString() }, databaseUrl: url.toString() };
     const admin = postgres(options['pg-url'], { max: 1, onnotice: () => {} });
     await admin.unsafe(`create database ${name}`);
@@ -110,6 +138,7 @@ async function prepareDatabase(db) {
     await session.end();
     return { env: { DATABASE_URL: url.toString() }, databaseUrl: url.toString() };
   }
+  benchDatabaseName = undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'tasklane-bench-pglite-'));
   cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
   migrate({ DATA_DIR: dataDir });
@@ -219,12 +248,15 @@ async function benchDatabase(db) {
           ['same-sql', floors['same-sql']],
           ['bare', floors.bare],
         ];
-        const measured = {};
-        for (let k = 0; k < sides.length; k++) {
-          const [name, target] = sides[(index + k) % sides.length];
-          measured[name] = await measure(target, scenario, connections, fixtureList, name === 'service' ? scenario : `${scenario} (${name} floor)`);
+        const measured = { service: [], 'same-sql': [], bare: [] };
+        for (let round = 0; round < rounds; round++) {
+          for (let k = 0; k < sides.length; k++) {
+            const [name, target] = sides[(index + round + k) % sides.length];
+            measured[name].push(await measure(target, scenario, connections, fixtureList, name === 'service' ? scenario : `${scenario} (${name} floor)`));
+          }
         }
-        rows.push({ ...measured.service, scenario, label: LABELS[scenario], floors: { same: measured['same-sql'], bare: measured.bare } });
+        const [service, same, bare] = ['service', 'same-sql', 'bare'].map((name) => medianOf(measured[name]));
+        rows.push({ ...service, scenario, label: LABELS[scenario], floors: { same, bare } });
       } else {
         rows.push({ ...(await measure(server, scenario, connections, fixtureList)), scenario });
       }
@@ -265,10 +297,11 @@ try {
   for (const db of databases) sections.push(await benchDatabase(db));
 } finally {
   await stopAll();
+  await monitor?.end();
   for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => say(`cleanup failed: ${error.message}`));
 }
 
-const markdown = [`Run ${stamp}: duration ${duration} s per scenario (after ${warmup} s warm-up), ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`];
+const markdown = [`Run ${stamp}: duration ${duration} s per scenario (after ${warmup} s warm-up), ${rounds} turns of each scenario and its floors (medians), ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`];
 for (const section of sections) {
   const note = `load average ${section.load.atStart} at start, ${section.load.atEnd} at end; hello averaged over start and end`;
   markdown.push('', table({ ...section, note }));
