@@ -110,3 +110,51 @@ export function table({ db, rows, baselines, rssMb, connections, note }) {
   lines.push('', `Server resident memory after the run: ${rssMb.toFixed(0)} MB${rss.length ? ` — **missed**: ${rss[0]}` : db === 'postgres' ? ' (target ≤ 300 MB: met)' : ''}.`);
   return lines.join('\n');
 }
+
+/** The mix on one server process and on several, against one PostgreSQL. */
+export function instancesTable(rows) {
+  const one = rows.find((row) => row.instances === 1);
+  const lines = [
+    'The 80/20 mix on one PostgreSQL, served by one server process and by several separate ones (the same connections, split over as many load generators in both cases; medians of the turns):',
+    '',
+    '| server processes | req/s | × one process | p99 ms | server CPU µs/req (all processes) | PostgreSQL CPU µs/req | resident memory MB (all) | errors |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of rows) {
+    lines.push(
+      `| ${row.instances} | ${number(row.rps)} | ${percent(row.rps / one.rps)} | ${row.p99} | ${number(row.cpuUsPerRequest)} | ${number(row.databaseCpuUsPerRequest)} | ${row.rssMb.toFixed(0)} | ${row.errors} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The assumed load of 1 000 active users: requests per second per user, on average over a working
+ * day, at the day's busiest hour, and in a burst (everyone at once after a stand-up).
+ */
+export const CAPACITY_LOADS = [
+  ['working day, average', 0.05],
+  ['busiest hour', 0.2],
+  ['burst', 1],
+];
+/** Cores are sized to run at most this busy, leaving room for spikes, GC and the kernel. */
+export const CAPACITY_UTILISATION = 0.6;
+
+/** Cores of Tasklane and of PostgreSQL for 1 000 active users, from the mix's measured CPU per request. */
+export function capacityTable(section) {
+  const mix = section.rows.find((row) => row.scenario === 'mix');
+  if (!mix) return '';
+  const users = 1000;
+  const cores = (rps, us) => ((rps * us) / 1e6 / CAPACITY_UTILISATION).toFixed(2);
+  const lines = [
+    `Capacity for ${users.toLocaleString('en-US')} active users, from the mix's CPU per request in this run (server ${number(mix.cpuUsPerRequest)} µs, PostgreSQL ${number(mix.databaseCpuUsPerRequest)} µs; the mix is 80 % reads — task, project, page, filtered page — and 20 % writes — create, status, title, comment), cores at most ${CAPACITY_UTILISATION * 100} % busy:`,
+    '',
+    '| load | requests/s per user | requests/s | Tasklane cores | PostgreSQL cores |',
+    '|---|---:|---:|---:|---:|',
+  ];
+  for (const [name, perUser] of CAPACITY_LOADS) {
+    const rps = users * perUser;
+    lines.push(`| ${name} | ${perUser} | ${number(rps)} | ${cores(rps, mix.cpuUsPerRequest)} | ${cores(rps, mix.databaseCpuUsPerRequest)} |`);
+  }
+  return lines.join('\n');
+}

@@ -14,7 +14,8 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import postgres from 'postgres';
 import { backendCpuSeconds, benchServerEnv, machineCpuSeconds, postgresCpuByPid, runLoad, startServer, stopAll } from './processes.mjs';
-import { FLOOR_SCENARIOS, LABELS, table, verdicts } from './report.mjs';
+import { capacityTable, FLOOR_SCENARIOS, instancesTable, LABELS, table, verdicts } from './report.mjs';
+import { plotSvg } from './plot.mjs';
 import { captureStatements, drifted } from './statements.mjs';
 import { fixtures, floodEmails, logIn, seed } from './seed.mjs';
 
@@ -24,7 +25,8 @@ const { values: options } = parseArgs({
     warmup: { type: 'string', default: '2' },
     db: { type: 'string', default: 'both' },
     scenarios: { type: 'string', default: 'task,project,page,filtered,trpc,create,patch,title,comment,mix,login,flood' },
-    workers: { type: 'string', default: '2', description: 'Also run the mix with this many WORKERS on PostgreSQL (0: skip)' },
+    // Also run the mix on PostgreSQL with this many separate server processes against one (0: skip).
+    instances: { type: 'string', default: '2' },
     // Turns of each scenario and its floors; the table gives the median of each figure.
     rounds: { type: 'string', default: '2' },
     'pg-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
@@ -149,7 +151,37 @@ async function prepareDatabase(db) {
   return { env: { DATA_DIR: dataDir } };
 }
 
-async function startOurServer(db, prepared, extraEnv = {}) {
+/**
+ * One measurement of `scenario` over several servers at once: the connections split over
+ * `loaders` load generators, each sending to one of `servers` in turn; CPU summed over them.
+ */
+async function measureInstances(servers, scenario, connections, fixtureList, loaders) {
+  say(`${scenario} on ${servers.length} server process(es), ${loaders} load generators: ${connections} connections, ${duration} s (load ${load()})`);
+  const cpuBefore = servers.map((server) => server.cpuSeconds());
+  const databaseCpuBefore = postgresCpuByPid();
+  const share = Math.ceil(connections / loaders);
+  const results = await Promise.all(
+    Array.from({ length: loaders }, (_, i) =>
+      runLoad({ url: servers[i % servers.length].url, scenario, connections: share, duration, warmup, fixtures: fixtureList.slice(i * share, (i + 1) * share) }),
+    ),
+  );
+  const handled = results.reduce((sum, result) => sum + result.requests + result.warmupRequests, 0);
+  const cpu = servers.reduce((sum, server, i) => sum + server.cpuSeconds() - cpuBefore[i], 0);
+  const row = {
+    rps: results.reduce((sum, result) => sum + result.rps, 0),
+    requests: results.reduce((sum, result) => sum + result.requests, 0),
+    p50: Math.max(...results.map((result) => result.p50)),
+    p99: Math.max(...results.map((result) => result.p99)),
+    errors: results.reduce((sum, result) => sum + result.errors, 0),
+    cpuUsPerRequest: (cpu * 1e6) / handled,
+    databaseCpuUsPerRequest: (backendCpuSeconds(databaseCpuBefore, postgresCpuByPid(), await benchBackends()) * 1e6) / handled,
+    rssMb: servers.reduce((sum, server) => sum + server.rssMb(), 0),
+  };
+  say(`  ${Math.round(row.rps)} req/s, p99 ${row.p99} ms, errors ${row.errors}, server CPU ${Math.round(row.cpuUsPerRequest)} µs/request, PostgreSQL CPU ${Math.round(row.databaseCpuUsPerRequest)} µs/request`);
+  return row;
+}
+
+async function startOurServer(db, prepared, extraEnv = {}, serverPort = port, suffix = '') {
   const profileDir = join(resultsDir, 'profiles', `${stamp}-${db}`);
   if (options.profile) mkdirSync(profileDir, { recursive: true });
   return startServer({
@@ -160,9 +192,9 @@ async function startOurServer(db, prepared, extraEnv = {}) {
       serverMain,
     ],
     env: serverEnv({ ...prepared.env, ...extraEnv }),
-    port,
+    port: serverPort,
     readyPath: '/readyz',
-    logFile: join(resultsDir, `${stamp}-server-${db}.log`),
+    logFile: join(resultsDir, `${stamp}-server-${db}${suffix}.log`),
   });
 }
 
@@ -273,17 +305,27 @@ async function benchDatabase(db) {
     hello: (results.hello.rps + results.helloAfter.rps) / 2,
   };
 
-  const workerRows = [];
-  const workerCount = Number(options.workers);
-  if (db === 'postgres' && workerCount > 1 && scenarios.includes('mix')) {
-    server = await startOurServer(db, prepared, { WORKERS: String(workerCount) });
+  // Several instances on one PostgreSQL: the mix served by one server process and by N separate
+  // ones (as on N hosts), turn about, the load split over N load generators in both cases.
+  const instanceRows = [];
+  const instanceCount = Number(options.instances);
+  if (db === 'postgres' && instanceCount > 1 && scenarios.includes('mix')) {
+    const many = [];
     try {
-      workerRows.push({ ...(await measure(server, 'mix', connections, fixtureList)), scenario: 'mix', workers: workerCount, processes: server.processCount(), rssMb: server.rssMb() });
+      for (let i = 0; i < instanceCount; i++) many.push(await startOurServer(db, prepared, {}, port + 10 + i, `-instance-${i}`));
+      const single = many.slice(0, 1);
+      const turns = { 1: [], [instanceCount]: [] };
+      for (let round = 0; round < rounds; round++) {
+        for (const servers of round % 2 === 0 ? [single, many] : [many, single]) {
+          turns[servers.length].push(await measureInstances(servers, 'mix', connections, fixtureList, instanceCount));
+        }
+      }
+      for (const [count, list] of Object.entries(turns)) instanceRows.push({ ...medianOf(list), scenario: 'mix', instances: Number(count) });
     } finally {
-      await server.stop();
+      for (const instance of many) await instance.stop();
     }
   }
-  return { db, connections, rows, baselines, rssMb, workerRows, load: { atStart: loadAtStart, atEnd: load() } };
+  return { db, connections, rows, baselines, rssMb, instanceRows, load: { atStart: loadAtStart, atEnd: load() } };
 }
 
 LABELS.helloAfter = 'baseline: Fastify hello, again at the end';
@@ -305,10 +347,8 @@ const markdown = [`Run ${stamp}: duration ${duration} s per scenario (after ${wa
 for (const section of sections) {
   const note = `load average ${section.load.atStart} at start, ${section.load.atEnd} at end; hello averaged over start and end`;
   markdown.push('', table({ ...section, note }));
-  for (const row of section.workerRows) {
-    markdown.push(
-      `80/20 mix with WORKERS=${row.workers} (${row.processes} processes): ${Math.round(row.rps)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors} (${((row.rps / section.baselines.hello) * 100).toFixed(1)} % of hello; resident memory of all processes ${row.rssMb.toFixed(0)} MB).`,
-    );
+  if (section.instanceRows.length > 0) {
+    markdown.push('', instancesTable(section.instanceRows), '', capacityTable(section));
   }
   const flood = section.rows.find((row) => row.scenario === 'flood');
   const read = section.rows.find((row) => row.scenario === 'task');
@@ -316,7 +356,7 @@ for (const section of sections) {
     markdown.push(`Read p99 alone ${read.p99} ms; beside a login flood (${Math.round(flood.floodLogins.rps)} logins/s) ${flood.p99} ms.`);
   }
   const errors = (row) => row.errors + (row.floors ? row.floors.same.errors + row.floors.bare.errors : 0);
-  if (section.rows.some((row) => errors(row) > 0) || section.workerRows.some((row) => row.errors > 0)) failed = true;
+  if (section.rows.some((row) => errors(row) > 0) || section.instanceRows.some((row) => row.errors > 0)) failed = true;
   section.verdicts = verdicts(section.db, section.rows, section.baselines, section.rssMb);
 }
 if (statementsDrifted.length > 0) {
@@ -328,6 +368,9 @@ console.log(`\n${text}\n`);
 writeFileSync(join(resultsDir, `${stamp}.md`), `${text}\n`);
 // The one result file kept in git, quoted by docs/performance.md: every run replaces it.
 writeFileSync(join(resultsDir, 'latest.md'), `${text}\n`);
+const plotted = sections.find((section) => section.rows.some((row) => row.floors));
+// Committed too, shown by docs/performance.md.
+if (plotted) writeFileSync(join(resultsDir, 'latest.svg'), plotSvg(plotted, `Run ${stamp}: PostgreSQL, ${plotted.connections} connections, one server process (load average ${plotted.load.atStart} at start)`));
 writeFileSync(join(resultsDir, `${stamp}.json`), `${JSON.stringify({ stamp, duration, warmup, machine, loadAtEnd: load(), sections }, null, 2)}\n`);
 say(`results: bench/results/${stamp}.{md,json} and bench/results/latest.md`);
 if (failed) {
