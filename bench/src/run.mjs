@@ -15,6 +15,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import postgres from 'postgres';
 import { backendCpuSeconds, benchServerEnv, machineCpuSeconds, postgresCpuByPid, runLoad, startServer, stopAll } from './processes.mjs';
 import { capacityTable, FLOOR_SCENARIOS, instancesTable, LABELS, table, verdicts } from './report.mjs';
+import { writeLatest } from './latest.mjs';
 import { plotSvg } from './plot.mjs';
 import { captureStatements, drifted } from './statements.mjs';
 import { fixtures, floodEmails, logIn, seed } from './seed.mjs';
@@ -367,7 +368,7 @@ const text = markdown.join('\n');
 console.log(`\n${text}\n`);
 writeFileSync(join(resultsDir, `${stamp}.md`), `${text}\n`);
 // The one result file kept in git, quoted by docs/performance.md: every run replaces it.
-writeFileSync(join(resultsDir, 'latest.md'), `${text}\n`);
+writeLatest(text);
 const plotted = sections.find((section) => section.rows.some((row) => row.floors));
 // Committed too, shown by docs/performance.md.
 if (plotted) writeFileSync(join(resultsDir, 'latest.svg'), plotSvg(plotted, `Run ${stamp}: PostgreSQL, ${plotted.connections} connections, one server process (load average ${plotted.load.atStart} at start)`));

@@ -3,13 +3,15 @@
 // each size, through the real server over HTTP, sequential requests' median and p99 latency and the
 // CPU per request of the server process and of PostgreSQL's backends: the first page, a deep page
 // (cursor 90 % in), a filtered page and a text search of the big project; the first page of the
-// user's project list. Prints both curves as tables (also in bench/results/scale-<time>.md) and the
+// user's project list. Prints both curves as tables (also in bench/results/scale-<time>.md and as the
+// scale section of bench/results/latest.md, which `npm run bench` keeps) and the
 // EXPLAIN plans of the task queries at the largest size. Drops its database at the end.
 //
 //   npm run bench:scale                       (builds the server first)
 //   node bench/src/scale.mjs --sizes 1000,100000 --project-counts 10,1000 --samples 200
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { withScaleSection } from './latest.mjs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -194,6 +196,7 @@ try {
   curve(`Tasks in one project (pages of ${PAGE}):`, 'tasks', sizes, results);
   curve('Projects of one user:', 'projects', projectCounts, projectResults);
   writeFileSync(join(resultsDir, `scale-${stamp}.md`), `${lines.join('\n')}\n`);
+  withScaleSection(lines.join('\n'));
 
   // The plans of the same queries the service sends (see apps/server/src/tasks/store.ts).
   const [deep] = await sql`select created_at, id from tasks where project_id = ${project.id} order by created_at, id offset ${Math.floor(filled * 0.9)} limit 1`;
