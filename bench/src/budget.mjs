@@ -1,17 +1,11 @@
-// What each hello-relative target of issue 5 leaves a request to spend on this machine's cores, set
-// against what a run measured: `node bench/src/budget.mjs [bench/results/<run>.json]` (default: the
-// newest run with a PostgreSQL section among the JSON files `npm run bench` leaves in bench/results,
-// which git ignores: run the bench on this machine first).
-//
-// A target of r × hello asks for r × hello requests/s. The server, PostgreSQL and the load generator
-// share the machine's cores, so at that rate one request may cost at most cores × 1 000 000 / (r × hello)
-// µs of CPU in all, and the server's own part must also fit the one JavaScript thread that runs it:
-// at most 1 000 000 / (r × hello) µs. The run measured the server's CPU and PostgreSQL's per request;
-// the rest of the busy machine (autocannon, the kernel's network and journal work) is what is left
-// of its busy time. (PostgreSQL's share counts every postgres process, its background writers too.)
+// Where each scenario's cost goes, from a run's CPU per request on both sides (server process and
+// PostgreSQL), split against its two floors: the service minus the same-SQL floor is what the
+// server adds on top of its own statements; the same-SQL floor minus the bare floor is what those
+// statements add on top of the plain read or write (access check, history, outbox, announcement).
+//   node bench/src/budget.mjs [bench/results/<run>.json]   (default: the newest run with PostgreSQL)
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LABELS, POSTGRES_TARGETS } from './report.mjs';
+import { LABELS } from './report.mjs';
 
 const resultsDir = new URL('../results/', import.meta.url).pathname;
 const newest = () =>
@@ -20,35 +14,20 @@ const newest = () =>
     .sort()
     .reverse()
     .map((name) => join(resultsDir, name))
-    .find((path) => JSON.parse(readFileSync(path, 'utf8')).sections?.some((section) => section.db === 'postgres'));
+    .find((path) => JSON.parse(readFileSync(path, 'utf8')).sections?.some((section) => section.db === 'postgres' && section.rows.some((row) => row.floors)));
 const path = process.argv[2] ?? newest();
-if (!path) throw new Error('no run with a PostgreSQL section in bench/results: run `npm run bench -- --db postgres` first, or name a run\'s JSON file');
+if (!path) throw new Error('no run with floors in bench/results: run `npm run bench -- --db postgres` first, or name a run\'s JSON file');
 const run = JSON.parse(readFileSync(path, 'utf8'));
 const section = run.sections.find((candidate) => candidate.db === 'postgres');
-if (!section) throw new Error(`${path} has no PostgreSQL section`);
-const cores = run.machine.cpus;
-const hello = section.baselines.hello;
 const n = (value) => Math.round(value).toLocaleString('en-US');
+const signed = (value) => `${value >= 0 ? '+' : '−'}${n(Math.abs(value))}`;
 
-console.log(`${path}\n${cores} cores (${run.machine.cpuModel}), hello ${n(hello)} req/s\n`);
-console.log('| scenario | target | target req/s | measured req/s | CPU µs/request the target allows (all cores / the server\'s thread) | measured µs/request: server + PostgreSQL + rest = total | what the target needs |');
-console.log('|---|---|---:|---:|---|---|---|');
-for (const row of section.rows) {
-  const target = POSTGRES_TARGETS[row.scenario]?.hello;
-  if (!target) continue;
-  const wanted = target * hello;
-  const machineAllows = (cores * 1e6) / wanted;
-  const threadAllows = 1e6 / wanted;
-  const total = (row.machineBusy * cores * 1e6) / row.rps;
-  const rest = total - row.cpuUsPerRequest - row.databaseCpuUsPerRequest;
-  const needs = [];
-  if (row.rps >= wanted) needs.push('met');
-  else {
-    if (total > machineAllows) needs.push(`${Math.round(100 * (1 - machineAllows / total))} % less CPU per request in all`);
-    if (row.cpuUsPerRequest > threadAllows) needs.push(`the server ${Math.round(100 * (1 - threadAllows / row.cpuUsPerRequest))} % less (one thread)`);
-    if (needs.length === 0) needs.push('no more CPU: the idle share of the machine');
-  }
+console.log(`${path}\n`);
+console.log('| scenario | server µs/req: service / same SQL / bare | PostgreSQL µs/req: service / same SQL / bare | server adds to its SQL (server + PostgreSQL) | the SQL adds to the bare work (server + PostgreSQL) |');
+console.log('|---|---|---|---|---|');
+for (const row of section.rows.filter((candidate) => candidate.floors)) {
+  const { same, bare } = row.floors;
   console.log(
-    `| ${LABELS[row.scenario]} | ${target * 100} % of hello | ${n(wanted)} | ${n(row.rps)} | ${n(machineAllows)} / ${n(threadAllows)} | ${n(row.cpuUsPerRequest)} + ${n(row.databaseCpuUsPerRequest)} + ${n(rest)} = ${n(total)} | ${needs.join('; ')} |`,
+    `| ${LABELS[row.scenario]} | ${n(row.cpuUsPerRequest)} / ${n(same.cpuUsPerRequest)} / ${n(bare.cpuUsPerRequest)} | ${n(row.databaseCpuUsPerRequest)} / ${n(same.databaseCpuUsPerRequest)} / ${n(bare.databaseCpuUsPerRequest)} | ${signed(row.cpuUsPerRequest - same.cpuUsPerRequest)} ${signed(row.databaseCpuUsPerRequest - same.databaseCpuUsPerRequest)} | ${signed(same.cpuUsPerRequest - bare.cpuUsPerRequest)} ${signed(same.databaseCpuUsPerRequest - bare.databaseCpuUsPerRequest)} |`,
   );
 }

@@ -89,16 +89,30 @@ const CLOCK_TICKS = 100;
  */
 export function postgresCpuSeconds() {
   let total = 0;
+  for (const seconds of postgresCpuByPid().values()) total += seconds;
+  return total;
+}
+
+/** CPU seconds of each PostgreSQL process on this machine, by process id. */
+export function postgresCpuByPid() {
+  const byPid = new Map();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuSecondsOf(Number(entry));
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') byPid.set(Number(entry), cpuSecondsOf(Number(entry)));
     } catch {
       // gone meanwhile
     }
   }
-  return total;
+  return byPid;
 }
+
+/**
+ * The CPU seconds that the backends `pids` (those of one database) used between two
+ * postgresCpuByPid() snapshots: the database's work for a scenario, without that of other
+ * databases on the same PostgreSQL (a shared machine's other tests).
+ */
+export const backendCpuSeconds = (before, after, pids) => pids.reduce((sum, pid) => sum + (after.get(pid) ?? 0) - (before.get(pid) ?? 0), 0);
 
 /** Busy and total CPU seconds of the whole machine, from /proc/stat (all cores). */
 export function machineCpuSeconds() {

@@ -1,8 +1,9 @@
 // The benchmark suite: `npm run bench -- --duration 10 --db postgres|pglite|both`.
 // Starts the built server (apps/server/dist/main.mjs) on a scratch PostgreSQL database and on a
-// temporary PGlite directory, seeds the data set, measures every scenario and the two baselines in
-// the same run, and prints/saves the tables (bench/results/<time>.{md,json}, ignored by git, and
-// bench/results/latest.md, committed).
+// temporary PGlite directory, seeds the data set, and measures every scenario; on PostgreSQL each
+// scenario turn about with its two floors (floors.mjs: the service's own statements, and the bare
+// read or write), all three servers up side by side. Prints/saves the tables
+// (bench/results/<time>.{md,json}, ignored by git, and bench/results/latest.md, committed).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,8 +13,11 @@ import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import postgres from 'postgres';
-import { benchServerEnv, machineCpuSeconds, postgresCpuSeconds, runLoad, startServer, stopAll } from './processes.mjs';
-import { LABELS, table, verdicts } from './report.mjs';
+import { backendCpuSeconds, benchServerEnv, machineCpuSeconds, postgresCpuByPid, runLoad, startServer, stopAll } from './processes.mjs';
+import { capacityTable, FLOOR_SCENARIOS, instancesTable, LABELS, table, verdicts } from './report.mjs';
+import { writeLatest } from './latest.mjs';
+import { plotSvg } from './plot.mjs';
+import { captureStatements, drifted } from './statements.mjs';
 import { fixtures, floodEmails, logIn, seed } from './seed.mjs';
 
 const { values: options } = parseArgs({
@@ -21,8 +25,11 @@ const { values: options } = parseArgs({
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '2' },
     db: { type: 'string', default: 'both' },
-    scenarios: { type: 'string', default: 'task,project,page,filtered,trpc,create,patch,comment,mix,login,flood' },
-    workers: { type: 'string', default: '2', description: 'Also run the mix with this many WORKERS on PostgreSQL (0: skip)' },
+    scenarios: { type: 'string', default: 'task,project,page,filtered,trpc,create,patch,title,comment,mix,login,flood' },
+    // Also run the mix on PostgreSQL with this many separate server processes against one (0: skip).
+    instances: { type: 'string', default: '2' },
+    // Turns of each scenario and its floors; the table gives the median of each figure.
+    rounds: { type: 'string', default: '2' },
     'pg-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
     port: { type: 'string', default: process.env.BENCH_PORT ?? '4250' },
     profile: { type: 'boolean', default: false },
@@ -42,6 +49,7 @@ const resultsDir = join(root, 'bench/results');
 const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
 const duration = Number(options.duration);
 const warmup = Number(options.warmup);
+const rounds = Number(options.rounds);
 const scenarios = options.scenarios.split(',');
 const port = Number(options.port);
 const jwtSecret = randomBytes(32).toString('base64url');
@@ -62,22 +70,32 @@ process.on('SIGINT', async () => {
 
 const serverEnv = (extra) => benchServerEnv(jwtSecret, extra);
 
+/** The process ids of the PostgreSQL backends connected to the bench's database (none on PGlite). */
+let benchDatabaseName;
+let monitor;
+async function benchBackends() {
+  if (!benchDatabaseName) return [];
+  monitor ??= postgres(options['pg-url'], { max: 1, onnotice: () => {} });
+  return (await monitor`select pid from pg_stat_activity where datname = ${benchDatabaseName}`).map((row) => row.pid);
+}
+
 /**
  * Runs one scenario against `server`. Besides autocannon's figures it records the server's CPU time
  * per request, which a busy machine distorts far less than requests per second.
  */
-async function measure(server, scenario, connections, fixtureList) {
-  say(`${scenario}: ${connections} connections, ${duration} s (load ${load()})`);
+async function measure(server, scenario, connections, fixtureList, name = scenario) {
+  say(`${name}: ${connections} connections, ${duration} s (load ${load()})`);
   const loadBefore = loadavg()[0];
   const cpuBefore = server.cpuSeconds();
-  const databaseCpuBefore = postgresCpuSeconds();
+  const databaseCpuBefore = postgresCpuByPid();
   const machineBefore = machineCpuSeconds();
   const result = await runLoad({ url: server.url, scenario, connections, duration, warmup, fixtures: fixtureList });
   const handled = result.requests + result.warmupRequests;
   const cpuUsPerRequest = ((server.cpuSeconds() - cpuBefore) * 1e6) / handled;
   // PostgreSQL's own CPU per request (0 on PGlite, whose work is the server's): the other half of
-  // what a request costs on a machine where both share the cores.
-  const databaseCpuUsPerRequest = ((postgresCpuSeconds() - databaseCpuBefore) * 1e6) / handled;
+  // what a request costs on a machine where both share the cores. Only the backends of the bench's
+  // database count, not those of other databases on the same PostgreSQL.
+  const databaseCpuUsPerRequest = (backendCpuSeconds(databaseCpuBefore, postgresCpuByPid(), await benchBackends()) * 1e6) / handled;
   const machineAfter = machineCpuSeconds();
   const machineBusy = (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total);
   say(
@@ -87,6 +105,20 @@ async function measure(server, scenario, connections, fixtureList) {
   return { ...result, cpuUsPerRequest, databaseCpuUsPerRequest, machineBusy, label: LABELS[scenario], load1Before: loadBefore, load1After: loadavg()[0] };
 }
 
+/** Several turns of one measurement as one: the median of each figure, the errors summed. */
+function medianOf(results) {
+  const median = (values) => {
+    const sorted = values.filter((value) => value !== undefined).sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  };
+  const combined = { ...results[0], turns: results.map((result) => ({ rps: result.rps, p99: result.p99, cpuUsPerRequest: result.cpuUsPerRequest, databaseCpuUsPerRequest: result.databaseCpuUsPerRequest })) };
+  for (const key of ['rps', 'p50', 'p99', 'cpuUsPerRequest', 'databaseCpuUsPerRequest', 'machineBusy']) combined[key] = median(results.map((result) => result[key]));
+  combined.errors = results.reduce((sum, result) => sum + result.errors, 0);
+  combined.requests = results.reduce((sum, result) => sum + result.requests, 0);
+  return combined;
+}
+
 async function prepareDatabase(db) {
   const migrate = (env) => execFileSync(process.execPath, [serverMain, 'migrate'], { env: { ...process.env, ...serverEnv(env) }, stdio: 'ignore' });
   if (db === 'postgres') {
@@ -94,6 +126,7 @@ async function prepareDatabase(db) {
     const name = reuse ?? `tasklane_bench_${randomBytes(4).toString('hex')}`;
     const url = new URL(options['pg-url']);
     url.pathname = `/${name}`;
+    benchDatabaseName = name;
     if (reuse) return { env: { DATABASE_URL: url.toString() }, databaseUrl: url.toString() };
     const admin = postgres(options['pg-url'], { max: 1, onnotice: () => {} });
     await admin.unsafe(`create database ${name}`);
@@ -108,6 +141,7 @@ async function prepareDatabase(db) {
     await session.end();
     return { env: { DATABASE_URL: url.toString() }, databaseUrl: url.toString() };
   }
+  benchDatabaseName = undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'tasklane-bench-pglite-'));
   cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
   migrate({ DATA_DIR: dataDir });
@@ -118,7 +152,37 @@ async function prepareDatabase(db) {
   return { env: { DATA_DIR: dataDir } };
 }
 
-async function startOurServer(db, prepared, extraEnv = {}) {
+/**
+ * One measurement of `scenario` over several servers at once: the connections split over
+ * `loaders` load generators, each sending to one of `servers` in turn; CPU summed over them.
+ */
+async function measureInstances(servers, scenario, connections, fixtureList, loaders) {
+  say(`${scenario} on ${servers.length} server process(es), ${loaders} load generators: ${connections} connections, ${duration} s (load ${load()})`);
+  const cpuBefore = servers.map((server) => server.cpuSeconds());
+  const databaseCpuBefore = postgresCpuByPid();
+  const share = Math.ceil(connections / loaders);
+  const results = await Promise.all(
+    Array.from({ length: loaders }, (_, i) =>
+      runLoad({ url: servers[i % servers.length].url, scenario, connections: share, duration, warmup, fixtures: fixtureList.slice(i * share, (i + 1) * share) }),
+    ),
+  );
+  const handled = results.reduce((sum, result) => sum + result.requests + result.warmupRequests, 0);
+  const cpu = servers.reduce((sum, server, i) => sum + server.cpuSeconds() - cpuBefore[i], 0);
+  const row = {
+    rps: results.reduce((sum, result) => sum + result.rps, 0),
+    requests: results.reduce((sum, result) => sum + result.requests, 0),
+    p50: Math.max(...results.map((result) => result.p50)),
+    p99: Math.max(...results.map((result) => result.p99)),
+    errors: results.reduce((sum, result) => sum + result.errors, 0),
+    cpuUsPerRequest: (cpu * 1e6) / handled,
+    databaseCpuUsPerRequest: (backendCpuSeconds(databaseCpuBefore, postgresCpuByPid(), await benchBackends()) * 1e6) / handled,
+    rssMb: servers.reduce((sum, server) => sum + server.rssMb(), 0),
+  };
+  say(`  ${Math.round(row.rps)} req/s, p99 ${row.p99} ms, errors ${row.errors}, server CPU ${Math.round(row.cpuUsPerRequest)} µs/request, PostgreSQL CPU ${Math.round(row.databaseCpuUsPerRequest)} µs/request`);
+  return row;
+}
+
+async function startOurServer(db, prepared, extraEnv = {}, serverPort = port, suffix = '') {
   const profileDir = join(resultsDir, 'profiles', `${stamp}-${db}`);
   if (options.profile) mkdirSync(profileDir, { recursive: true });
   return startServer({
@@ -129,17 +193,17 @@ async function startOurServer(db, prepared, extraEnv = {}) {
       serverMain,
     ],
     env: serverEnv({ ...prepared.env, ...extraEnv }),
-    port,
+    port: serverPort,
     readyPath: '/readyz',
-    logFile: join(resultsDir, `${stamp}-server-${db}.log`),
+    logFile: join(resultsDir, `${stamp}-server-${db}${suffix}.log`),
   });
 }
 
-async function baseline(kind, connections, fixtureList, databaseUrl) {
+async function baseline(kind, connections, fixtureList) {
   const server = await startServer({
     name: kind,
     args: [join(root, 'bench/src/baselines.mjs'), kind],
-    env: { DATABASE_URL: databaseUrl ?? '', JWT_SECRET: jwtSecret },
+    env: {},
     port: port + 1,
     readyPath: '/',
     logFile: join(resultsDir, `${stamp}-${kind}.log`),
@@ -157,6 +221,14 @@ async function benchDatabase(db) {
   const started = Date.now();
   const prepared = await prepareDatabase(db);
   say(`${db}: seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (db === 'postgres') {
+    // The same-SQL floor replays the committed statements: they must still be the service's.
+    const changed = drifted(await captureStatements({ serverMain, databaseUrl: prepared.databaseUrl, port: port + 4, resultsDir }));
+    if (changed.length > 0) {
+      statementsDrifted = changed;
+      say(`ERROR: the service's statements changed for ${changed.join(', ')}: run node bench/src/statements.mjs --write (the floors replay the old ones)`);
+    } else say('postgres: the committed statements match the service\'s');
+  }
   const loadAtStart = load();
   let server = await startOurServer(db, prepared);
   const fixtureList = await logIn(server.url, fixtures(connections));
@@ -168,14 +240,27 @@ async function benchDatabase(db) {
   }
 
   const results = { hello: await baseline('hello', connections, fixtureList) };
-  // The floor reads with postgres.js, so it needs PostgreSQL; on PGlite-only runs it is left out.
-  const floorUrl = prepared.databaseUrl ?? postgresUrlForFloor;
-  if (floorUrl) results.floor = await baseline('floor', connections, fixtureList, floorUrl);
+
+  // The floors run on PostgreSQL only (postgres.js), beside our server, idle while it is measured.
+  const floors = {};
+  if (db === 'postgres') {
+    for (const [index, kind] of ['same-sql', 'bare'].entries()) {
+      floors[kind] = await startServer({
+        name: `floor (${kind})`,
+        args: [join(root, 'bench/src/floors.mjs'), kind],
+        env: { DATABASE_URL: prepared.databaseUrl, JWT_SECRET: jwtSecret },
+        port: port + 2 + index,
+        readyPath: '/readyz',
+        logFile: join(resultsDir, `${stamp}-floor-${kind}.log`),
+      });
+    }
+    if (warmup > 0) for (const floor of Object.values(floors)) await runLoad({ url: floor.url, scenario: 'mix', connections, duration: warmup, warmup: 0, fixtures: fixtureList });
+  }
 
   const rows = [];
   let rssMb;
   try {
-    for (const scenario of scenarios) {
+    for (const [index, scenario] of scenarios.entries()) {
       if (scenario === 'flood') {
         const [reads, flood] = await Promise.all([
           measure(server, 'task', connections, fixtureList),
@@ -188,6 +273,23 @@ async function benchDatabase(db) {
         // bcrypt bounds logins to a few per second per core: 50 queued connections would see none
         // finish within a short run. A handful of connections measures its throughput and latency.
         rows.push({ ...(await measure(server, scenario, LOGIN_CONNECTIONS, fixtureList)), scenario });
+      } else if (db === 'postgres' && FLOOR_SCENARIOS.includes(scenario)) {
+        // Turn about: the service and its two floors one after the other, in an order that rotates
+        // from one scenario to the next, so none always runs first on a machine that drifts.
+        const sides = [
+          ['service', server],
+          ['same-sql', floors['same-sql']],
+          ['bare', floors.bare],
+        ];
+        const measured = { service: [], 'same-sql': [], bare: [] };
+        for (let round = 0; round < rounds; round++) {
+          for (let k = 0; k < sides.length; k++) {
+            const [name, target] = sides[(index + round + k) % sides.length];
+            measured[name].push(await measure(target, scenario, connections, fixtureList, name === 'service' ? scenario : `${scenario} (${name} floor)`));
+          }
+        }
+        const [service, same, bare] = ['service', 'same-sql', 'bare'].map((name) => medianOf(measured[name]));
+        rows.push({ ...service, scenario, label: LABELS[scenario], floors: { same, bare } });
       } else {
         rows.push({ ...(await measure(server, scenario, connections, fixtureList)), scenario });
       }
@@ -195,69 +297,84 @@ async function benchDatabase(db) {
   } finally {
     rssMb = server.rssMb();
     await server.stop();
+    for (const floor of Object.values(floors)) await floor.stop();
   }
   // A second hello at the end shows how much the machine's load drifted during the run.
   results.helloAfter = await baseline('hello', connections, fixtureList);
   const baselines = {
-    results: { hello: results.hello, ...(results.floor ? { floor: results.floor } : {}), helloAfter: results.helloAfter },
+    results: { hello: results.hello, helloAfter: results.helloAfter },
     hello: (results.hello.rps + results.helloAfter.rps) / 2,
-    floor: results.floor?.rps,
   };
 
-  const workerRows = [];
-  const workerCount = Number(options.workers);
-  if (db === 'postgres' && workerCount > 1 && scenarios.includes('mix')) {
-    server = await startOurServer(db, prepared, { WORKERS: String(workerCount) });
+  // Several instances on one PostgreSQL: the mix served by one server process and by N separate
+  // ones (as on N hosts), turn about, the load split over N load generators in both cases.
+  const instanceRows = [];
+  const instanceCount = Number(options.instances);
+  if (db === 'postgres' && instanceCount > 1 && scenarios.includes('mix')) {
+    const many = [];
     try {
-      workerRows.push({ ...(await measure(server, 'mix', connections, fixtureList)), scenario: 'mix', workers: workerCount, processes: server.processCount(), rssMb: server.rssMb() });
+      for (let i = 0; i < instanceCount; i++) many.push(await startOurServer(db, prepared, {}, port + 10 + i, `-instance-${i}`));
+      const single = many.slice(0, 1);
+      const turns = { 1: [], [instanceCount]: [] };
+      for (let round = 0; round < rounds; round++) {
+        for (const servers of round % 2 === 0 ? [single, many] : [many, single]) {
+          turns[servers.length].push(await measureInstances(servers, 'mix', connections, fixtureList, instanceCount));
+        }
+      }
+      for (const [count, list] of Object.entries(turns)) instanceRows.push({ ...medianOf(list), scenario: 'mix', instances: Number(count) });
     } finally {
-      await server.stop();
+      for (const instance of many) await instance.stop();
     }
   }
-  if (db === 'postgres') postgresUrlForFloor = prepared.databaseUrl;
-  return { db, connections, rows, baselines, rssMb, workerRows, load: { atStart: loadAtStart, atEnd: load() } };
+  return { db, connections, rows, baselines, rssMb, instanceRows, load: { atStart: loadAtStart, atEnd: load() } };
 }
 
-// A PGlite section run after the PostgreSQL one reuses its database for the floor baseline.
-let postgresUrlForFloor;
 LABELS.helloAfter = 'baseline: Fastify hello, again at the end';
 
 const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, loadAtStart: load() };
 say(`machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, Node ${machine.node}; load average ${machine.loadAtStart}`);
 const sections = [];
 let failed = false;
+let statementsDrifted = [];
 try {
   for (const db of databases) sections.push(await benchDatabase(db));
 } finally {
   await stopAll();
+  await monitor?.end();
   for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => say(`cleanup failed: ${error.message}`));
 }
 
-const markdown = [`Run ${stamp}: duration ${duration} s per scenario (after ${warmup} s warm-up), ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`];
+const markdown = [`Run ${stamp}: duration ${duration} s per scenario (after ${warmup} s warm-up), ${rounds} turns of each scenario and its floors (medians), ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`];
 for (const section of sections) {
   const note = `load average ${section.load.atStart} at start, ${section.load.atEnd} at end; hello averaged over start and end`;
   markdown.push('', table({ ...section, note }));
-  for (const row of section.workerRows) {
-    markdown.push(
-      `80/20 mix with WORKERS=${row.workers} (${row.processes} processes): ${Math.round(row.rps)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors} (${((row.rps / section.baselines.hello) * 100).toFixed(1)} % of hello; resident memory of all processes ${row.rssMb.toFixed(0)} MB).`,
-    );
+  if (section.instanceRows.length > 0) {
+    markdown.push('', instancesTable(section.instanceRows), '', capacityTable(section));
   }
   const flood = section.rows.find((row) => row.scenario === 'flood');
   const read = section.rows.find((row) => row.scenario === 'task');
   if (flood && read) {
     markdown.push(`Read p99 alone ${read.p99} ms; beside a login flood (${Math.round(flood.floodLogins.rps)} logins/s) ${flood.p99} ms.`);
   }
-  if (section.rows.some((row) => row.errors > 0) || section.workerRows.some((row) => row.errors > 0)) failed = true;
+  const errors = (row) => row.errors + (row.floors ? row.floors.same.errors + row.floors.bare.errors : 0);
+  if (section.rows.some((row) => errors(row) > 0) || section.instanceRows.some((row) => row.errors > 0)) failed = true;
   section.verdicts = verdicts(section.db, section.rows, section.baselines, section.rssMb);
+}
+if (statementsDrifted.length > 0) {
+  markdown.push('', `**The service's statements changed** for ${statementsDrifted.join(', ')}: the same-SQL floors replayed the old ones.`);
+  failed = true;
 }
 const text = markdown.join('\n');
 console.log(`\n${text}\n`);
 writeFileSync(join(resultsDir, `${stamp}.md`), `${text}\n`);
 // The one result file kept in git, quoted by docs/performance.md: every run replaces it.
-writeFileSync(join(resultsDir, 'latest.md'), `${text}\n`);
+writeLatest(text);
+const plotted = sections.find((section) => section.rows.some((row) => row.floors));
+// Committed too, shown by docs/performance.md.
+if (plotted) writeFileSync(join(resultsDir, 'latest.svg'), plotSvg(plotted, `Run ${stamp}: PostgreSQL, ${plotted.connections} connections, one server process (load average ${plotted.load.atStart} at start)`));
 writeFileSync(join(resultsDir, `${stamp}.json`), `${JSON.stringify({ stamp, duration, warmup, machine, loadAtEnd: load(), sections }, null, 2)}\n`);
 say(`results: bench/results/${stamp}.{md,json} and bench/results/latest.md`);
 if (failed) {
-  say('FAILED: a scenario had errors (non-2xx responses count as errors)');
+  say('FAILED: a scenario had errors (non-2xx responses count as errors), or the statements drifted');
   process.exitCode = 1;
 }

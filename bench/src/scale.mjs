@@ -1,16 +1,22 @@
-// How the cost of one page grows with the size of a project: fills ONE project with 1 000,
-// 100 000 and 1 000 000 tasks (generate_series on PostgreSQL) and measures, through the real
-// server over HTTP, the median and p99 latency of a first page, a deep page (cursor 90 % in), a
-// filtered page and a text search. Prints EXPLAIN plans of the same queries at the largest size.
+// How the cost of a page grows with the data: fills ONE project with 1 000 … 1 000 000 tasks, and
+// gives ONE user 10 … 100 000 projects (generate_series, straight in PostgreSQL), and measures at
+// each size, through the real server over HTTP, sequential requests' median and p99 latency and the
+// CPU per request of the server process and of PostgreSQL's backends: the first page, a deep page
+// (cursor 90 % in), a filtered page and a text search of the big project; the first page of the
+// user's project list. Prints both curves as tables (also in bench/results/scale-<time>.md and as the
+// scale section of bench/results/latest.md, which `npm run bench` keeps) and the
+// EXPLAIN plans of the task queries at the largest size. Drops its database at the end.
 //
 //   npm run bench:scale                       (builds the server first)
-//   node bench/src/scale.mjs --sizes 1000,100000 --samples 200
+//   node bench/src/scale.mjs --sizes 1000,100000 --project-counts 10,1000 --samples 200
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { withScaleSection } from './latest.mjs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
-import { startServer, stopAll } from './processes.mjs';
+import { backendCpuSeconds, postgresCpuByPid, startServer, stopAll } from './processes.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 const serverMain = join(root, 'apps/server/dist/main.mjs');
@@ -18,13 +24,16 @@ const { values: options } = parseArgs({
   options: {
     'pg-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
     port: { type: 'string', default: process.env.BENCH_SCALE_PORT ?? '4150' },
-    sizes: { type: 'string', default: '1000,100000,1000000' },
+    sizes: { type: 'string', default: '1000,10000,100000,1000000' },
+    'project-counts': { type: 'string', default: '10,100,1000,10000,100000' },
     samples: { type: 'string', default: '300' },
   },
 });
 const sizes = options.sizes.split(',').map(Number);
+const projectCounts = options['project-counts'].split(',').map(Number);
 const samples = Number(options.samples);
-const PAGE = 100;
+const PAGE = 50;
+const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
 
 const databaseUrl = new URL(options['pg-url']);
 databaseUrl.pathname = '/tasklane_scale';
@@ -88,9 +97,18 @@ const cursorAt = async (projectId, position) => {
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
+const backends = async () => (await sql`select pid from pg_stat_activity where datname = 'tasklane_scale' and pid <> pg_backend_pid()`).map((row) => row.pid);
+
+/** Sequential requests (after 20 unmeasured): latency and CPU per request of the server and of PostgreSQL's backends. */
 async function measure(path, token) {
   const timings = [];
+  let cpuBefore;
+  let databaseBefore;
   for (let index = 0; index < samples + 20; index += 1) {
+    if (index === 20) {
+      cpuBefore = server.cpuSeconds();
+      databaseBefore = postgresCpuByPid();
+    }
     const started = process.hrtime.bigint();
     const response = await fetch(`${server.url}/api/v1${path}`, { headers: { authorization: `Bearer ${token}` } });
     const body = await response.json();
@@ -98,8 +116,43 @@ async function measure(path, token) {
     if (!response.ok || !Array.isArray(body) || body.length === 0) throw new Error(`${path}: ${response.status}`);
     if (index >= 20) timings.push(elapsed);
   }
+  const serverUs = ((server.cpuSeconds() - cpuBefore) * 1e6) / samples;
+  const databaseUs = (backendCpuSeconds(databaseBefore, postgresCpuByPid(), await backends()) * 1e6) / samples;
   timings.sort((a, b) => a - b);
-  return { median: percentile(timings, 50), p99: percentile(timings, 99) };
+  return { median: percentile(timings, 50), p99: percentile(timings, 99), serverUs, databaseUs };
+}
+
+/** Gives `userId` projects number `from` … `to - 1`, each with its membership (ADMIN, as its owner). */
+async function fillProjects(userId, from, to) {
+  await sql`
+    insert into projects (id, name, description, owner_id, created_at, updated_at)
+    select gen_random_uuid(), 'Project ' || i, 'Scale project ' || i, ${userId}, now(), now()
+    from generate_series(${from}::int, ${to - 1}::int) as i`;
+  await sql`
+    insert into memberships (id, project_id, user_id, role, created_at, updated_at)
+    select gen_random_uuid(), p.id, ${userId}, 'ADMIN', now(), now()
+    from projects as p where p.owner_id = ${userId} and not exists (select 1 from memberships as m where m.project_id = p.id and m.user_id = ${userId})`;
+  await sql`analyze projects`;
+  await sql`analyze memberships`;
+}
+
+const lines = [];
+const print = (line = '') => {
+  console.log(line);
+  lines.push(line);
+};
+/** One curve as a Markdown table: per size, median / p99 ms and server + PostgreSQL CPU µs per request. */
+function curve(title, unit, sizeList, rows) {
+  print(`\n${title}\n`);
+  print(`| scenario | ${sizeList.map((size) => `${size.toLocaleString('en')} ${unit}`).join(' | ')} | p99 largest / smallest | CPU largest / smallest |`);
+  print(`|---|${sizeList.map(() => '---|').join('')}---:|---:|`);
+  for (const scenario of [...new Set(rows.map((result) => result.scenario))]) {
+    const row = sizeList.map((size) => rows.find((result) => result.size === size && result.scenario === scenario));
+    const cpu = (cell) => cell.serverUs + cell.databaseUs;
+    print(
+      `| ${scenario} | ${row.map((cell) => `${cell.median.toFixed(1)} / ${cell.p99.toFixed(1)} ms, ${Math.round(cell.serverUs)} + ${Math.round(cell.databaseUs)} µs`).join(' | ')} | ${(row.at(-1).p99 / row[0].p99).toFixed(2)} | ${(cpu(row.at(-1)) / cpu(row[0])).toFixed(2)} |`,
+    );
+  }
 }
 
 const results = [];
@@ -122,25 +175,36 @@ try {
     for (const [scenario, path] of Object.entries(scenarios)) {
       const timing = await measure(path, token);
       results.push({ size, scenario, ...timing });
-      console.log(`${size}\t${scenario}\tmedian ${timing.median.toFixed(2)} ms\tp99 ${timing.p99.toFixed(2)} ms`);
+      console.log(`${size}\t${scenario}\tmedian ${timing.median.toFixed(2)} ms\tp99 ${timing.p99.toFixed(2)} ms\tCPU ${Math.round(timing.serverUs)} + ${Math.round(timing.databaseUs)} µs`);
     }
   }
 
-  console.log('\n| scenario | ' + sizes.map((size) => `${size.toLocaleString('en')} tasks: median / p99 (ms)`).join(' | ') + ' | p99 ratio largest/smallest |');
-  console.log('|---|' + sizes.map(() => '---|').join('') + '---|');
-  for (const scenario of [...new Set(results.map((result) => result.scenario))]) {
-    const row = sizes.map((size) => results.find((result) => result.size === size && result.scenario === scenario));
-    const ratio = row.at(-1).p99 / row[0].p99;
-    console.log(`| ${scenario} | ${row.map((cell) => `${cell.median.toFixed(1)} / ${cell.p99.toFixed(1)}`).join(' | ')} | ${ratio.toFixed(2)} |`);
+  // One user's project list: the same user, from 10 to 100 000 projects (the big project is one of them).
+  const projectResults = [];
+  let projectsFilled = 1;
+  for (const count of projectCounts) {
+    const started = Date.now();
+    if (count > projectsFilled) await fillProjects(auth.user.id, projectsFilled, count);
+    projectsFilled = Math.max(projectsFilled, count);
+    console.log(`the user has ${count.toLocaleString('en')} projects (filled in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    const timing = await measure(`/projects?limit=50`, token);
+    projectResults.push({ size: count, scenario: 'first page of the project list (50)', ...timing });
+    console.log(`${count}\tproject list\tmedian ${timing.median.toFixed(2)} ms\tp99 ${timing.p99.toFixed(2)} ms\tCPU ${Math.round(timing.serverUs)} + ${Math.round(timing.databaseUs)} µs`);
   }
+
+  print(`Scale run ${stamp}: ${samples} sequential requests per cell (after 20 unmeasured); median / p99 latency, then the server's + PostgreSQL's CPU per request; load average ${loadavg().map((value) => value.toFixed(2)).join(' ')} at the end.`);
+  curve(`Tasks in one project (pages of ${PAGE}):`, 'tasks', sizes, results);
+  curve('Projects of one user:', 'projects', projectCounts, projectResults);
+  writeFileSync(join(resultsDir, `scale-${stamp}.md`), `${lines.join('\n')}\n`);
+  withScaleSection(lines.join('\n'));
 
   // The plans of the same queries the service sends (see apps/server/src/tasks/store.ts).
   const [deep] = await sql`select created_at, id from tasks where project_id = ${project.id} order by created_at, id offset ${Math.floor(filled * 0.9)} limit 1`;
   const plans = {
-    'first page': sql`explain (analyze, costs off, timing off, summary on) select * from tasks where project_id = ${project.id} order by created_at, id limit 101`,
-    'deep page': sql`explain (analyze, costs off, timing off, summary on) select * from tasks where project_id = ${project.id} and (created_at, id) > (${deep.created_at}::timestamptz, ${deep.id}::uuid) order by created_at, id limit 101`,
-    filtered: sql`explain (analyze, costs off, timing off, summary on) select * from tasks where project_id = ${project.id} and status in ('IN_PROGRESS') order by created_at, id limit 101`,
-    'text search': sql`explain (analyze, costs off, timing off, summary on) select * from tasks where project_id = ${project.id} and (title ilike '%task 77%' or description ilike '%task 77%') order by created_at, id limit 101`,
+    'first page': sql`explain (analyze, costs off, timing off, summary on) select * from tasks where project_id = ${project.id} order by created_at, id limit 51`,
+    'deep page': sql`explain (analyze, costs off, timing off, summary on) select * from tasks where project_id = ${project.id} and (created_at, id) > (${deep.created_at}::timestamptz, ${deep.id}::uuid) order by created_at, id limit 51`,
+    filtered: sql`explain (analyze, costs off, timing off, summary on) select * from tasks where project_id = ${project.id} and status in ('IN_PROGRESS') order by created_at, id limit 51`,
+    'text search': sql`explain (analyze, costs off, timing off, summary on) select * from tasks where project_id = ${project.id} and (title ilike '%task 77%' or description ilike '%task 77%') order by created_at, id limit 51`,
   };
   for (const [name, query] of Object.entries(plans)) {
     console.log(`\nEXPLAIN ${name} (${filled.toLocaleString('en')} tasks):`);
@@ -150,4 +214,7 @@ try {
   await sql.end();
   await server.stop();
   await stopAll();
+  const cleanup = postgres(options['pg-url'], { max: 1, onnotice: () => {} });
+  await cleanup.unsafe('drop database if exists tasklane_scale with (force)');
+  await cleanup.end();
 }

@@ -9,7 +9,6 @@ const auth = (token) => ({ authorization: `Bearer ${token}` });
 /** Request builders: (fixture, turn) => autocannon request. `turn` counts the connection's requests. */
 const build = {
   hello: () => ({ method: 'GET', path: '/' }),
-  floor: (f, turn) => ({ method: 'GET', path: `/tasks/${f.taskIds[turn % f.taskIds.length]}`, headers: auth(f.token) }),
   task: (f, turn) => ({ method: 'GET', path: `/api/v1/tasks/${f.taskIds[turn % f.taskIds.length]}`, headers: auth(f.token) }),
   project: (f) => ({ method: 'GET', path: `/api/v1/projects/${f.projectId}`, headers: auth(f.token) }),
   page: (f) => ({ method: 'GET', path: `/api/v1/tasks/project/${f.projectId}?limit=50`, headers: auth(f.token) }),
@@ -26,15 +25,21 @@ const build = {
   }),
   patch: (f, turn) => ({
     method: 'PATCH',
-    path: `/api/v1/tasks/${f.taskIds[turn % f.taskIds.length]}`,
+    path: `/api/v1/tasks/${f.writeTaskIds[turn % f.writeTaskIds.length]}`,
     headers: json(f.token),
     // Each round over the connection's tasks moves every task to its next status: a real change
     // every time (history, counts, announcement), never a no-op rewrite of the same status.
-    body: JSON.stringify({ status: STATUSES[((turn % f.taskIds.length) + Math.floor(turn / f.taskIds.length)) % STATUSES.length] }),
+    body: JSON.stringify({ status: STATUSES[((turn % f.writeTaskIds.length) + Math.floor(turn / f.writeTaskIds.length)) % STATUSES.length] }),
+  }),
+  title: (f, turn) => ({
+    method: 'PATCH',
+    path: `/api/v1/tasks/${f.writeTaskIds[turn % f.writeTaskIds.length]}`,
+    headers: json(f.token),
+    body: JSON.stringify({ title: `Bench title ${turn}` }),
   }),
   comment: (f, turn) => ({
     method: 'POST',
-    path: `/api/v1/tasks/${f.taskIds[turn % f.taskIds.length]}/comments`,
+    path: `/api/v1/tasks/${f.writeTaskIds[turn % f.writeTaskIds.length]}/comments`,
     headers: json(f.token),
     body: JSON.stringify({ text: `Bench comment ${turn}` }),
   }),
@@ -49,14 +54,14 @@ const build = {
 
 /** 80 % reads, 20 % writes, in a fixed cycle of ten per connection. */
 const MIX = ['task', 'project', 'task', 'page', 'create', 'task', 'project', 'task', 'filtered', 'patch'];
-const MIX_WRITES_ROTATION = ['create', 'patch', 'comment'];
+const MIX_WRITES_ROTATION = ['create', 'patch', 'comment', 'title'];
 
 export function requestFor(scenario, fixture, turn) {
   if (scenario !== 'mix') return build[scenario](fixture, turn);
   const slot = MIX[turn % MIX.length];
   const isWrite = slot === 'create' || slot === 'patch';
-  // Rotate the two write slots over create, patch and comment so all three writes are in the mix.
-  const kind = isWrite ? MIX_WRITES_ROTATION[(Math.floor(turn / 5) + (slot === 'patch' ? 1 : 0)) % 3] : slot;
+  // Rotate the two write slots over create, status change, comment and title change so all four writes are in the mix.
+  const kind = isWrite ? MIX_WRITES_ROTATION[(Math.floor(turn / 5) + (slot === 'patch' ? 1 : 0)) % MIX_WRITES_ROTATION.length] : slot;
   return build[kind](fixture, turn);
 }
 

@@ -9,6 +9,8 @@ export const TASKS = 200_000;
 export const BIG_PROJECT_TASKS = 50_000;
 export const COMMENTS = 500_000;
 export const PASSWORD = 'bench-password-1';
+/** Tasks each load connection writes to, in turn. */
+export const WRITE_TASKS = 250;
 
 const KIND = { user: 1, project: 2, membership: 3, task: 4, comment: 5 };
 
@@ -74,7 +76,7 @@ export async function seed(exec) {
 
 /**
  * What each load connection uses: its own user, an EDITOR of its own project (project 0, the one
- * with 50 000 tasks, is connection 0's), and a few task ids of that project.
+ * with 50 000 tasks, is connection 0's), 20 task ids of that project to read and 250 to write.
  */
 export function fixtures(connections) {
   return Array.from({ length: connections }, (_, c) => {
@@ -84,7 +86,16 @@ export function fixtures(connections) {
     for (let j = 0; taskNumbers.length < 20; j += 1) {
       taskNumbers.push(project === 0 ? j * 997 : BIG_PROJECT_TASKS + project - 1 + (PROJECTS - 1) * j * 3);
     }
-    return { email: emailOf(user), userId: idOf('user', user), projectId: idOf('project', project), taskIds: taskNumbers.map((n) => idOf('task', n)) };
+    // Writes go to 250 tasks of the project in turn, as a team's spread over its tasks, rather
+    // than rewriting the same 20 rows over and over.
+    const writeNumbers = Array.from({ length: WRITE_TASKS }, (_, j) => (project === 0 ? j * 199 : BIG_PROJECT_TASKS + project - 1 + (PROJECTS - 1) * (j * 3 + 1)));
+    return {
+      email: emailOf(user),
+      userId: idOf('user', user),
+      projectId: idOf('project', project),
+      taskIds: taskNumbers.map((n) => idOf('task', n)),
+      writeTaskIds: writeNumbers.map((n) => idOf('task', n)),
+    };
   });
 }
 
