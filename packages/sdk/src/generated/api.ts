@@ -647,6 +647,9 @@ export interface ProcedureInputs {
     cursor?: string;
   };
   "webhooks.create": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
     id: string;
     /**
      * Where deliveries are POSTed. Private, loopback and link-local addresses are refused (unless the server sets WEBHOOK_ALLOW_PRIVATE=true).
@@ -661,6 +664,9 @@ export interface ProcedureInputs {
     active?: boolean;
   };
   "webhooks.list": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
     id: string;
     /**
      * Page size, 1–500 (default 100)
@@ -672,6 +678,9 @@ export interface ProcedureInputs {
     cursor?: string;
   };
   "webhooks.listPage": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
     id: string;
     /**
      * Page size, 1–500 (default 100)
@@ -683,11 +692,23 @@ export interface ProcedureInputs {
     cursor?: string;
   };
   "webhooks.get": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
     id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
     webhookId: string;
   };
   "webhooks.update": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
     id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
     webhookId: string;
     /**
      * Where deliveries are POSTed. Private, loopback and link-local addresses are refused (unless the server sets WEBHOOK_ALLOW_PRIVATE=true).
@@ -702,11 +723,23 @@ export interface ProcedureInputs {
     active?: boolean;
   };
   "webhooks.delete": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
     id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
     webhookId: string;
   };
   "webhooks.deliveries": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
     id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
     webhookId: string;
     /**
      * Page size, 1–500 (default 100)
@@ -718,7 +751,13 @@ export interface ProcedureInputs {
     cursor?: string;
   };
   "webhooks.deliveriesPage": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
     id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
     webhookId: string;
     /**
      * Page size, 1–500 (default 100)
@@ -1298,6 +1337,7 @@ export const ERROR_REASONS = [
   "INVALID_CURSOR",
   "INVALID_EVENT_ID",
   "INVALID_IDEMPOTENCY_KEY",
+  "INVALID_IF_MATCH",
   "INVALID_RESET_TOKEN",
   "INVALID_SSO_CODE",
   "JSON_TOO_DEEP",
