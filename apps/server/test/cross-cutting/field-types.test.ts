@@ -78,7 +78,10 @@ describe('every field refuses every wrong type, on both transports', () => {
     const procedureOf = (method: string, path: string) =>
       procedures.find(([, procedure]) => procedure._def.meta?.openapi?.method === method.toUpperCase() && procedure._def.meta.openapi.path === path);
 
-    cases = Object.entries(document.paths).flatMap(([path, operations]) =>
+    // The live event stream streams rather than answers, as in support/routes.ts: its refusals
+    // (a bad Last-Event-ID, a bad token) are tested in events.test.ts.
+    const answering = Object.entries(document.paths).filter(([path]) => path !== '/projects/{id}/events');
+    cases = answering.flatMap(([path, operations]) =>
       Object.entries(operations).flatMap(([method, operation]) => {
         const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
         const ids = Object.fromEntries(pathParams.map((name) => [name, UNKNOWN_ID]));
