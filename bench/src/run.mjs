@@ -371,7 +371,7 @@ writeFileSync(join(resultsDir, `${stamp}.md`), `${text}\n`);
 writeLatest(text);
 const plotted = sections.find((section) => section.rows.some((row) => row.floors));
 // Committed too, shown by docs/performance.md.
-if (plotted) writeFileSync(join(resultsDir, 'latest.svg'), plotSvg(plotted, `Run ${stamp}: PostgreSQL, ${plotted.connections} connections, one server process (load average ${plotted.load.atStart} at start)`));
+if (plotted) writeFileSync(join(root, 'bench/latest.svg'), plotSvg(plotted, `Run ${stamp}: PostgreSQL, ${plotted.connections} connections, one server process (load average ${plotted.load.atStart} at start)`));
 writeFileSync(join(resultsDir, `${stamp}.json`), `${JSON.stringify({ stamp, duration, warmup, machine, loadAtEnd: load(), sections }, null, 2)}\n`);
 say(`results: bench/results/${stamp}.{md,json} and bench/results/latest.md`);
 if (failed) {
