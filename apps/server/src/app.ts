@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { createDatabase, type Database } from '@tasklane/db';
-import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import { startActivityHub } from './activity/hub';
@@ -19,6 +18,7 @@ import { registerRateLimits } from './http/rate-limits';
 import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from './http/rest-errors';
 import { requestSerializer } from './http/log-serializers';
 import { clientErrorHandler, registerSecurity } from './http/security';
+import { registerTrpcTransport } from './http/trpc-transport';
 import { matchedRestTemplate, registerBodilessRequests, registerRestInputChecks, restTemplateFinder } from './http/rest-input';
 import { createBackgroundQueue } from './lib/background';
 import { createMailOutbox } from './mail/outbox';
@@ -211,19 +211,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     } as never);
   });
 
-  await app.register(fastifyTRPCPlugin, {
-    prefix: '/api/trpc',
-    trpcOptions: {
-      router: appRouter,
-      // An SSE subscription cannot send headers: the SDK passes the token as a connection parameter.
-      createContext: ({ req, info }: { req: FastifyRequest; info: { connectionParams: Record<string, string> | null } }) => {
-        const context = contextFor('trpc', req, req.url);
-        const token = info.connectionParams?.token;
-        return token && !context.authorization ? { ...context, authorization: `Bearer ${token}` } : context;
-      },
-      onError: logFailure,
-      responseMeta: ({ errors }: { errors: { code: string }[] }) => ({ headers: challengeHeaders(errors) }),
+  await registerTrpcTransport(app, '/api/trpc', {
+    router: appRouter,
+    // An SSE subscription cannot send headers: the SDK passes the token as a connection parameter.
+    createContext: ({ req, info }: { req: FastifyRequest; info: { connectionParams: Record<string, string> | null } }) => {
+      const context = contextFor('trpc', req, req.url);
+      const token = info.connectionParams?.token;
+      return token && !context.authorization ? { ...context, authorization: `Bearer ${token}` } : context;
     },
+    onError: logFailure,
+    responseMeta: ({ errors }: { errors: { code: string }[] }) => ({ headers: challengeHeaders(errors) }),
   } as never);
 
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });

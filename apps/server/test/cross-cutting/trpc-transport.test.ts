@@ -231,4 +231,46 @@ describe('the native tRPC endpoint', () => {
     expect(task).toStrictEqual({ error: { message: 'Task not found', code: -32004, data: { code: 'NOT_FOUND', httpStatus: 404 } } });
     expectNoStack(response.body);
   });
+
+  it('a single call answers exactly as the same call inside a batch of two (one server shortcut, one tRPC handler)', async () => {
+    // A single query or mutation is answered by the server's shortcut; a batch of two by tRPC's own handler.
+    const calls: { path: string; input: unknown; token: string | undefined; method: 'GET' | 'POST' }[] = [
+      { path: 'tasks.get', input: { id: taskId }, token: owner.token, method: 'GET' },
+      { path: 'tasks.get', input: { id: UNKNOWN_ID }, token: owner.token, method: 'GET' },
+      { path: 'tasks.get', input: { id: taskId }, token: outsider.token, method: 'GET' },
+      { path: 'tasks.get', input: { id: 42 }, token: owner.token, method: 'GET' },
+      { path: 'tasks.get', input: { id: taskId }, token: undefined, method: 'GET' },
+      { path: 'tasks.get', input: { id: taskId }, token: 'not-a-token', method: 'GET' },
+      { path: 'auth.me', input: undefined, token: owner.token, method: 'GET' },
+      { path: 'tasks.update', input: { id: taskId, title: 'x'.repeat(5000) }, token: owner.token, method: 'POST' },
+      { path: 'tasks.update', input: { id: taskId, title: 'Renamed' }, token: viewer.token, method: 'POST' },
+      { path: 'projects.create', input: { name: 'Alone' }, token: owner.token, method: 'POST' },
+    ];
+    const volatile = (body: any) => JSON.parse(JSON.stringify(body), (key, value) => (['id', 'createdAt', 'updatedAt', 'requestId'].includes(key) ? '<volatile>' : value));
+    for (const call of calls) {
+      const other = call.method === 'GET' ? 'auth.me' : 'projects.create';
+      const otherInput = call.method === 'GET' ? undefined : { name: 'Beside' };
+      const inputs = { 0: call.input, 1: otherInput };
+      const batchPath = `/api/trpc/${call.path},${other}?batch=1`;
+      const batched =
+        call.method === 'GET'
+          ? await t.request('GET', `${batchPath}&input=${encodeURIComponent(JSON.stringify(inputs))}`, { token: call.token })
+          : await t.request('POST', batchPath, { token: call.token, body: inputs });
+      const alone =
+        call.method === 'GET'
+          ? await t.request('GET', `/api/trpc/${call.path}?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: call.input }))}`, { token: call.token })
+          : await t.request('POST', `/api/trpc/${call.path}?batch=1`, { token: call.token, body: { 0: call.input } });
+      const unbatched = call.method === 'GET' ? await query(call.path, call.input, call.token) : await mutate(call.path, call.input, call.token);
+      const label = `${call.method} ${call.path} ${JSON.stringify(call.input)?.slice(0, 60)}`;
+      expect(volatile(alone.body), label).toEqual([volatile(batched.body[0])]);
+      expect(volatile(unbatched.body), label).toEqual(volatile(batched.body[0]));
+      const status = 'error' in batched.body[0] ? batched.body[0].error.data.httpStatus : 200;
+      expect([alone.status, unbatched.status], label).toEqual([status, status]);
+      for (const response of [alone, unbatched]) {
+        expect(response.headers['content-type'], label).toMatch(/^application\/json/);
+        expect(response.headers.vary, label).toBe('trpc-accept, accept');
+        expect(response.headers['www-authenticate'], label).toBe(status === 401 ? 'Bearer' : undefined);
+      }
+    }
+  });
 });
