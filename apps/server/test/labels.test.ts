@@ -141,7 +141,9 @@ describe('labels: create, list, rename, recolour, delete', () => {
     expectFieldRefused(await t.request('PATCH', path, { token: editor.token, body: { color: 'green' } }), 'color');
 
     const elsewhere = await project();
+    expect((await t.request('GET', path, { token: viewer.token })).body).toEqual(renamed.body);
     for (const url of [`${labelsPath(projectId)}/${randomUUID()}`, `${labelsPath(projectId)}/not-an-id`, `${labelsPath(elsewhere)}/${bug.id}`]) {
+      expectErrorBody(await t.request('GET', url, { token: owner.token }), 404, { message: 'Label not found' });
       expectErrorBody(await t.request('PATCH', url, { token: owner.token, body: { name: 'Nope' } }), 404, { message: 'Label not found' });
       expectErrorBody(await t.request('DELETE', url, { token: owner.token }), 404, { message: 'Label not found' });
     }
@@ -157,6 +159,7 @@ describe('labels: create, list, rename, recolour, delete', () => {
     expectErrorBody(await t.request('DELETE', `${labelsPath(projectId)}/${bug.id}`, { token: viewer.token }), 403);
     for (const [method, url, body] of [
       ['GET', labelsPath(projectId), undefined],
+      ['GET', `${labelsPath(projectId)}/${bug.id}`, undefined],
       ['POST', labelsPath(projectId), { name: 'Mine' }],
       ['PATCH', `${labelsPath(projectId)}/${bug.id}`, { name: 'Mine' }],
       ['DELETE', `${labelsPath(projectId)}/${bug.id}`, undefined],
@@ -425,4 +428,4 @@ describe('commentCount', () => {
   });
 });
 
-describePermissions(['GET /projects/{id}/labels', 'POST /projects/{id}/labels', 'PATCH /projects/{id}/labels/{labelId}', 'DELETE /projects/{id}/labels/{labelId}']);
+describePermissions(['GET /projects/{id}/labels', 'POST /projects/{id}/labels', 'GET /projects/{id}/labels/{labelId}', 'PATCH /projects/{id}/labels/{labelId}', 'DELETE /projects/{id}/labels/{labelId}']);

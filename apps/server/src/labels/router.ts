@@ -24,11 +24,18 @@ export const labelsRouter = router({
         description: `Names are unique in the project regardless of case (409 LABEL_EXISTS); color is \`#rrggbb\`. ${managers}`,
       },
       successStatus: 201,
+      location: '/projects/{projectId}/labels/{id}',
       errors: [403, 409],
     })
     .input(CreateLabelInput)
     .output(LabelSchema)
     .mutation(({ ctx, input }) => ctx.services.labels.create(ctx.userId, input)),
+
+  get: protectedProcedure
+    .meta({ openapi: { method: 'GET', path: `${base}/{labelId}`, tags, summary: 'Get a label', description: 'Members of the project.' } })
+    .input(LabelPathInput)
+    .output(LabelSchema)
+    .query(({ ctx, input }) => ctx.services.labels.get(ctx.userId, input)),
 
   update: protectedProcedure
     .meta({

@@ -50,6 +50,13 @@ export function createLabelsService(db: Db) {
       return toPage(rows, limit, toLabel, (row) => [row.sortKey]);
     },
 
+    async get(userId: string, { id: projectId, labelId }: LabelPathInput): Promise<Label> {
+      await requireProjectAccess(db, projectId, userId);
+      const row = isId(labelId) ? await store.findLabel(db, projectId, labelId) : undefined;
+      if (!row) throw notFound('Label');
+      return toLabel(row);
+    },
+
     async create(userId: string, { id, name, color }: CreateLabelInput): Promise<Label> {
       authorize(await requireProjectAccess(db, id, userId), 'labels.manage');
       const now = new Date();

@@ -32,6 +32,7 @@ const EXPECTED = {
   'GET /tasks/{id}/activity':                      [404,     200,   200,   200,  200],
   'GET /projects/{id}/labels':                     [404,     200,   200,   200,  200],
   'POST /projects/{id}/labels':                    [404,     403,   201,   201,  201],
+  'GET /projects/{id}/labels/{labelId}':           [404,     200,   200,   200,  200],
   'PATCH /projects/{id}/labels/{labelId}':         [404,     403,   200,   200,  200],
   'DELETE /projects/{id}/labels/{labelId}':        [404,     403,   200,   200,  200],
 } satisfies Record<string, [number, number, number, number, number]>;
@@ -74,6 +75,7 @@ const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<{ url: s
   'GET /tasks/{id}/activity': ({ taskId }) => ({ url: `/api/v1/tasks/${taskId}/activity` }),
   'GET /projects/{id}/labels': ({ projectId }) => ({ url: `/api/v1/projects/${projectId}/labels` }),
   'POST /projects/{id}/labels': ({ projectId }, caller) => ({ url: `/api/v1/projects/${projectId}/labels`, body: { name: `Made by ${caller}`, color: '#d73a4a' } }),
+  'GET /projects/{id}/labels/{labelId}': async ({ t, users, projectId }) => ({ url: `/api/v1/projects/${projectId}/labels/${await labelOf(t, users.owner, projectId)}` }),
   'PATCH /projects/{id}/labels/{labelId}': async ({ t, users, projectId }, caller) => ({
     url: `/api/v1/projects/${projectId}/labels/${await labelOf(t, users.owner, projectId)}`,
     body: { name: `Renamed by ${caller}` },
