@@ -1,8 +1,8 @@
-import { type Db, memberships, projects } from '@tasklane/db';
+import { type Db, labels, memberships, projects } from '@tasklane/db';
 import type { Role } from '@tasklane/schemas';
 import { type SQL, and, eq, sql } from 'drizzle-orm';
 import { isId } from './lib/ids';
-import { preparedFor } from './lib/prepared';
+import { arrayLiteral, preparedFor } from './lib/prepared';
 import { type ProjectAccess, requireReach } from './policy';
 import { notFound } from './errors';
 
@@ -39,6 +39,15 @@ export const isMember = async (db: Db, projectId: string, userId: string): Promi
       .where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId)))
       .limit(1)
   ).length > 0;
+
+/** How many of `labelIds` (well-formed ids, each once) are labels of the project. */
+export async function countProjectLabels(db: Db, projectId: string, labelIds: readonly string[]): Promise<number> {
+  const found = await db
+    .select({ id: labels.id })
+    .from(labels)
+    .where(and(eq(labels.projectId, projectId), sql`${labels.id} = any(${arrayLiteral(labelIds)}::uuid[])`));
+  return found.length;
+}
 
 /**
  * Who owns the project (undefined: no such project). With `lock`, its row stays locked to the end

@@ -2,6 +2,7 @@ import { accessTokensRouter } from '../access-tokens/router';
 import { activityRouter } from '../activity/router';
 import { authRouter } from '../auth/router';
 import { commentsRouter } from '../comments/router';
+import { labelsRouter } from '../labels/router';
 import { membersRouter } from '../members/router';
 import { projectsRouter } from '../projects/router';
 import { tasksRouter } from '../tasks/router';
@@ -15,6 +16,7 @@ export const appRouter = router({
   members: membersRouter,
   tasks: tasksRouter,
   comments: commentsRouter,
+  labels: labelsRouter,
   activity: activityRouter,
   webhooks: webhooksRouter,
 });

@@ -18,7 +18,10 @@ export type ActivityType =
   | "task.deleted"
   | "comment.created"
   | "comment.updated"
-  | "comment.deleted";
+  | "comment.deleted"
+  | "label.created"
+  | "label.updated"
+  | "label.deleted";
 /**
  * The caller's role in the project (the owner is an ADMIN)
  */
@@ -291,6 +294,13 @@ export interface ProcedureInputs {
      */
     assigneeId?: string;
     /**
+     * Comma list of label ids: tasks carrying any of them
+     *
+     * @minItems 1
+     * @maxItems 20
+     */
+    labelId?: string[];
+    /**
      * Only tasks due strictly before this date-time
      */
     dueBefore?: string | Date;
@@ -349,6 +359,13 @@ export interface ProcedureInputs {
      */
     assigneeId?: string;
     /**
+     * Comma list of label ids: tasks carrying any of them
+     *
+     * @minItems 1
+     * @maxItems 20
+     */
+    labelId?: string[];
+    /**
      * Only tasks due strictly before this date-time
      */
     dueBefore?: string | Date;
@@ -402,6 +419,13 @@ export interface ProcedureInputs {
      * A user id, `me` (the caller) or `none` (unassigned)
      */
     assigneeId?: string;
+    /**
+     * Comma list of label ids: tasks carrying any of them
+     *
+     * @minItems 1
+     * @maxItems 20
+     */
+    labelId?: string[];
     /**
      * Only tasks due strictly before this date-time
      */
@@ -457,6 +481,13 @@ export interface ProcedureInputs {
      */
     assigneeId?: string;
     /**
+     * Comma list of label ids: tasks carrying any of them
+     *
+     * @minItems 1
+     * @maxItems 20
+     */
+    labelId?: string[];
+    /**
      * Only tasks due strictly before this date-time
      */
     dueBefore?: string | Date;
@@ -499,6 +530,12 @@ export interface ProcedureInputs {
     priority?: TaskPriority;
     dueDate?: string | Date | null;
     assigneeId?: string | null;
+    /**
+     * Ids of labels of the task's project (at most 20, each once); replaces the task's labels
+     *
+     * @maxItems 20
+     */
+    labelIds?: string[];
   };
   "tasks.get": {
     /**
@@ -517,6 +554,12 @@ export interface ProcedureInputs {
     priority?: TaskPriority;
     dueDate?: string | Date | null;
     assigneeId?: string | null;
+    /**
+     * Ids of labels of the task's project (at most 20, each once); replaces the task's labels
+     *
+     * @maxItems 20
+     */
+    labelIds?: string[];
   };
   "tasks.delete": {
     /**
@@ -589,6 +632,86 @@ export interface ProcedureInputs {
      * Resource id (UUIDv7); a malformed or unknown id is a 404
      */
     commentId: string;
+  };
+  "labels.list": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Page size, 1–500 (default 100)
+     */
+    limit?: number;
+    /**
+     * Opaque cursor from the `Link: rel="next"` header of the previous page
+     */
+    cursor?: string;
+  };
+  "labels.listPage": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Page size, 1–500 (default 100)
+     */
+    limit?: number;
+    /**
+     * Opaque cursor from the `Link: rel="next"` header of the previous page
+     */
+    cursor?: string;
+  };
+  "labels.create": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * 1–50 characters, unique in the project regardless of case (409 LABEL_EXISTS)
+     */
+    name: string;
+    /**
+     * `#rrggbb` (default #6b7280)
+     */
+    color?: string;
+  };
+  "labels.get": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    labelId: string;
+  };
+  "labels.update": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    labelId: string;
+    /**
+     * 1–50 characters, unique in the project regardless of case (409 LABEL_EXISTS)
+     */
+    name?: string;
+    /**
+     * `#rrggbb`, returned in lower case
+     */
+    color?: string;
+  };
+  "labels.delete": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    labelId: string;
   };
   "activity.listForProject": {
     /**
@@ -837,6 +960,15 @@ export interface ProcedureOutputs {
   "comments.get": Comment;
   "comments.update": Comment;
   "comments.delete": Message;
+  "labels.list": Label[];
+  "labels.listPage": {
+    items: Label[];
+    nextCursor: string | null;
+  };
+  "labels.create": Label;
+  "labels.get": Label;
+  "labels.update": Label;
+  "labels.delete": Message;
   "activity.listForProject": Activity[];
   "activity.listForProjectPage": {
     items: Activity[];
@@ -885,7 +1017,7 @@ export interface Activity {
    */
   taskId: string | null;
   /**
-   * The changed resource (Project, Member, Task or Comment) after the change; before it, for deletions
+   * The changed resource (Project, Member, Task, Comment or Label) after the change; before it, for deletions
    */
   resource: {
     [k: string]: unknown | undefined;
@@ -1138,6 +1270,16 @@ export interface Task {
    */
   updatedAt: string;
   completedAt: string | null;
+  /**
+   * Ids of the project's labels on the task, in id order (oldest label first); empty when none
+   *
+   * Items: Resource id (UUIDv7)
+   */
+  labelIds: string[];
+  /**
+   * How many comments the task has
+   */
+  commentCount: number;
 }
 export interface Comment {
   /**
@@ -1157,6 +1299,29 @@ export interface Comment {
    * Resource id (UUIDv7)
    */
   taskId: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  createdAt: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  updatedAt: string;
+}
+export interface Label {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  /**
+   * Resource id (UUIDv7)
+   */
+  projectId: string;
+  name: string;
+  /**
+   * `#rrggbb`, lower case
+   */
+  color: string;
   /**
    * UTC ISO 8601 timestamp with milliseconds
    */
@@ -1308,6 +1473,12 @@ export const PROCEDURE_KINDS = {
   "comments.get": "query",
   "comments.update": "mutation",
   "comments.delete": "mutation",
+  "labels.list": "query",
+  "labels.listPage": "query",
+  "labels.create": "mutation",
+  "labels.get": "query",
+  "labels.update": "mutation",
+  "labels.delete": "mutation",
   "activity.listForProject": "query",
   "activity.listForProjectPage": "query",
   "activity.listForTask": "query",
@@ -1341,6 +1512,8 @@ export const ERROR_REASONS = [
   "INVALID_RESET_TOKEN",
   "INVALID_SSO_CODE",
   "JSON_TOO_DEEP",
+  "LABEL_EXISTS",
+  "LABEL_NOT_IN_PROJECT",
   "MALFORMED_JSON",
   "METHOD_NOT_SUPPORTED",
   "NOT_AUTHOR",
