@@ -22,6 +22,10 @@ import { clientErrorHandler, registerSecurity } from './http/security';
 import { matchedRestTemplate, registerBodilessRequests, registerRestInputChecks, restTemplateFinder } from './http/rest-input';
 import { createBackgroundQueue } from './lib/background';
 import { createMailOutbox } from './mail/outbox';
+import { startNotificationMailer } from './notification-email/mailer';
+import { notificationMailTemplates } from './notification-email/templates';
+import { createUnsubscribeTokens } from './notification-email/unsubscribe-token';
+import { registerUnsubscribeRoutes } from './http/unsubscribe';
 import { startMailSender } from './mail/sender';
 import { createMetrics, registerHttpMetrics, registerMetricsRoute } from './metrics';
 import { startDeliveryWorker } from './webhooks/worker';
@@ -65,6 +69,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const tokens = createTokenService(config.jwtSecret, config.jwtTtlSeconds);
   const codes = createOneTimeCodes(config.jwtSecret);
   const background = createBackgroundQueue((error) => app.log.error({ err: error }, 'background work failed'));
+  const mailOutbox = createMailOutbox(config.mail !== undefined);
+  const unsubscribeTokens = createUnsubscribeTokens(config.jwtSecret);
   const services = createServices(
     database.db,
     { passwords, tokens, tokenStates },
@@ -75,14 +81,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       oidc: config.oidc,
       secret: config.jwtSecret,
       codes,
-      mail: createMailOutbox(config.mail !== undefined),
+      mail: mailOutbox,
       background,
+      notificationEmail: { tokens: unsubscribeTokens, digestHour: config.mail?.digestHour ?? 8, now: config.mail?.now ?? (() => new Date()) },
     },
   );
   // Every kind of email the service sends, by the name it is queued under.
-  const mailTemplates = { [PASSWORD_RESET_MAIL]: passwordResetMail(config.publicUrl, codes) };
+  const mailTemplates = { [PASSWORD_RESET_MAIL]: passwordResetMail(config.publicUrl, codes), ...notificationMailTemplates(config.publicUrl, unsubscribeTokens) };
   const mailSender = config.mail
     ? await startMailSender(database, config.mail, mailTemplates, (error) => app.log.error({ err: error }, 'sending email failed'))
+    : undefined;
+  // Notifications become email in the background, only when the server sends email.
+  const notificationMailer = config.mail
+    ? startNotificationMailer(database.db, config.mail, mailOutbox, (error) => app.log.error({ err: error }, 'queueing notification email failed'))
     : undefined;
   const deliveryWorker = startDeliveryWorker(
     database.db,
@@ -92,6 +103,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
   metrics.observeWebhookOutbox(deliveryWorker.pendingCount);
   hub.onDeliveriesQueued(deliveryWorker.wake);
+  if (notificationMailer) hub.onDeliveriesQueued(notificationMailer.wake);
   const servicesHandle = services as unknown as ServicesHandle;
 
   const app = Fastify({
@@ -130,6 +142,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.addHook('onClose', async () => {
     await background.flush();
+    await notificationMailer?.stop();
     await mailSender?.stop();
     await passwords.close();
     await deliveryWorker.stop();
@@ -232,6 +245,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   registerAdminRoutes(app, database, config.adminToken);
   registerEventStreamRoute(app, { auth: services.auth, events: services.events, db: database.db, heartbeatMs: config.eventHeartbeatMs });
+  registerUnsubscribeRoutes(app, services.notificationSettings);
   registerMetricsRoute(app, metrics);
 
   app.get('/healthz', async () => ({ status: 'ok' }));

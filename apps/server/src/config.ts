@@ -90,6 +90,7 @@ export const EnvSchema = z.object({
   PUBLIC_URL: origin.optional(),
   SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).max(320).optional(),
+  MAIL_DIGEST_HOUR: z.coerce.number().int().min(0).max(23).default(8),
   OIDC_ISSUER: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
     .refine((raw) => raw.startsWith('https://') || LOOPBACK_HOST.test(new URL(raw).hostname), 'must be https:// (plain http only on a loopback address)')
@@ -158,6 +159,10 @@ export interface MailConfig {
   retryMaxDelayMs: number;
   /** Attempts before a message is given up (kept as FAILED with its last error). */
   maxAttempts: number;
+  /** The hour (0–23, UTC) at which users who chose `daily` get their digest of notifications. */
+  digestHour: number;
+  /** The digest scheduler's clock; tests move it to the digest hour. Defaults to the system clock. */
+  now?: () => Date;
 }
 
 export interface OidcConfig {
@@ -250,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             retryBaseMs: 30_000,
             retryMaxDelayMs: 3_600_000,
             maxAttempts: 12,
+            digestHour: values.MAIL_DIGEST_HOUR,
           },
         }
       : {}),

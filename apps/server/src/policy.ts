@@ -118,6 +118,7 @@ export const TOKEN_NEEDS: Readonly<Record<string, TokenNeed>> = {
   'auth.sessions.listPage': 'session',
   'auth.sessions.revoke': 'session',
   'auth.sessions.revokeOthers': 'session',
+  'auth.notificationSettings.update': 'session',
 };
 
 export function tokenNeed(procedure: string, type: 'query' | 'mutation' | 'subscription'): TokenNeed {

@@ -17,6 +17,8 @@ import { transactionAware } from './lib/ambient-transaction';
 import type { BackgroundQueue } from './lib/background';
 import type { MailOutbox } from './mail/outbox';
 import { createMembersService } from './members/service';
+import { createNotificationSettingsService } from './notification-email/service';
+import type { UnsubscribeTokens } from './notification-email/unsubscribe-token';
 import { createProjectsService } from './projects/service';
 import { createSsoService } from './sso/service';
 import type { Metrics } from './metrics';
@@ -34,6 +36,8 @@ export interface IdentityOptions {
   mail: MailOutbox;
   /** Work requests start and do not wait for (last-used stamps, password reset emails). */
   background: BackgroundQueue;
+  /** Notification email: the unsubscribe links' tokens and the digest's hour and clock. */
+  notificationEmail: { tokens: UnsubscribeTokens; digestHour: number; now: () => Date };
 }
 
 /** Every resource's service over one database; procedures reach them through the context. */
@@ -70,6 +74,7 @@ export function createServices(
     idempotency: createIdempotencyService(db),
     events: createEventsService(db, live.hub, live.metrics.eventStreams, live.eventMaxQueued),
     webhooks: createWebhooksService(db, live.webhooks),
+    notificationSettings: createNotificationSettingsService(db, identity.notificationEmail),
   };
 }
 

@@ -3,6 +3,7 @@ import { activityRouter } from '../activity/router';
 import { authRouter } from '../auth/router';
 import { commentsRouter } from '../comments/router';
 import { membersRouter } from '../members/router';
+import { notificationSettingsRouter } from '../notification-email/router';
 import { projectsRouter } from '../projects/router';
 import { tasksRouter } from '../tasks/router';
 import { webhooksRouter } from '../webhooks/router';
@@ -10,7 +11,7 @@ import { ssoRouter } from '../sso/router';
 import { mergeRouters, router } from './init';
 
 export const appRouter = router({
-  auth: mergeRouters(authRouter, router({ tokens: accessTokensRouter, oidc: ssoRouter })),
+  auth: mergeRouters(authRouter, router({ tokens: accessTokensRouter, oidc: ssoRouter, notificationSettings: notificationSettingsRouter })),
   projects: projectsRouter,
   members: membersRouter,
   tasks: tasksRouter,
