@@ -76,6 +76,10 @@ export const tasks = pgTable(
       .notNull()
       .references(() => users.id),
     completedAt: timestamptz('completed_at'),
+    /** Ids of the project's labels on the task, in id order; a deleted label is taken off (labels service). */
+    labelIds: uuid('label_ids').array().notNull().default(sql`'{}'::uuid[]`),
+    /** The task's comments, counted by a trigger on `comments` (migration 0006) in the writing transaction. */
+    commentCount: integer('comment_count').notNull().default(0),
     ...timestamps,
   },
   (table) => [
@@ -91,7 +95,26 @@ export const tasks = pgTable(
     // `q` is a case-insensitive substring search (ILIKE '%…%'): trigram indexes serve it (pg_trgm).
     index('tasks_title_trgm_idx').using('gin', table.title.op('gin_trgm_ops')),
     index('tasks_description_trgm_idx').using('gin', table.description.op('gin_trgm_ops')),
+    // The `labelId` filter (label_ids && …) and a label's deletion (label_ids @> …) find tasks by label.
+    index('tasks_label_ids_idx').using('gin', table.labelIds),
   ],
+);
+
+/** A project's labels; names are unique per project regardless of case. */
+export const labels = pgTable(
+  'labels',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** `#rrggbb`, lower case. */
+    color: text('color').notNull(),
+    ...timestamps,
+  },
+  // Also the order of GET /projects/{id}/labels (by name, regardless of case), so it pages by this index.
+  (table) => [uniqueIndex('labels_project_name_key').on(table.projectId, sql`lower(${table.name})`)],
 );
 
 /**
