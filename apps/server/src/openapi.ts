@@ -4,7 +4,7 @@ import type { RestRoute } from './http/rest-input';
 import type { ProcedureMeta } from './trpc/init';
 import type { AppRouter } from './trpc/router';
 
-type Schema = { type?: string; maxLength?: number; description?: string; examples?: unknown[]; example?: unknown; format?: string; pattern?: string };
+type Schema = { type?: string; minLength?: number; maxLength?: number; description?: string; examples?: unknown[]; example?: unknown; format?: string; pattern?: string };
 type MediaType = { schema?: Schema; example?: unknown };
 type Parameter = { name: string; in: string; required?: boolean; description?: string; schema?: Schema; style?: string; explode?: boolean; example?: unknown };
 type Response = { description: string; headers?: Record<string, unknown>; content?: Record<string, MediaType> };
@@ -185,12 +185,13 @@ function unsubscribeOperations(): Record<'get' | 'post', Operation> {
     in: 'query',
     required: true,
     description: 'The signed token of the email’s `List-Unsubscribe` link',
-    schema: { type: 'string', maxLength: 2000 },
+    schema: { type: 'string', minLength: 1, maxLength: 2000 },
   };
   const html = { 'text/html': { schema: { type: 'string', description: 'A page for a browser (sent when Accept prefers text/html)' } } };
   const refusals = (statuses: number[]) => Object.fromEntries(statuses.map((status) => [String(status), errorResponse(status)]));
-  const invalid = {
+  const invalid: Response = {
     ...errorResponse(400),
+    content: { ...errorResponse(400).content, ...html },
     description: 'A missing, malformed or tampered token (reason `INVALID_UNSUBSCRIBE_TOKEN`), or a body other than `List-Unsubscribe=One-Click`',
   };
   return {
@@ -220,9 +221,9 @@ function unsubscribeOperations(): Record<'get' | 'post', Operation> {
       security: [],
       parameters: [token],
       requestBody: {
-        content: {
-          'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/UnsubscribeBody' } as Schema, example: { 'List-Unsubscribe': 'One-Click' } },
-        },
+        content: Object.fromEntries(
+          ['application/x-www-form-urlencoded', 'application/json'].map((type) => [type, { schema: { $ref: '#/components/schemas/UnsubscribeBody' } as Schema, example: { 'List-Unsubscribe': 'One-Click' } }]),
+        ),
       },
       responses: {
         '200': { description: 'Email is off', content: { 'application/json': { schema: { $ref: '#/components/schemas/NotificationSettings' } as Schema }, ...html } },

@@ -22,6 +22,7 @@ export const RESOURCES = {
   sessions: { list: 'auth.sessions.listPage', revoke: 'auth.sessions.revoke', revokeOthers: 'auth.sessions.revokeOthers' },
   tokens: { create: 'auth.tokens.create', list: 'auth.tokens.listPage', revoke: 'auth.tokens.revoke' },
   sso: { login: 'auth.oidc.login', callback: 'auth.oidc.callback', exchange: 'auth.oidc.exchange' },
+  notificationSettings: { get: 'auth.notificationSettings.get', update: 'auth.notificationSettings.update' },
   projects: {
     list: 'projects.listPage',
     get: 'projects.get',

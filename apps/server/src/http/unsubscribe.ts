@@ -6,7 +6,7 @@ import { DomainError } from '../errors';
 import { escapeHtml } from '../mail/html';
 import type { NotificationSettingsService } from '../notification-email/service';
 import { UNSUBSCRIBE_PATH } from '../notification-email/unsubscribe-token';
-import { normalizeIssues, summarizeIssues, UNSUPPORTED_MEDIA_TYPE_MESSAGE } from '../trpc/errors';
+import { type ErrorIssue, normalizeIssues, summarizeIssues, UNSUPPORTED_MEDIA_TYPE_MESSAGE } from '../trpc/errors';
 import { errorBody } from './rest-errors';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -32,11 +32,15 @@ function refuse(request: FastifyRequest, reply: FastifyReply, status: number, bo
   return answer(request, reply, status, body, () => page('This link does not work', `<p>${escapeHtml(body.message)}</p>`));
 }
 
-/** The value when it fits the schema, else the 400 with its issues is sent and undefined returned. */
-function parsed<T>(schema: ZodType<T>, value: unknown, request: FastifyRequest, reply: FastifyReply): T | undefined {
+const issuesOf = (schema: ZodType, value: unknown): ErrorIssue[] => {
   const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issues = normalizeIssues(result.error);
+  return result.success ? [] : normalizeIssues(result.error);
+};
+
+/** The link's token when the query (and the body, for a POST) are valid; else the 400 naming every bad field is sent. */
+function tokenOf(request: FastifyRequest, reply: FastifyReply, body?: unknown): string | undefined {
+  const issues = [...issuesOf(UnsubscribeQuery, request.query), ...(body === undefined ? [] : issuesOf(UnsubscribeBody, body))];
+  if (issues.length === 0) return (request.query as { token: string }).token;
   void refuse(request, reply, 400, { ...errorBody(400, summarizeIssues(issues)), issues });
   return undefined;
 }
@@ -55,10 +59,10 @@ export function registerUnsubscribeRoutes(app: FastifyInstance, settings: Notifi
     });
 
     scope.get(UNSUBSCRIBE_PATH, async (request, reply) => {
-      const query = parsed(UnsubscribeQuery, request.query, request, reply);
-      if (!query) return reply;
+      const token = tokenOf(request, reply);
+      if (token === undefined) return reply;
       try {
-        await settings.checkToken(query.token);
+        await settings.checkToken(token);
       } catch (error) {
         if (error instanceof DomainError) return refuse(request, reply, 400, errorBody(400, error.message, error.reason));
         throw error;
@@ -67,7 +71,7 @@ export function registerUnsubscribeRoutes(app: FastifyInstance, settings: Notifi
         page(
           'Stop Tasklane notification emails?',
           `<p>You will no longer get emails about your Tasklane notifications; they stay in the app. You can turn email back on in your settings.</p>
-<form method="post" action="?token=${escapeHtml(encodeURIComponent(query.token))}">
+<form method="post" action="?token=${escapeHtml(encodeURIComponent(token))}">
 <input type="hidden" name="List-Unsubscribe" value="One-Click">
 <button type="submit">Unsubscribe</button>
 </form>`,
@@ -80,15 +84,10 @@ export function registerUnsubscribeRoutes(app: FastifyInstance, settings: Notifi
       if (!type.startsWith(FORM) && !type.startsWith('application/json')) {
         return refuse(request, reply, 415, errorBody(415, `${UNSUPPORTED_MEDIA_TYPE_MESSAGE} or ${FORM}`));
       }
-      const query = parsed(UnsubscribeQuery, request.query, request, reply);
-      if (!query) return reply;
-      const body = request.body;
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-        return refuse(request, reply, 400, { ...errorBody(400, 'The body must be List-Unsubscribe=One-Click'), issues: [{ path: [], message: 'The body must be List-Unsubscribe=One-Click', code: 'invalid_type' }] });
-      }
-      if (!parsed(UnsubscribeBody, body, request, reply)) return reply;
+      const token = tokenOf(request, reply, request.body ?? null);
+      if (token === undefined) return reply;
       try {
-        const result = await settings.unsubscribe(query.token);
+        const result = await settings.unsubscribe(token);
         return answer(request, reply, 200, result, () => page('You are unsubscribed', '<p>Tasklane will send you no more notification emails. Your notifications stay in the app.</p>'));
       } catch (error) {
         if (error instanceof DomainError) return refuse(request, reply, 400, errorBody(400, error.message, error.reason));
