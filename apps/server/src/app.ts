@@ -93,7 +93,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     : undefined;
   // Notifications become email in the background, only when the server sends email.
   const notificationMailer = config.mail
-    ? startNotificationMailer(database.db, config.mail, mailOutbox, (error) => app.log.error({ err: error }, 'queueing notification email failed'))
+    ? await startNotificationMailer(database, config.mail, mailOutbox, (error) => app.log.error({ err: error }, 'queueing notification email failed'))
     : undefined;
   const deliveryWorker = startDeliveryWorker(
     database.db,
@@ -103,7 +103,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
   metrics.observeWebhookOutbox(deliveryWorker.pendingCount);
   hub.onDeliveriesQueued(deliveryWorker.wake);
-  if (notificationMailer) hub.onDeliveriesQueued(notificationMailer.wake);
   const servicesHandle = services as unknown as ServicesHandle;
 
   const app = Fastify({

@@ -1,10 +1,13 @@
-import type { Db } from '@tasklane/db';
+import type { Database, Db } from '@tasklane/db';
 import type { MailConfig } from '../config';
 import { startBackgroundWorker } from '../lib/background-worker';
 import type { MailOutbox } from '../mail/outbox';
 import { digestDay } from './digest-day';
 import * as store from './store';
 import { DIGEST_MAIL, type DigestMailData, NOTIFICATION_MAIL, type NotificationItem, type NotificationMailData } from './templates';
+
+/** The channel the database announces new notifications on (migration 0008's trigger), at commit. */
+export const NOTIFICATION_MAIL_CHANNEL = 'tasklane_notification_mail';
 
 const BATCH = 50;
 /** A digest lists this many notifications and counts the rest. */
@@ -24,13 +27,15 @@ const DIGEST_WINDOW = '2 days';
 const itemOf = ({ recipientEmail: _email, recipientName: _name, userId: _user, ...item }: store.MailableNotification): NotificationItem => item;
 
 /**
- * Turns notifications into queued email, in the background on every instance. Each pass claims
+ * Turns notifications into queued email, in the background on every instance, woken at the commit
+ * of new notifications (and polling every `pollMs`, which also finds digests due). Each pass claims
  * notifications in the transaction that queues their email in the mail outbox, which sends it
  * (mail/sender.ts): a notification is mailed exactly once, a request never waits for it.
  * - instant: each recent notification of a user with instant email (the default) is one email;
  * - daily: at MAIL_DIGEST_HOUR (UTC), one digest per user of what came since the previous one.
  */
-export function startNotificationMailer(db: Db, config: MailConfig, outbox: MailOutbox, onError: (error: unknown) => void) {
+export async function startNotificationMailer(database: Pick<Database, 'db' | 'listen'>, config: MailConfig, outbox: MailOutbox, onError: (error: unknown) => void) {
+  const db: Db = database.db;
   const now = config.now ?? (() => new Date());
 
   /** One batch of instant email; true when there may be more. */
@@ -71,5 +76,12 @@ export function startNotificationMailer(db: Db, config: MailConfig, outbox: Mail
     while ((await digestBatch(day)) && !stopped());
   }
 
-  return startBackgroundWorker({ pollMs: config.pollMs, drain, onError });
+  const worker = startBackgroundWorker({ pollMs: config.pollMs, drain, onError });
+  const unlisten = await database.listen(NOTIFICATION_MAIL_CHANNEL, worker.wake, worker.wake);
+  return {
+    async stop(): Promise<void> {
+      await unlisten();
+      await worker.stop();
+    },
+  };
 }
