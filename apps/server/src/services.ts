@@ -1,5 +1,5 @@
 import type { Db } from '@tasklane/db';
-import type { AuthProviders } from '@tasklane/schemas';
+import type { AuthProviders, Notification } from '@tasklane/schemas';
 import { createAccessTokensService } from './access-tokens/service';
 import { createEventsService } from './activity/follow';
 import type { ActivityHub } from './activity/hub';
@@ -17,6 +17,8 @@ import { transactionAware } from './lib/ambient-transaction';
 import type { BackgroundQueue } from './lib/background';
 import type { MailOutbox } from './mail/outbox';
 import { createMembersService } from './members/service';
+import type { FeedHub } from './lib/feed-hub';
+import { createNotificationsService } from './notifications/service';
 import { createProjectsService } from './projects/service';
 import { createSsoService } from './sso/service';
 import type { Metrics } from './metrics';
@@ -40,7 +42,7 @@ export interface IdentityOptions {
 export function createServices(
   pool: Db,
   auth: { passwords: PasswordHasher; tokens: TokenService; tokenStates: TokenStateCache },
-  live: { hub: ActivityHub; metrics: Metrics; webhooks: WebhookConfig; eventMaxQueued: number },
+  live: { hub: ActivityHub; notificationHub: FeedHub<Notification>; metrics: Metrics; webhooks: WebhookConfig; eventMaxQueued: number },
   identity: IdentityOptions,
 ) {
   // Queries join a transaction opened around the call (an idempotent create), else use the pool.
@@ -70,6 +72,7 @@ export function createServices(
     idempotency: createIdempotencyService(db),
     events: createEventsService(db, live.hub, live.metrics.eventStreams, live.eventMaxQueued),
     webhooks: createWebhooksService(db, live.webhooks),
+    notifications: createNotificationsService(db, tasks, { hub: live.notificationHub, openStreams: live.metrics.eventStreams, maxQueued: live.eventMaxQueued }),
   };
 }
 

@@ -8,3 +8,4 @@ export * from './tasks';
 export * from './comments';
 export * from './activity';
 export * from './webhooks';
+export * from './notifications';

@@ -3,6 +3,7 @@ import { activityRouter } from '../activity/router';
 import { authRouter } from '../auth/router';
 import { commentsRouter } from '../comments/router';
 import { membersRouter } from '../members/router';
+import { notificationsRouter, watchingRouter } from '../notifications/router';
 import { projectsRouter } from '../projects/router';
 import { tasksRouter } from '../tasks/router';
 import { webhooksRouter } from '../webhooks/router';
@@ -17,6 +18,8 @@ export const appRouter = router({
   comments: commentsRouter,
   activity: activityRouter,
   webhooks: webhooksRouter,
+  notifications: notificationsRouter,
+  watching: watchingRouter,
 });
 
 export type AppRouter = typeof appRouter;
