@@ -20,7 +20,7 @@ module.exports = {
         pathNot: [
           '^apps/server/src/(trpc|http)/',
           '^apps/server/src/[^/]+/router\\.ts$',
-          '^apps/server/src/activity/sse\\.ts$',
+          '^apps/server/src/[^/]+/sse\\.ts$',
           '^apps/server/src/(app|main|cli|index|openapi|web-app|metrics)\\.ts$',
           // A test beside its module (policy.test.ts) drives the app through HTTP.
           '\\.test\\.ts$',

@@ -80,6 +80,8 @@ export const EnvSchema = z.object({
     .default(1),
   EVENT_HEARTBEAT_MS: timerMilliseconds.default(15_000),
   EVENT_MAX_QUEUED: z.coerce.number().int().min(10).max(1_000_000).default(1000),
+  REMINDER_WINDOW: durationSeconds.default(86_400),
+  REMINDER_POLL_MS: timerMilliseconds.default(60_000),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   WEBHOOK_POLL_MS: timerMilliseconds.default(1000),
   WEBHOOK_TIMEOUT_MS: timerMilliseconds.default(10_000),
@@ -137,6 +139,7 @@ export interface Config {
   /** Events a live stream may fall behind its client before it is cut off (the slow-consumer limit). */
   eventMaxQueued: number;
   webhooks: WebhookConfig;
+  reminders: ReminderConfig;
   /** Where users reach the service: the base of links in emails and of the sign-on callback. */
   publicUrl: string;
   /** Outgoing email; absent when SMTP_URL is unset (no email is sent, none is queued). */
@@ -163,6 +166,13 @@ export interface MailConfig {
   digestHour: number;
   /** The digest scheduler's clock; tests move it to the digest hour. Defaults to the system clock. */
   now?: () => Date;
+}
+
+export interface ReminderConfig {
+  /** A task assigned to someone and due within this many seconds gets a `task.due_soon` reminder. */
+  windowSeconds: number;
+  /** How often each instance tries to run the reminder job (one instance at a time runs it). */
+  pollMs: number;
 }
 
 export interface OidcConfig {
@@ -245,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryWindowMs: values.WEBHOOK_RETRY_WINDOW_MS,
       logRetentionMs: values.WEBHOOK_LOG_RETENTION_MS,
     },
+    reminders: { windowSeconds: values.REMINDER_WINDOW, pollMs: values.REMINDER_POLL_MS },
     publicUrl,
     ...(values.SMTP_URL
       ? {

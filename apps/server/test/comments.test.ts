@@ -153,6 +153,7 @@ describe('comments: create', () => {
       authorId: colleague.id,
       authorName: colleague.name,
       taskId,
+      mentionIds: [],
       createdAt: expect.stringMatching(ISO_MS),
       updatedAt: expect.stringMatching(ISO_MS),
     });

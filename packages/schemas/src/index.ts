@@ -9,3 +9,4 @@ export * from './comments';
 export * from './activity';
 export * from './webhooks';
 export * from './notification-settings';
+export * from './notifications';

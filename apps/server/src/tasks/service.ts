@@ -14,6 +14,7 @@ import { nextVersion, requireVersion } from '../lib/versions';
 import { allowedBy, authorize, currentGrant, grantedProjects, type ProjectAccess, requireReach } from '../policy';
 import { type Change, changedFields, recordChange } from '../recorded-write';
 import { DomainError, notFound } from '../errors';
+import { taskCreatedPlan, taskUpdatedPlan } from '../notifications/plan';
 import * as store from './store';
 
 /** Who the permission table lets write tasks, for the check a create makes inside its INSERT. */
@@ -164,12 +165,21 @@ export function createTasksService(db: Db) {
         dueDate: input.dueDate ? new Date(input.dueDate) : null,
         assigneeId: input.assigneeId?.toLowerCase() ?? null,
         createdById: userId,
+        labelIds: [],
+        commentCount: 0,
         completedAt: status === 'DONE' ? now : null,
         createdAt: now,
         updatedAt: now,
       };
       const task = toTask(row);
-      const created: Change = { projectId: task.projectId, taskId: task.id, actorId: userId, type: 'task.created', resource: task };
+      const created: Change = {
+        projectId: task.projectId,
+        taskId: task.id,
+        actorId: userId,
+        type: 'task.created',
+        resource: task,
+        notify: taskCreatedPlan(userId, row.assigneeId),
+      };
       const write = () => store.insertTask(db, row, { userId, ...TASK_WRITERS }, created);
       const wellFormed = isId(input.projectId) && (input.assigneeId === null || input.assigneeId === undefined || isId(input.assigneeId));
       let unstorable: unknown;
@@ -205,7 +215,15 @@ export function createTasksService(db: Db) {
         authorize(access, 'task.write');
         await requireAssignable(task.projectId, patch.assigneeId);
         const { set, after, changes } = planUpdate(patch, requireVersion(task, versions, 'Task'));
-        const updated = changes && { projectId: after.projectId, taskId: id, actorId: userId, type: 'task.updated' as const, resource: after, changes };
+        const updated = changes && {
+          projectId: after.projectId,
+          taskId: task.id,
+          actorId: userId,
+          type: 'task.updated' as const,
+          resource: after,
+          changes,
+          notify: taskUpdatedPlan(changes),
+        };
         if (await store.updateTaskIfUnchanged(db, id, task.updatedAt, set, updated)) return after;
       }
     },

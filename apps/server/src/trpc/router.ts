@@ -4,6 +4,7 @@ import { authRouter } from '../auth/router';
 import { commentsRouter } from '../comments/router';
 import { membersRouter } from '../members/router';
 import { notificationSettingsRouter } from '../notification-email/router';
+import { notificationsRouter, watchingRouter } from '../notifications/router';
 import { projectsRouter } from '../projects/router';
 import { tasksRouter } from '../tasks/router';
 import { webhooksRouter } from '../webhooks/router';
@@ -18,6 +19,8 @@ export const appRouter = router({
   comments: commentsRouter,
   activity: activityRouter,
   webhooks: webhooksRouter,
+  notifications: notificationsRouter,
+  watching: watchingRouter,
 });
 
 export type AppRouter = typeof appRouter;
