@@ -19,12 +19,13 @@ const mailConfig = (smtpUrl: string, extra: Partial<MailConfig> = {}): MailConfi
 });
 
 const SETTINGS = '/api/v1/auth/me/notification-settings';
+/** A header's value as sent (mailparser restructures the List-* headers). */
 const header = (mail: ReceivedMail, name: string) => {
-  const value = mail.headers.get(name);
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  const line = mail.headerLines.find((candidate) => candidate.toLowerCase().startsWith(`${name.toLowerCase()}:`));
+  return line?.slice(name.length + 1).trim();
 };
 /** The URL in a mail's `List-Unsubscribe: <…>` header. */
-const unsubscribeUrlOf = (mail: ReceivedMail) => /<([^>]+)>/.exec(header(mail, 'list-unsubscribe'))?.[1] ?? '';
+const unsubscribeUrlOf = (mail: ReceivedMail) => /<([^>]+)>/.exec(header(mail, 'list-unsubscribe') ?? '')?.[1] ?? '';
 /** Path and query of the unsubscribe URL, for requests to the app under test. */
 const localPath = (url: string) => url.replace('http://tasklane.test', '');
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -91,7 +92,7 @@ describe('notification email: instant', () => {
     await expect.poll(async () => (await queryRows(t, 'select * from mail_outbox')).length, { timeout: 10_000 }).toBe(0);
   });
 
-  it('member.added, comment.mentioned, comment.created and task.status_changed each mail the people they notify', async () => {
+  it('member.added, comment.mentioned, comment.created, task.status_changed and task.due_soon each mail the people they notify', async () => {
     const { owner, member, project } = await team(t);
     await waitForMail(smtp, member.email, /added you to the project Launch/);
     const task = await createTask(t, member, project.id, { title: 'Pick a date' });
@@ -111,7 +112,12 @@ describe('notification email: instant', () => {
     await t.request('PATCH', `/api/v1/tasks/${task.id}`, { token: member.token, body: { status: 'DONE' } });
     const changed = await waitForMail(smtp, owner.email, /changed the status of “Pick a date”/);
     expect(changed.html).toContain(`href="${link}"`);
-    for (const mail of [mentioned, commented, changed]) expect(header(mail, 'list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
+    // The reminder job (run now rather than at its next poll): the assignee hears the task is due.
+    const due = await createTask(t, owner, project.id, { title: 'Book the room', assigneeId: member.id, dueDate: new Date(Date.now() + 3_600_000).toISOString() });
+    await t.app.dueReminders.runOnce();
+    const reminder = await waitForMail(smtp, member.email, /“Book the room” is due /);
+    expect(reminder.text).toContain(`http://tasklane.test/projects/${project.id}/tasks/${due.id}`);
+    for (const mail of [mentioned, commented, changed, reminder]) expect(header(mail, 'list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
     expect(mailsTo(smtp, member.email, /commented on|changed the status/)).toEqual([]);
   });
 
