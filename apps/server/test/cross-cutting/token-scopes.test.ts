@@ -15,6 +15,8 @@ type Need = Scope | 'session';
 const NEEDS = {
   'GET /auth/me': 'read',
   'PATCH /auth/me': 'session',
+  'GET /auth/me/notification-settings': 'read',
+  'PATCH /auth/me/notification-settings': 'session',
   'POST /auth/logout': 'session',
   'GET /auth/sessions': 'session',
   'DELETE /auth/sessions/{id}': 'session',
@@ -69,6 +71,8 @@ interface World {
 const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; body?: unknown }> | { url: string; body?: unknown }> = {
   'GET /auth/me': () => ({ url: '/auth/me' }),
   'PATCH /auth/me': () => ({ url: '/auth/me', body: { name: 'Renamed' } }),
+  'GET /auth/me/notification-settings': () => ({ url: '/auth/me/notification-settings' }),
+  'PATCH /auth/me/notification-settings': () => ({ url: '/auth/me/notification-settings', body: { email: 'daily' } }),
   'POST /auth/logout': () => ({ url: '/auth/logout', body: {} }),
   'GET /auth/sessions': () => ({ url: '/auth/sessions' }),
   'DELETE /auth/sessions/{id}': ({ sessionId }) => ({ url: `/auth/sessions/${sessionId}` }),
