@@ -259,6 +259,18 @@ describe('notifications', () => {
     expect(row?.n).toBe(2);
   });
 
+  it('a personal access token limited to some projects sees only their notifications', async () => {
+    const [first, second] = [await team('First'), await team('Second')];
+    for (const project of [first, second]) await createTask(t, owner, project.id, { assigneeId: assignee.id });
+    const token = await t.request('POST', '/api/v1/auth/tokens', { token: assignee.token, body: { name: 'First only', scopes: ['write'], projectIds: [first.id] } });
+    expect(token.status).toBe(201);
+    const seen = (await t.request('GET', '/api/v1/notifications?limit=500', { headers: { authorization: `Bearer ${token.body.token}` } })).body as Item[];
+    expect(seen.some((item) => item.projectId === first.id)).toBe(true);
+    expect(seen.some((item) => item.projectId === second.id)).toBe(false);
+    const [other] = await inbox(assignee, second.id);
+    expect((await t.request('POST', `/api/v1/notifications/${other!.id}/read`, { headers: { authorization: `Bearer ${token.body.token}` } })).status).toBe(404);
+  });
+
   it('writes nothing when the causing change rolls back', async () => {
     const project = await team();
     const task = await createTask(t, owner, project.id);
