@@ -14,7 +14,7 @@ module.exports = {
       name: 'domain-free-of-transport',
       severity: 'error',
       comment:
-        "Only src/trpc, src/http, the resources' router.ts (and activity/sse.ts, the event stream route) and the entry files know tRPC and Fastify; services, stores, the policy and lib/ refuse with DomainError (src/errors.ts).",
+        "Only src/trpc, src/http, the resources' router.ts (and their sse.ts, the event stream routes) and the entry files know tRPC and Fastify; services, stores, the policy and lib/ refuse with DomainError (src/errors.ts).",
       from: {
         path: '^apps/server/src/',
         pathNot: [

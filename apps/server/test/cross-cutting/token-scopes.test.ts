@@ -53,6 +53,13 @@ const NEEDS = {
   'PATCH /projects/{id}/webhooks/{webhookId}': 'admin',
   'DELETE /projects/{id}/webhooks/{webhookId}': 'admin',
   'GET /projects/{id}/webhooks/{webhookId}/deliveries': 'read',
+  'GET /notifications': 'read',
+  'GET /notifications/unread-count': 'read',
+  'POST /notifications/{id}/read': 'write',
+  'POST /notifications/read-all': 'write',
+  'GET /tasks/{id}/subscription': 'read',
+  'PUT /tasks/{id}/subscription': 'write',
+  'DELETE /tasks/{id}/subscription': 'write',
 } satisfies Record<string, Need>;
 type Route = keyof typeof NEEDS;
 
@@ -66,6 +73,8 @@ interface World {
   memberUserId: string;
   sessionId: string;
   tokenId: string;
+  /** A notification of the owner's (an editor's comment on the owner's task). */
+  notificationId: string;
 }
 
 const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; body?: unknown }> | { url: string; body?: unknown }> = {
@@ -109,6 +118,13 @@ const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; 
   'PATCH /projects/{id}/webhooks/{webhookId}': ({ projectId, webhookId }) => ({ url: `/projects/${projectId}/webhooks/${webhookId}`, body: { events: ['task.created'] } }),
   'DELETE /projects/{id}/webhooks/{webhookId}': ({ projectId, webhookId }) => ({ url: `/projects/${projectId}/webhooks/${webhookId}` }),
   'GET /projects/{id}/webhooks/{webhookId}/deliveries': ({ projectId, webhookId }) => ({ url: `/projects/${projectId}/webhooks/${webhookId}/deliveries` }),
+  'GET /notifications': () => ({ url: '/notifications' }),
+  'GET /notifications/unread-count': () => ({ url: '/notifications/unread-count' }),
+  'POST /notifications/{id}/read': ({ notificationId }) => ({ url: `/notifications/${notificationId}/read` }),
+  'POST /notifications/read-all': () => ({ url: '/notifications/read-all', body: {} }),
+  'GET /tasks/{id}/subscription': ({ taskId }) => ({ url: `/tasks/${taskId}/subscription` }),
+  'PUT /tasks/{id}/subscription': ({ taskId }) => ({ url: `/tasks/${taskId}/subscription` }),
+  'DELETE /tasks/{id}/subscription': ({ taskId }) => ({ url: `/tasks/${taskId}/subscription` }),
 };
 
 const covers = (scope: Scope, need: Need) => need !== 'session' && SCOPES.indexOf(scope) >= SCOPES.indexOf(need);
@@ -139,6 +155,10 @@ describe('personal access token scopes × every route', () => {
     const login = await t.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: owner.password } });
     const sessions = await t.request('GET', '/api/v1/auth/sessions', { token: login.body.access_token });
     const spare = await t.request('POST', '/api/v1/auth/tokens', { token: owner.token, body: { name: 'Spare', scopes: ['read'] } });
+    const commenter = await registerUser(t, 'Commenter');
+    await invite(t, owner, projectId, commenter, 'EDITOR');
+    await t.request('POST', `/api/v1/tasks/${taskId}/comments`, { token: commenter.token, body: { text: 'Noted' } });
+    const [notification] = (await t.request('GET', '/api/v1/notifications?limit=1', { token: owner.token })).body as { id: string }[];
     return {
       projectId,
       taskId,
@@ -148,6 +168,7 @@ describe('personal access token scopes × every route', () => {
       memberUserId: memberUser.id,
       sessionId: sessions.body.find((session: { current: boolean }) => session.current).id,
       tokenId: spare.body.id,
+      notificationId: notification!.id,
     };
   }
 
