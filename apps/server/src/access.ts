@@ -1,8 +1,8 @@
-import { type Db, memberships, projects } from '@tasklane/db';
+import { type Db, labels, memberships, projects } from '@tasklane/db';
 import type { Role } from '@tasklane/schemas';
 import { type SQL, and, eq, inArray, sql } from 'drizzle-orm';
 import { isId } from './lib/ids';
-import { preparedFor } from './lib/prepared';
+import { arrayLiteral, preparedFor } from './lib/prepared';
 import { type ProjectAccess, requireReach } from './policy';
 import { notFound } from './errors';
 
@@ -52,6 +52,15 @@ export const membersAmong = async (db: Db, projectId: string, userIds: readonly 
             .where(and(eq(memberships.projectId, projectId), inArray(memberships.userId, [...userIds])))
         ).map((row) => row.userId),
       );
+
+/** How many of `labelIds` (well-formed ids, each once) are labels of the project. */
+export async function countProjectLabels(db: Db, projectId: string, labelIds: readonly string[]): Promise<number> {
+  const found = await db
+    .select({ id: labels.id })
+    .from(labels)
+    .where(and(eq(labels.projectId, projectId), sql`${labels.id} = any(${arrayLiteral(labelIds)}::uuid[])`));
+  return found.length;
+}
 
 /**
  * Who owns the project (undefined: no such project). With `lock`, its row stays locked to the end

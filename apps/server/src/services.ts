@@ -13,6 +13,7 @@ import type { TokenStateCache } from './auth/token-state';
 import type { TokenService } from './auth/tokens';
 import { createCommentsService } from './comments/service';
 import { createIdempotencyService } from './idempotency/service';
+import { createLabelsService } from './labels/service';
 import { transactionAware } from './lib/ambient-transaction';
 import type { BackgroundQueue } from './lib/background';
 import type { MailOutbox } from './mail/outbox';
@@ -72,6 +73,7 @@ export function createServices(
     members: createMembersService(db),
     tasks,
     comments: createCommentsService(db, tasks),
+    labels: createLabelsService(db),
     activity: createActivityService(db, tasks),
     idempotency: createIdempotencyService(db),
     events: createEventsService(db, live.hub, live.metrics.eventStreams, live.eventMaxQueued),

@@ -41,6 +41,7 @@ export const RESOURCES = {
     delete: 'tasks.delete',
   },
   comments: { list: 'comments.listPage', get: 'comments.get', create: 'comments.create', update: 'comments.update', delete: 'comments.delete' },
+  labels: { list: 'labels.listPage', get: 'labels.get', create: 'labels.create', update: 'labels.update', delete: 'labels.delete' },
   activity: { listForProject: 'activity.listForProjectPage', listForTask: 'activity.listForTaskPage' },
   webhooks: {
     list: 'webhooks.listPage',

@@ -57,6 +57,26 @@ describe('resource methods', () => {
     expect(await tl.trpc.query('tasks.get', { id: task.id })).toMatchObject({ id: task.id });
   });
 
+  it('manage labels and put them on tasks: tl.labels.list/get/create/update/delete, labelIds and commentCount on tasks', async () => {
+    const { tl } = await registered();
+    const project = await tl.projects.create({ name: 'Labelled' });
+    const bug = await tl.labels.create({ id: project.id, name: 'Bug', color: '#D73A4A' });
+    const chore = await tl.labels.create({ id: project.id, name: 'chore' });
+    expect(bug).toMatchObject({ name: 'Bug', color: '#d73a4a', projectId: project.id });
+    const duplicate = await failure(tl.labels.create({ id: project.id, name: 'BUG' }));
+    expect([duplicate.code, duplicate.reason, duplicate.httpStatus]).toEqual(['CONFLICT', 'LABEL_EXISTS', 409]);
+    expect((await tl.labels.list({ id: project.id })).items.map((label) => label.name)).toEqual(['Bug', 'chore']);
+    expect(await tl.labels.update({ id: project.id, labelId: chore.id, name: 'Chore' })).toMatchObject({ name: 'Chore' });
+    expect((await tl.labels.get({ id: project.id, labelId: chore.id })).name).toBe('Chore');
+
+    const task = await tl.tasks.create({ projectId: project.id, title: 'Fix', labelIds: [chore.id, bug.id] });
+    expect(task).toMatchObject({ labelIds: [bug.id, chore.id].sort(), commentCount: 0 });
+    await tl.comments.create({ id: task.id, text: 'On it' });
+    expect((await tl.tasks.list({ projectId: project.id, labelId: [bug.id] })).items).toMatchObject([{ id: task.id, commentCount: 1 }]);
+    expect(await tl.labels.delete({ id: project.id, labelId: bug.id })).toEqual({ message: 'Label deleted' });
+    expect((await tl.tasks.get({ id: task.id })).labelIds).toEqual([chore.id]);
+  });
+
   it('list methods return a page with its cursor, and paginate walks every page lazily', async () => {
     const { tl } = await registered();
     const project = await tl.projects.create({ name: 'Paged' });

@@ -114,6 +114,10 @@ export function createCommentsService(db: Db, tasks: TasksService) {
       authorizeCommentChange(access, 'delete', comment.authorId === userId);
       await db.transaction(async (tx) => {
         const before = requireVersion(await store.lockComment(tx, comment.id), versions, 'Comment');
+        // Deleted before its history entry is recorded: the deletion counts it off its task (the
+        // trigger of migration 0006), locking the task's row, and every writer of a task takes that
+        // row before the project's lock that recording takes.
+        await store.deleteComment(tx, comment.id);
         await recordChange(tx, {
           projectId: access.projectId,
           taskId: comment.taskId,
@@ -121,7 +125,6 @@ export function createCommentsService(db: Db, tasks: TasksService) {
           type: 'comment.deleted',
           resource: toComment({ ...before, authorName: comment.authorName }),
         });
-        await store.deleteComment(tx, comment.id);
       });
       return { message: 'Comment deleted' };
     },

@@ -2,6 +2,7 @@ import { accessTokensRouter } from '../access-tokens/router';
 import { activityRouter } from '../activity/router';
 import { authRouter } from '../auth/router';
 import { commentsRouter } from '../comments/router';
+import { labelsRouter } from '../labels/router';
 import { membersRouter } from '../members/router';
 import { notificationSettingsRouter } from '../notification-email/router';
 import { notificationsRouter, watchingRouter } from '../notifications/router';
@@ -17,6 +18,7 @@ export const appRouter = router({
   members: membersRouter,
   tasks: tasksRouter,
   comments: commentsRouter,
+  labels: labelsRouter,
   activity: activityRouter,
   webhooks: webhooksRouter,
   notifications: notificationsRouter,

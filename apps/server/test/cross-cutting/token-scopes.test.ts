@@ -60,6 +60,11 @@ const NEEDS = {
   'GET /tasks/{id}/subscription': 'read',
   'PUT /tasks/{id}/subscription': 'write',
   'DELETE /tasks/{id}/subscription': 'write',
+  'GET /projects/{id}/labels': 'read',
+  'POST /projects/{id}/labels': 'write',
+  'GET /projects/{id}/labels/{labelId}': 'read',
+  'PATCH /projects/{id}/labels/{labelId}': 'write',
+  'DELETE /projects/{id}/labels/{labelId}': 'write',
 } satisfies Record<string, Need>;
 type Route = keyof typeof NEEDS;
 
@@ -69,6 +74,7 @@ interface World {
   taskId: string;
   commentId: string;
   webhookId: string;
+  labelId: string;
   memberId: string;
   memberUserId: string;
   sessionId: string;
@@ -125,6 +131,11 @@ const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; 
   'GET /tasks/{id}/subscription': ({ taskId }) => ({ url: `/tasks/${taskId}/subscription` }),
   'PUT /tasks/{id}/subscription': ({ taskId }) => ({ url: `/tasks/${taskId}/subscription` }),
   'DELETE /tasks/{id}/subscription': ({ taskId }) => ({ url: `/tasks/${taskId}/subscription` }),
+  'GET /projects/{id}/labels': ({ projectId }) => ({ url: `/projects/${projectId}/labels` }),
+  'POST /projects/{id}/labels': ({ projectId }) => ({ url: `/projects/${projectId}/labels`, body: { name: 'New label' } }),
+  'GET /projects/{id}/labels/{labelId}': ({ projectId, labelId }) => ({ url: `/projects/${projectId}/labels/${labelId}` }),
+  'PATCH /projects/{id}/labels/{labelId}': ({ projectId, labelId }) => ({ url: `/projects/${projectId}/labels/${labelId}`, body: { color: '#000000' } }),
+  'DELETE /projects/{id}/labels/{labelId}': ({ projectId, labelId }) => ({ url: `/projects/${projectId}/labels/${labelId}` }),
 };
 
 const covers = (scope: Scope, need: Need) => need !== 'session' && SCOPES.indexOf(scope) >= SCOPES.indexOf(need);
@@ -150,6 +161,7 @@ describe('personal access token scopes × every route', () => {
     const comment = await t.request('POST', `/api/v1/tasks/${taskId}/comments`, { token: owner.token, body: { text: 'A comment' } });
     // Inactive, so no delivery is attempted (and no row changes) while a test compares snapshots.
     const webhook = await t.request('POST', `/api/v1/projects/${projectId}/webhooks`, { token: owner.token, body: { url: 'http://127.0.0.1:9/hook', active: false } });
+    const label = await t.request('POST', `/api/v1/projects/${projectId}/labels`, { token: owner.token, body: { name: 'A label' } });
     const memberUser = await registerUser(t, 'Member');
     const member = await invite(t, owner, projectId, memberUser, 'VIEWER');
     const login = await t.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: owner.password } });
@@ -164,6 +176,7 @@ describe('personal access token scopes × every route', () => {
       taskId,
       commentId: comment.body.id,
       webhookId: webhook.body.id,
+      labelId: label.body.id,
       memberId: member.id,
       memberUserId: memberUser.id,
       sessionId: sessions.body.find((session: { current: boolean }) => session.current).id,

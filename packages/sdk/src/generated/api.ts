@@ -22,7 +22,10 @@ export type ActivityType =
   | "task.deleted"
   | "comment.created"
   | "comment.updated"
-  | "comment.deleted";
+  | "comment.deleted"
+  | "label.created"
+  | "label.updated"
+  | "label.deleted";
 /**
  * The caller's role in the project (the owner is an ADMIN)
  */
@@ -301,6 +304,13 @@ export interface ProcedureInputs {
      */
     assigneeId?: string;
     /**
+     * Comma list of label ids: tasks carrying any of them
+     *
+     * @minItems 1
+     * @maxItems 20
+     */
+    labelId?: string[];
+    /**
      * Only tasks due strictly before this date-time
      */
     dueBefore?: string | Date;
@@ -359,6 +369,13 @@ export interface ProcedureInputs {
      */
     assigneeId?: string;
     /**
+     * Comma list of label ids: tasks carrying any of them
+     *
+     * @minItems 1
+     * @maxItems 20
+     */
+    labelId?: string[];
+    /**
      * Only tasks due strictly before this date-time
      */
     dueBefore?: string | Date;
@@ -412,6 +429,13 @@ export interface ProcedureInputs {
      * A user id, `me` (the caller) or `none` (unassigned)
      */
     assigneeId?: string;
+    /**
+     * Comma list of label ids: tasks carrying any of them
+     *
+     * @minItems 1
+     * @maxItems 20
+     */
+    labelId?: string[];
     /**
      * Only tasks due strictly before this date-time
      */
@@ -467,6 +491,13 @@ export interface ProcedureInputs {
      */
     assigneeId?: string;
     /**
+     * Comma list of label ids: tasks carrying any of them
+     *
+     * @minItems 1
+     * @maxItems 20
+     */
+    labelId?: string[];
+    /**
      * Only tasks due strictly before this date-time
      */
     dueBefore?: string | Date;
@@ -509,6 +540,12 @@ export interface ProcedureInputs {
     priority?: TaskPriority;
     dueDate?: string | Date | null;
     assigneeId?: string | null;
+    /**
+     * Ids of labels of the task's project (at most 20, each once); replaces the task's labels
+     *
+     * @maxItems 20
+     */
+    labelIds?: string[];
   };
   "tasks.get": {
     /**
@@ -527,6 +564,12 @@ export interface ProcedureInputs {
     priority?: TaskPriority;
     dueDate?: string | Date | null;
     assigneeId?: string | null;
+    /**
+     * Ids of labels of the task's project (at most 20, each once); replaces the task's labels
+     *
+     * @maxItems 20
+     */
+    labelIds?: string[];
   };
   "tasks.delete": {
     /**
@@ -611,6 +654,86 @@ export interface ProcedureInputs {
      * Resource id (UUIDv7); a malformed or unknown id is a 404
      */
     commentId: string;
+  };
+  "labels.list": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Page size, 1–500 (default 100)
+     */
+    limit?: number;
+    /**
+     * Opaque cursor from the `Link: rel="next"` header of the previous page
+     */
+    cursor?: string;
+  };
+  "labels.listPage": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Page size, 1–500 (default 100)
+     */
+    limit?: number;
+    /**
+     * Opaque cursor from the `Link: rel="next"` header of the previous page
+     */
+    cursor?: string;
+  };
+  "labels.create": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * 1–50 characters, unique in the project regardless of case (409 LABEL_EXISTS)
+     */
+    name: string;
+    /**
+     * `#rrggbb` (default #6b7280)
+     */
+    color?: string;
+  };
+  "labels.get": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    labelId: string;
+  };
+  "labels.update": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    labelId: string;
+    /**
+     * 1–50 characters, unique in the project regardless of case (409 LABEL_EXISTS)
+     */
+    name?: string;
+    /**
+     * `#rrggbb`, returned in lower case
+     */
+    color?: string;
+  };
+  "labels.delete": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    labelId: string;
   };
   "activity.listForProject": {
     /**
@@ -918,6 +1041,15 @@ export interface ProcedureOutputs {
   "comments.get": Comment;
   "comments.update": Comment;
   "comments.delete": Message;
+  "labels.list": Label[];
+  "labels.listPage": {
+    items: Label[];
+    nextCursor: string | null;
+  };
+  "labels.create": Label;
+  "labels.get": Label;
+  "labels.update": Label;
+  "labels.delete": Message;
   "activity.listForProject": Activity[];
   "activity.listForProjectPage": {
     items: Activity[];
@@ -977,7 +1109,7 @@ export interface Activity {
    */
   taskId: string | null;
   /**
-   * The changed resource (Project, Member, Task or Comment) after the change; before it, for deletions
+   * The changed resource (Project, Member, Task, Comment or Label) after the change; before it, for deletions
    */
   resource: {
     [k: string]: unknown | undefined;
@@ -1233,6 +1365,16 @@ export interface Task {
    */
   updatedAt: string;
   completedAt: string | null;
+  /**
+   * Ids of the project's labels on the task, in id order (oldest label first); empty when none
+   *
+   * Items: Resource id (UUIDv7)
+   */
+  labelIds: string[];
+  /**
+   * How many comments the task has
+   */
+  commentCount: number;
 }
 export interface Comment {
   /**
@@ -1258,6 +1400,29 @@ export interface Comment {
    * Items: Resource id (UUIDv7)
    */
   mentionIds: string[];
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  createdAt: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  updatedAt: string;
+}
+export interface Label {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  /**
+   * Resource id (UUIDv7)
+   */
+  projectId: string;
+  name: string;
+  /**
+   * `#rrggbb`, lower case
+   */
+  color: string;
   /**
    * UTC ISO 8601 timestamp with milliseconds
    */
@@ -1463,6 +1628,12 @@ export const PROCEDURE_KINDS = {
   "comments.get": "query",
   "comments.update": "mutation",
   "comments.delete": "mutation",
+  "labels.list": "query",
+  "labels.listPage": "query",
+  "labels.create": "mutation",
+  "labels.get": "query",
+  "labels.update": "mutation",
+  "labels.delete": "mutation",
   "activity.listForProject": "query",
   "activity.listForProjectPage": "query",
   "activity.listForTask": "query",
@@ -1506,6 +1677,8 @@ export const ERROR_REASONS = [
   "INVALID_SSO_CODE",
   "INVALID_UNSUBSCRIBE_TOKEN",
   "JSON_TOO_DEEP",
+  "LABEL_EXISTS",
+  "LABEL_NOT_IN_PROJECT",
   "MALFORMED_JSON",
   "MENTION_NOT_MEMBER",
   "METHOD_NOT_SUPPORTED",
