@@ -1,6 +1,6 @@
 import { type Db, labels, memberships, projects } from '@tasklane/db';
 import type { Role } from '@tasklane/schemas';
-import { type SQL, and, eq, sql } from 'drizzle-orm';
+import { type SQL, and, eq, inArray, sql } from 'drizzle-orm';
 import { isId } from './lib/ids';
 import { arrayLiteral, preparedFor } from './lib/prepared';
 import { type ProjectAccess, requireReach } from './policy';
@@ -39,6 +39,19 @@ export const isMember = async (db: Db, projectId: string, userId: string): Promi
       .where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId)))
       .limit(1)
   ).length > 0;
+
+/** Which of `userIds` (well-formed ids) are members of the project. */
+export const membersAmong = async (db: Db, projectId: string, userIds: readonly string[]): Promise<Set<string>> =>
+  userIds.length === 0
+    ? new Set()
+    : new Set(
+        (
+          await db
+            .select({ userId: memberships.userId })
+            .from(memberships)
+            .where(and(eq(memberships.projectId, projectId), inArray(memberships.userId, [...userIds])))
+        ).map((row) => row.userId),
+      );
 
 /** How many of `labelIds` (well-formed ids, each once) are labels of the project. */
 export async function countProjectLabels(db: Db, projectId: string, labelIds: readonly string[]): Promise<number> {

@@ -111,6 +111,10 @@ export const TOKEN_NEEDS: Readonly<Record<string, TokenNeed>> = {
   'comments.create': 'write',
   'comments.update': 'write',
   'comments.delete': 'write',
+  'notifications.markRead': 'write',
+  'notifications.markAllRead': 'write',
+  'watching.subscribe': 'write',
+  'watching.unsubscribe': 'write',
   'labels.create': 'write',
   'labels.update': 'write',
   'labels.delete': 'write',
@@ -124,6 +128,7 @@ export const TOKEN_NEEDS: Readonly<Record<string, TokenNeed>> = {
   'auth.sessions.listPage': 'session',
   'auth.sessions.revoke': 'session',
   'auth.sessions.revokeOthers': 'session',
+  'auth.notificationSettings.update': 'session',
 };
 
 export function tokenNeed(procedure: string, type: 'query' | 'mutation' | 'subscription'): TokenNeed {

@@ -9,3 +9,5 @@ export * from './comments';
 export * from './labels';
 export * from './activity';
 export * from './webhooks';
+export * from './notification-settings';
+export * from './notifications';

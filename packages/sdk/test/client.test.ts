@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTasklaneClient, TasklaneError, type ProjectEvent, type TasklaneClient } from '../src/index';
+import { createTasklaneClient, TasklaneError, type Notification, type ProjectEvent, type TasklaneClient } from '../src/index';
 import { startServer } from './server';
 
 let server: Awaited<ReturnType<typeof startServer>>;
@@ -258,5 +258,36 @@ describe('live events', () => {
     const { tl } = await registered();
     const refused = await failure(tl.events.subscribe({ projectId: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b' }, { onEvent: () => {} }));
     expect(refused.httpStatus).toBe(404);
+  });
+});
+
+describe('notifications', () => {
+  it('are listed, counted, read, and delivered live to a subscriber; watching a task is a method too', async () => {
+    const owner = await registered();
+    const colleague = await registered();
+    const project = await owner.tl.projects.create({ name: 'Inbox' });
+    await owner.tl.members.invite({ id: project.id, email: colleague.email, role: 'EDITOR' });
+    const task = await owner.tl.tasks.create({ projectId: project.id, title: 'Review' });
+
+    const live: Notification[] = [];
+    let arrived: () => void = () => {};
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
+    const subscription = await owner.tl.notifications.subscribe({}, { onNotification: (notification) => (live.push(notification), arrived()) });
+    const comment = await colleague.tl.comments.create({ id: task.id, text: '@Ada please look', mentionIds: [owner.id] });
+    expect(comment.mentionIds).toEqual([owner.id]);
+    await arrival;
+    subscription.close();
+    expect(live[0]).toMatchObject({ kind: 'comment.mentioned', taskId: task.id, commentId: comment.id, actorId: colleague.id, readAt: null });
+    expect(subscription.lastEventId).toMatch(/^\d+$/);
+
+    expect(await owner.tl.notifications.unreadCount()).toEqual({ count: 1 });
+    const page = await owner.tl.notifications.list({ unread: 'true' });
+    expect(page.items.map((item) => item.id)).toEqual([live[0]!.id]);
+    expect((await owner.tl.notifications.markRead({ id: live[0]!.id })).readAt).not.toBeNull();
+    expect(await owner.tl.notifications.markAllRead()).toEqual({ marked: 0 });
+
+    expect(await owner.tl.watching.get({ id: task.id })).toEqual({ subscribed: true });
+    expect(await owner.tl.watching.unwatch({ id: task.id })).toEqual({ subscribed: false });
+    expect(await owner.tl.watching.watch({ id: task.id })).toEqual({ subscribed: true });
   });
 });

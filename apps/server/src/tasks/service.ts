@@ -15,6 +15,7 @@ import { nextVersion, requireVersion } from '../lib/versions';
 import { allowedBy, authorize, currentGrant, grantedProjects, type ProjectAccess, requireReach } from '../policy';
 import { type Change, changedFields, recordChange } from '../recorded-write';
 import { DomainError, invalidField, notFound } from '../errors';
+import { taskCreatedPlan, taskUpdatedPlan } from '../notifications/plan';
 import * as store from './store';
 
 /** Who the permission table lets write tasks, for the check a create makes inside its INSERT. */
@@ -187,7 +188,14 @@ export function createTasksService(db: Db) {
         updatedAt: now,
       };
       const task = toTask(row);
-      const created: Change = { projectId: task.projectId, taskId: task.id, actorId: userId, type: 'task.created', resource: task };
+      const created: Change = {
+        projectId: task.projectId,
+        taskId: task.id,
+        actorId: userId,
+        type: 'task.created',
+        resource: task,
+        notify: taskCreatedPlan(userId, row.assigneeId),
+      };
       const write = () => store.insertTask(db, row, { userId, ...TASK_WRITERS }, created);
       const wellFormed =
         isId(input.projectId) && (input.assigneeId === null || input.assigneeId === undefined || isId(input.assigneeId)) && row.labelIds.every(isId);
@@ -227,7 +235,15 @@ export function createTasksService(db: Db) {
         await requireAssignable(task.projectId, patch.assigneeId);
         await requireProjectLabels(task.projectId, patch.labelIds);
         const { set, after, changes } = planUpdate(patch, requireVersion(task, versions, 'Task'));
-        const updated = changes && { projectId: after.projectId, taskId: id, actorId: userId, type: 'task.updated' as const, resource: after, changes };
+        const updated = changes && {
+          projectId: after.projectId,
+          taskId: task.id,
+          actorId: userId,
+          type: 'task.updated' as const,
+          resource: after,
+          changes,
+          notify: taskUpdatedPlan(changes),
+        };
         if (await store.updateTaskIfUnchanged(db, id, task.updatedAt, set, updated)) return after;
       }
     },

@@ -15,6 +15,8 @@ type Need = Scope | 'session';
 const NEEDS = {
   'GET /auth/me': 'read',
   'PATCH /auth/me': 'session',
+  'GET /auth/me/notification-settings': 'read',
+  'PATCH /auth/me/notification-settings': 'session',
   'POST /auth/logout': 'session',
   'GET /auth/sessions': 'session',
   'DELETE /auth/sessions/{id}': 'session',
@@ -51,6 +53,13 @@ const NEEDS = {
   'PATCH /projects/{id}/webhooks/{webhookId}': 'admin',
   'DELETE /projects/{id}/webhooks/{webhookId}': 'admin',
   'GET /projects/{id}/webhooks/{webhookId}/deliveries': 'read',
+  'GET /notifications': 'read',
+  'GET /notifications/unread-count': 'read',
+  'POST /notifications/{id}/read': 'write',
+  'POST /notifications/read-all': 'write',
+  'GET /tasks/{id}/subscription': 'read',
+  'PUT /tasks/{id}/subscription': 'write',
+  'DELETE /tasks/{id}/subscription': 'write',
   'GET /projects/{id}/labels': 'read',
   'POST /projects/{id}/labels': 'write',
   'GET /projects/{id}/labels/{labelId}': 'read',
@@ -70,11 +79,15 @@ interface World {
   memberUserId: string;
   sessionId: string;
   tokenId: string;
+  /** A notification of the owner's (an editor's comment on the owner's task). */
+  notificationId: string;
 }
 
 const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; body?: unknown }> | { url: string; body?: unknown }> = {
   'GET /auth/me': () => ({ url: '/auth/me' }),
   'PATCH /auth/me': () => ({ url: '/auth/me', body: { name: 'Renamed' } }),
+  'GET /auth/me/notification-settings': () => ({ url: '/auth/me/notification-settings' }),
+  'PATCH /auth/me/notification-settings': () => ({ url: '/auth/me/notification-settings', body: { email: 'daily' } }),
   'POST /auth/logout': () => ({ url: '/auth/logout', body: {} }),
   'GET /auth/sessions': () => ({ url: '/auth/sessions' }),
   'DELETE /auth/sessions/{id}': ({ sessionId }) => ({ url: `/auth/sessions/${sessionId}` }),
@@ -111,6 +124,13 @@ const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; 
   'PATCH /projects/{id}/webhooks/{webhookId}': ({ projectId, webhookId }) => ({ url: `/projects/${projectId}/webhooks/${webhookId}`, body: { events: ['task.created'] } }),
   'DELETE /projects/{id}/webhooks/{webhookId}': ({ projectId, webhookId }) => ({ url: `/projects/${projectId}/webhooks/${webhookId}` }),
   'GET /projects/{id}/webhooks/{webhookId}/deliveries': ({ projectId, webhookId }) => ({ url: `/projects/${projectId}/webhooks/${webhookId}/deliveries` }),
+  'GET /notifications': () => ({ url: '/notifications' }),
+  'GET /notifications/unread-count': () => ({ url: '/notifications/unread-count' }),
+  'POST /notifications/{id}/read': ({ notificationId }) => ({ url: `/notifications/${notificationId}/read` }),
+  'POST /notifications/read-all': () => ({ url: '/notifications/read-all', body: {} }),
+  'GET /tasks/{id}/subscription': ({ taskId }) => ({ url: `/tasks/${taskId}/subscription` }),
+  'PUT /tasks/{id}/subscription': ({ taskId }) => ({ url: `/tasks/${taskId}/subscription` }),
+  'DELETE /tasks/{id}/subscription': ({ taskId }) => ({ url: `/tasks/${taskId}/subscription` }),
   'GET /projects/{id}/labels': ({ projectId }) => ({ url: `/projects/${projectId}/labels` }),
   'POST /projects/{id}/labels': ({ projectId }) => ({ url: `/projects/${projectId}/labels`, body: { name: 'New label' } }),
   'GET /projects/{id}/labels/{labelId}': ({ projectId, labelId }) => ({ url: `/projects/${projectId}/labels/${labelId}` }),
@@ -147,6 +167,10 @@ describe('personal access token scopes × every route', () => {
     const login = await t.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: owner.password } });
     const sessions = await t.request('GET', '/api/v1/auth/sessions', { token: login.body.access_token });
     const spare = await t.request('POST', '/api/v1/auth/tokens', { token: owner.token, body: { name: 'Spare', scopes: ['read'] } });
+    const commenter = await registerUser(t, 'Commenter');
+    await invite(t, owner, projectId, commenter, 'EDITOR');
+    await t.request('POST', `/api/v1/tasks/${taskId}/comments`, { token: commenter.token, body: { text: 'Noted' } });
+    const [notification] = (await t.request('GET', '/api/v1/notifications?limit=1', { token: owner.token })).body as { id: string }[];
     return {
       projectId,
       taskId,
@@ -157,6 +181,7 @@ describe('personal access token scopes × every route', () => {
       memberUserId: memberUser.id,
       sessionId: sessions.body.find((session: { current: boolean }) => session.current).id,
       tokenId: spare.body.id,
+      notificationId: notification!.id,
     };
   }
 

@@ -3,6 +3,10 @@
 /* eslint-disable */
 
 export type TokenScope = "read" | "write" | "admin";
+/**
+ * `off`: no email; `instant`: one email per notification, within seconds; `daily`: one digest a day at the server’s MAIL_DIGEST_HOUR (UTC)
+ */
+export type NotificationEmailMode = "off" | "instant" | "daily";
 export type Role = "VIEWER" | "EDITOR" | "ADMIN";
 export type TaskStatus = "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELLED";
 export type TaskPriority = "LOW" | "MEDIUM" | "HIGH" | "URGENT";
@@ -30,6 +34,8 @@ export type Role1 = "VIEWER" | "EDITOR" | "ADMIN";
  * The caller's role in the project (the owner is an ADMIN)
  */
 export type Role2 = "VIEWER" | "EDITOR" | "ADMIN";
+export type NotificationKind =
+  "task.assigned" | "comment.mentioned" | "comment.created" | "task.status_changed" | "task.due_soon" | "member.added";
 
 export interface ProcedureInputs {
   "auth.register": {
@@ -154,6 +160,10 @@ export interface ProcedureInputs {
      * The `sso` code of the web app’s address after the sign-on
      */
     code: string;
+  };
+  "auth.notificationSettings.get": {};
+  "auth.notificationSettings.update": {
+    email: NotificationEmailMode;
   };
   "projects.list": {
     /**
@@ -601,6 +611,12 @@ export interface ProcedureInputs {
      */
     id: string;
     text: string;
+    /**
+     * User ids of members of the project mentioned in the text (distinct, at most 50); each is notified and starts watching the task
+     *
+     * @maxItems 50
+     */
+    mentionIds?: string[];
   };
   "comments.get": {
     /**
@@ -622,6 +638,12 @@ export interface ProcedureInputs {
      */
     commentId: string;
     text: string;
+    /**
+     * User ids of members of the project mentioned in the text (distinct, at most 50); each is notified and starts watching the task
+     *
+     * @maxItems 50
+     */
+    mentionIds?: string[];
   };
   "comments.delete": {
     /**
@@ -891,6 +913,63 @@ export interface ProcedureInputs {
      */
     cursor?: string;
   };
+  "notifications.list": {
+    /**
+     * `true`: unread notifications only
+     */
+    unread?: "true" | "false";
+    /**
+     * Page size, 1–500 (default 100)
+     */
+    limit?: number;
+    /**
+     * Opaque cursor from the `Link: rel="next"` header of the previous page
+     */
+    cursor?: string;
+  };
+  "notifications.listPage": {
+    /**
+     * `true`: unread notifications only
+     */
+    unread?: "true" | "false";
+    /**
+     * Page size, 1–500 (default 100)
+     */
+    limit?: number;
+    /**
+     * Opaque cursor from the `Link: rel="next"` header of the previous page
+     */
+    cursor?: string;
+  };
+  "notifications.unreadCount": {};
+  "notifications.markRead": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "notifications.markAllRead": {};
+  "notifications.events": {
+    lastEventId?: string | null;
+  };
+  "watching.get": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "watching.subscribe": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "watching.unsubscribe": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
 }
 export interface ProcedureOutputs {
   ProjectEvent: Activity;
@@ -919,6 +998,8 @@ export interface ProcedureOutputs {
   "auth.oidc.login": Redirect;
   "auth.oidc.callback": AuthResponse | Redirect;
   "auth.oidc.exchange": AuthResponse;
+  "auth.notificationSettings.get": NotificationSettings;
+  "auth.notificationSettings.update": NotificationSettings;
   "projects.list": Project[];
   "projects.listPage": {
     items: Project[];
@@ -993,6 +1074,17 @@ export interface ProcedureOutputs {
     items: WebhookDelivery[];
     nextCursor: string | null;
   };
+  "notifications.list": Notification[];
+  "notifications.listPage": {
+    items: Notification[];
+    nextCursor: string | null;
+  };
+  "notifications.unreadCount": UnreadCount;
+  "notifications.markRead": Notification;
+  "notifications.markAllRead": MarkAllRead;
+  "watching.get": Subscription;
+  "watching.subscribe": Subscription;
+  "watching.unsubscribe": Subscription;
 }
 export interface Activity {
   /**
@@ -1167,6 +1259,9 @@ export interface Redirect {
    */
   location: string;
 }
+export interface NotificationSettings {
+  email: NotificationEmailMode;
+}
 export interface Project {
   /**
    * Resource id (UUIDv7)
@@ -1300,6 +1395,12 @@ export interface Comment {
    */
   taskId: string;
   /**
+   * The users the comment mentions
+   *
+   * Items: Resource id (UUIDv7)
+   */
+  mentionIds: string[];
+  /**
    * UTC ISO 8601 timestamp with milliseconds
    */
   createdAt: string;
@@ -1420,6 +1521,58 @@ export interface WebhookDelivery {
    */
   createdAt: string;
 }
+export interface Notification {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  kind: NotificationKind;
+  /**
+   * Resource id (UUIDv7)
+   */
+  projectId: string;
+  /**
+   * The project's current name
+   */
+  projectName: string;
+  /**
+   * The task it is about; null for member.added
+   */
+  taskId: string | null;
+  /**
+   * The task's current title; null for member.added
+   */
+  taskTitle: string | null;
+  /**
+   * The comment, for comment.created and comment.mentioned (null once the comment is deleted)
+   */
+  commentId: string | null;
+  /**
+   * Who caused it; null for task.due_soon, which the service sends itself
+   */
+  actorId: string | null;
+  /**
+   * The actor's current name
+   */
+  actorName: string | null;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  createdAt: string;
+  readAt: string | null;
+}
+export interface UnreadCount {
+  count: number;
+}
+export interface MarkAllRead {
+  /**
+   * How many notifications were unread and are now read
+   */
+  marked: number;
+}
+export interface Subscription {
+  subscribed: boolean;
+}
 
 
 /** Procedures that take no input. */
@@ -1446,6 +1599,8 @@ export const PROCEDURE_KINDS = {
   "auth.oidc.login": "query",
   "auth.oidc.callback": "query",
   "auth.oidc.exchange": "mutation",
+  "auth.notificationSettings.get": "query",
+  "auth.notificationSettings.update": "mutation",
   "projects.list": "query",
   "projects.listPage": "query",
   "projects.create": "mutation",
@@ -1490,7 +1645,16 @@ export const PROCEDURE_KINDS = {
   "webhooks.update": "mutation",
   "webhooks.delete": "mutation",
   "webhooks.deliveries": "query",
-  "webhooks.deliveriesPage": "query"
+  "webhooks.deliveriesPage": "query",
+  "notifications.list": "query",
+  "notifications.listPage": "query",
+  "notifications.unreadCount": "query",
+  "notifications.markRead": "mutation",
+  "notifications.markAllRead": "mutation",
+  "notifications.events": "subscription",
+  "watching.get": "query",
+  "watching.subscribe": "mutation",
+  "watching.unsubscribe": "mutation"
 } as const;
 
 /** Every `reason` the server gives, as in @tasklane/schemas. */
@@ -1511,10 +1675,12 @@ export const ERROR_REASONS = [
   "INVALID_IF_MATCH",
   "INVALID_RESET_TOKEN",
   "INVALID_SSO_CODE",
+  "INVALID_UNSUBSCRIBE_TOKEN",
   "JSON_TOO_DEEP",
   "LABEL_EXISTS",
   "LABEL_NOT_IN_PROJECT",
   "MALFORMED_JSON",
+  "MENTION_NOT_MEMBER",
   "METHOD_NOT_SUPPORTED",
   "NOT_AUTHOR",
   "NOT_A_MEMBER",
