@@ -134,22 +134,25 @@ function pathParameter(path: string, name: string, description?: string): Parame
 }
 
 const EVENTS_PATH = '/projects/{id}/events';
+const NOTIFICATION_EVENTS_PATH = '/notifications/events';
+
+const STREAM_TAIL =
+  'Reconnect with `Last-Event-ID` (or `?lastEventId=`) to resume after the last event received. A client that falls too far behind gets a last `event: stream-error` frame (an Error, reason SLOW_CONSUMER) and the stream ends. The token may also be sent as `?access_token=`, since EventSource cannot set headers. See docs/events.md.';
 
 /**
- * `GET /projects/{id}/events` streams Server-Sent Events from a plain Fastify route
- * (activity/sse.ts), which trpc-to-openapi cannot see: it is described here by hand, each event's
- * `data:` an Activity.
+ * The two Server-Sent Events streams (`GET /projects/{id}/events`, activity/sse.ts, and `GET
+ * /notifications/events`, notifications/sse.ts) are plain Fastify routes, which trpc-to-openapi
+ * cannot see: they are described here by hand, each event's `data:` one item of `item`.
  */
-function eventsOperation(): Operation {
+function streamOperation(options: { operationId: string; tag: string; summary: string; description: string; item: string; pathParameters: string[]; path: string; frames: string }): Operation {
   const eventId = { type: 'string', pattern: '^\\d{1,18}$', example: '1042' };
   return {
-    operationId: 'projectsEvents',
-    tags: ['activity'],
-    summary: 'Live events of a project (Server-Sent Events)',
-    description:
-      'A `text/event-stream`: each change of the project as an event whose `id:` is the activity id, `event:` its type and `data:` one Activity as JSON; `: heartbeat` comments keep the connection open. Reconnect with `Last-Event-ID` (or `?lastEventId=`) to resume after the last event received. A client that falls too far behind gets a last `event: stream-error` frame (an Error, reason SLOW_CONSUMER) and the stream ends. The token may also be sent as `?access_token=`, since EventSource cannot set headers. See docs/events.md.',
+    operationId: options.operationId,
+    tags: [options.tag],
+    summary: options.summary,
+    description: `${options.description} ${STREAM_TAIL}`,
     parameters: [
-      pathParameter(EVENTS_PATH, 'id'),
+      ...options.pathParameters.map((name) => pathParameter(options.path, name)),
       { name: 'Last-Event-ID', in: 'header', description: 'Resume after this event id', schema: eventId },
       { name: 'lastEventId', in: 'query', description: 'Resume after this event id (for clients that cannot set headers)', schema: eventId },
       { name: 'access_token', in: 'query', description: 'The bearer token, for EventSource (which cannot set headers)', schema: { type: 'string', maxLength: 4096 } },
@@ -159,19 +162,42 @@ function eventsOperation(): Operation {
         description: 'The event stream',
         content: {
           'text/event-stream': {
-            schema: {
-              type: 'string',
-              description: 'Frames of `id: <Activity.id>`, `event: <Activity.type>`, `data: <Activity as JSON>`; each data line is one Activity (#/components/schemas/Activity)',
-            },
+            schema: { type: 'string', description: `${options.frames} (#/components/schemas/${options.item})` },
             // OpenAPI 3.2's name for the schema of each item of a sequential media type.
-            'x-itemSchema': { $ref: '#/components/schemas/Activity' },
+            'x-itemSchema': { $ref: `#/components/schemas/${options.item}` },
           } as MediaType,
         },
       },
-      ...Object.fromEntries([400, 401, 403, 404, 429, 500, 503].map((status) => [String(status), errorResponse(status)])),
+      ...Object.fromEntries([400, 401, 403, ...(options.pathParameters.length ? [404] : []), 429, 500, 503].map((status) => [String(status), errorResponse(status)])),
     },
   };
 }
+
+const eventsOperation = () =>
+  streamOperation({
+    operationId: 'projectsEvents',
+    tag: 'activity',
+    summary: 'Live events of a project (Server-Sent Events)',
+    description:
+      'A `text/event-stream`: each change of the project as an event whose `id:` is the activity id, `event:` its type and `data:` one Activity as JSON; `: heartbeat` comments keep the connection open.',
+    item: 'Activity',
+    path: EVENTS_PATH,
+    pathParameters: ['id'],
+    frames: 'Frames of `id: <Activity.id>`, `event: <Activity.type>`, `data: <Activity as JSON>`; each data line is one Activity',
+  });
+
+const notificationEventsOperation = () =>
+  streamOperation({
+    operationId: 'notificationsEvents',
+    tag: 'notifications',
+    summary: 'Live notifications of the caller (Server-Sent Events)',
+    description:
+      "A `text/event-stream`: each new notification of the caller as an event whose `id:` is the caller's notification sequence number, `event:` its kind and `data:` one Notification as JSON; `: heartbeat` comments keep the connection open.",
+    item: 'Notification',
+    path: NOTIFICATION_EVENTS_PATH,
+    pathParameters: [],
+    frames: 'Frames of `id: <sequence number>`, `event: <Notification.kind>`, `data: <Notification as JSON>`; each data line is one Notification',
+  });
 
 const UNSUBSCRIBE_DOC_PATH = '/notification-settings/unsubscribe';
 
@@ -339,7 +365,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
       }
     }
   }
-  document.paths = { ...document.paths, [EVENTS_PATH]: { get: eventsOperation() }, [UNSUBSCRIBE_DOC_PATH]: unsubscribeOperations() } as never;
+  document.paths = { ...document.paths, [EVENTS_PATH]: { get: eventsOperation() }, [NOTIFICATION_EVENTS_PATH]: { get: notificationEventsOperation() }, [UNSUBSCRIBE_DOC_PATH]: unsubscribeOperations() } as never;
   // trpc-to-openapi's own per-code error schemas are replaced by the one Error schema above.
   const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];

@@ -258,12 +258,18 @@ describe('the document is no looser than the server', () => {
     expect(registered.headers.location).toBe('/api/v1/auth/me');
   });
 
-  it('documents the event stream as text/event-stream with its event schema', () => {
-    const events = document.paths['/projects/{id}/events']?.get;
-    expect(events).toBeDefined();
-    expect(events!.responses['200']!.content).toHaveProperty(['text/event-stream', 'x-itemSchema'], { $ref: '#/components/schemas/Activity' });
-    const lastEventId = events!.parameters!.find((parameter) => parameter.name === 'lastEventId')!;
-    const valid = validator(lastEventId.schema);
-    expect([valid('1042'), valid('x'), valid('1'.repeat(19))]).toEqual([true, false, false]);
+  it('documents both event streams as text/event-stream with their event schema', () => {
+    for (const [path, item] of [
+      ['/projects/{id}/events', 'Activity'],
+      ['/notifications/events', 'Notification'],
+    ] as const) {
+      const events = document.paths[path]?.get;
+      expect(events, path).toBeDefined();
+      expect(events!.responses['200']!.content, path).toHaveProperty(['text/event-stream', 'x-itemSchema'], { $ref: `#/components/schemas/${item}` });
+      expect(document.components?.schemas, path).toHaveProperty(item);
+      const lastEventId = events!.parameters!.find((parameter) => parameter.name === 'lastEventId')!;
+      const valid = validator(lastEventId.schema);
+      expect([valid('1042'), valid('x'), valid('1'.repeat(19))], path).toEqual([true, false, false]);
+    }
   });
 });

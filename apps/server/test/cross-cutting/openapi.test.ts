@@ -53,11 +53,12 @@ describe('GET /api/v1/openapi.json', () => {
   });
 
   it('has one operation per REST procedure, and none for the tRPC-only page procedures', () => {
-    // …and the live event stream and the emails' unsubscribe link, plain Fastify routes described by hand.
+    // …and the two live event streams and the emails' unsubscribe link, plain Fastify routes described by hand.
     expect(operations.map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort()).toEqual(
       [
         ...restProcedures.map(({ openapi }) => `${openapi.method} ${openapi.path}`),
         'GET /projects/{id}/events',
+        'GET /notifications/events',
         'GET /notification-settings/unsubscribe',
         'POST /notification-settings/unsubscribe',
       ].sort(),
