@@ -99,7 +99,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   );
   // Every kind of email the service sends, by the name it is queued under.
-  const mailTemplates = { [PASSWORD_RESET_MAIL]: passwordResetMail(config.publicUrl, codes), ...notificationMailTemplates(config.publicUrl, unsubscribeTokens) };
+  const mailTemplates = { [PASSWORD_RESET_MAIL]: passwordResetMail(config.publicUrl, codes), ...notificationMailTemplates(config.publicUrl, unsubscribeTokens, database.db) };
   const mailSender = config.mail
     ? await startMailSender(database, config.mail, mailTemplates, (error) => app.log.error({ err: error }, 'sending email failed'))
     : undefined;

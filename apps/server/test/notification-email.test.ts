@@ -362,3 +362,57 @@ describe('without SMTP_URL', () => {
     expect(await queryRows(t, 'select * from notification_mails')).toEqual([]);
   });
 });
+
+describe('what a queued or forwarded email can still do', () => {
+  let t: TestApp;
+  let smtp: TestSmtpServer;
+
+  beforeAll(async () => {
+    // The first message is refused (451) and retried after 1.5 s: time for its recipient to leave.
+    smtp = await startSmtpServer({ refuseFirst: 1 });
+    t = await startTestApp({ mail: mailConfig(smtp.url, { retryBaseMs: 1500, retryMaxDelayMs: 1500 }) });
+  });
+  afterAll(async () => {
+    await t.close();
+    await smtp.close();
+  });
+
+  it('an email waiting for a retry is dropped once its recipient has left the project', async () => {
+    const owner = await registerUser(t, 'Olive Owner');
+    const member = await registerUser(t, 'Mel Member');
+    const witness = await registerUser(t, 'Wendy Witness');
+    const project = await createProject(t, owner, 'Secret plans');
+    await invite(t, owner, project.id, member, 'EDITOR');
+    await expect.poll(() => smtp.attempts, { timeout: 20_000, interval: 50 }).toBeGreaterThanOrEqual(1);
+    const memberships = (await t.request('GET', `/api/v1/projects/${project.id}/members`, { token: owner.token })).body as { id: string; userId: string }[];
+    const membership = memberships.find((entry) => entry.userId === member.id)!;
+    expect((await t.request('DELETE', `/api/v1/projects/${project.id}/members/${membership.id}`, { token: owner.token })).status).toBe(200);
+    await invite(t, owner, project.id, witness, 'EDITOR');
+    await waitForMail(smtp, witness.email, /added you to the project Secret plans/);
+    await expect.poll(async () => (await queryRows(t, 'select id from mail_outbox')).length, { timeout: 20_000 }).toBe(0);
+    expect(mailsTo(smtp, member.email)).toHaveLength(0);
+  });
+
+  it("a link from before its owner turned email back on cannot turn it off again; a newer email's link can", async () => {
+    const owner = await registerUser(t, 'Olive Owner');
+    const member = await registerUser(t, 'Mel Member');
+    const first = await createProject(t, owner, 'First');
+    await invite(t, owner, first.id, member, 'EDITOR');
+    const oldUrl = localPath(unsubscribeUrlOf(await waitForMail(smtp, member.email, /added you to the project First/)));
+    expect((await t.request('POST', oldUrl, { rawBody: 'List-Unsubscribe=One-Click', headers: form })).body).toEqual({ email: 'off' });
+    // The setting changes in a later second than the link's issue (its `iat` counts whole seconds).
+    const issuedAt = (JSON.parse(Buffer.from(new URL(oldUrl, 'http://x').searchParams.get('token')!.split('.')[1]!, 'base64url').toString()) as { iat: number }).iat;
+    await expect.poll(() => Date.now(), { timeout: 5_000, interval: 100 }).toBeGreaterThanOrEqual((issuedAt + 1) * 1000);
+    expect((await setEmail(t, member, 'instant')).status).toBe(200);
+
+    const replayed = await t.request('POST', oldUrl, { rawBody: 'List-Unsubscribe=One-Click', headers: form });
+    expectErrorBody(replayed, 400, { reason: 'INVALID_UNSUBSCRIBE_TOKEN' });
+    expect((await t.request('GET', SETTINGS, { token: member.token })).body).toEqual({ email: 'instant' });
+
+    const second = await createProject(t, owner, 'Second');
+    await invite(t, owner, second.id, member, 'EDITOR');
+    const newUrl = localPath(unsubscribeUrlOf(await waitForMail(smtp, member.email, /added you to the project Second/)));
+    expect((await t.request('POST', newUrl, { rawBody: 'List-Unsubscribe=One-Click', headers: form })).body).toEqual({ email: 'off' });
+    expect((await t.request('GET', SETTINGS, { token: member.token })).body).toEqual({ email: 'off' });
+  });
+});

@@ -107,6 +107,9 @@ describe('notifications', () => {
     await patchTask(assignee, task.id, { assigneeId: owner.id });
     expect(await kinds(owner, project.id)).toEqual(['task.assigned']);
     expect(await kinds(assignee, project.id)).toEqual(['task.assigned', 'member.added']);
+    // The current assignee's id in upper case is no change: nobody is notified again.
+    await patchTask(assignee, task.id, { assigneeId: owner.id.toUpperCase() });
+    expect(await kinds(owner, project.id)).toEqual(['task.assigned']);
   });
 
   it('comments reach watchers once each: a mention wins over comment.created, the author hears nothing', async () => {

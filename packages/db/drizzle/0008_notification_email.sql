@@ -18,12 +18,16 @@ ALTER TABLE "notification_settings" ADD CONSTRAINT "notification_settings_user_i
 CREATE INDEX "notification_settings_daily_idx" ON "notification_settings" USING btree ("last_digest_on") WHERE "notification_settings"."email" = 'daily';--> statement-breakpoint
 -- The notification mailer reads the notifications of the last hour that no email has handled yet.
 CREATE INDEX "notifications_created_idx" ON "notifications" USING btree ("created_at") WHERE "read_at" IS NULL;--> statement-breakpoint
--- Wakes every instance's notification mailer at the commit of new notifications (one per statement).
+-- Wakes every instance's notification mailer at the commit of new notifications: once per
+-- statement that inserted some (every change's statement runs the insert, most insert nothing).
 CREATE FUNCTION tasklane_announce_notifications() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM pg_notify('tasklane_notification_mail', '');
+  IF EXISTS (SELECT 1 FROM inserted) THEN
+    PERFORM pg_notify('tasklane_notification_mail', '');
+  END IF;
   RETURN NULL;
 END;
 $$;--> statement-breakpoint
 CREATE TRIGGER notifications_inserted_announce AFTER INSERT ON notifications
+  REFERENCING NEW TABLE AS inserted
   FOR EACH STATEMENT EXECUTE FUNCTION tasklane_announce_notifications();

@@ -10,6 +10,9 @@ function hasCode(error: unknown, matches: (code: string) => boolean): boolean {
 /** True for PostgreSQL's unique_violation (23505), as raised by postgres.js, PGlite or wrapped by drizzle. */
 export const isUniqueViolation = (error: unknown): boolean => hasCode(error, (code) => code === '23505');
 
+/** True for PostgreSQL's foreign_key_violation (23503): the row referred to went away meanwhile. */
+export const isForeignKeyViolation = (error: unknown): boolean => hasCode(error, (code) => code === '23503');
+
 /** postgres.js's own codes for a connection that could not be made or was lost, and the socket errors under them. */
 const CONNECTION_CODES = new Set([
   'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED',

@@ -17,9 +17,10 @@ export interface RenderedMail {
 /**
  * Renders one kind of message from the data queued with it, when it is sent (not when queued), so
  * queued data can stay free of secrets a template derives itself (a reset link's code, an
- * unsubscribe link's token).
+ * unsubscribe link's token). A template answers null for a message that must no longer go out
+ * (its recipient left the project or turned email off while it waited for a retry): it is dropped.
  */
-export type MailTemplate = (data: Record<string, unknown>, recipient: string) => RenderedMail | Promise<RenderedMail>;
+export type MailTemplate = (data: Record<string, unknown>, recipient: string) => RenderedMail | null | Promise<RenderedMail | null>;
 
 /** Templates by kind; a kind is the name a message is queued under. */
 export type MailTemplates = Readonly<Record<string, MailTemplate>>;

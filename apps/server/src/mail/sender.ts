@@ -39,6 +39,10 @@ export async function startMailSender(database: Pick<Database, 'db' | 'listen'>,
       const template = templates[mail.kind];
       if (!template) throw Object.assign(new Error(`no template for mail of kind "${mail.kind}"`), { responseCode: 550 });
       const rendered = await template(mail.data, mail.recipient);
+      if (!rendered) {
+        await store.deleteSent(db, mail.id);
+        return;
+      }
       await transport.sendMail({
         from: config.from,
         to: mail.recipient,

@@ -21,6 +21,26 @@ export interface MailableNotification {
   commentExcerpt: string | null;
 }
 
+/**
+ * Of `projectIds`, those whose notifications may still be mailed to the user at send time: the
+ * projects the user is still a member of, none when the user has turned email off since.
+ */
+export async function stillMailable(db: Db, userId: string, projectIds: string[]): Promise<Set<string>> {
+  const result = await db.execute(sql`
+    select m.project_id as "projectId" from memberships m
+    where m.user_id = ${userId} and m.project_id = any(${`{${projectIds.join(',')}}`}::uuid[])
+      and not exists (select 1 from notification_settings s where s.user_id = ${userId} and s.email = 'off')`);
+  return new Set(rowsOf<{ projectId: string }>(result).map((row) => row.projectId));
+}
+
+export async function findSettingsRow(db: Db, userId: string): Promise<{ email: NotificationEmailMode; updatedAt: Date } | undefined> {
+  const [row] = await db
+    .select({ email: notificationSettings.email, updatedAt: notificationSettings.updatedAt })
+    .from(notificationSettings)
+    .where(eq(notificationSettings.userId, userId));
+  return row;
+}
+
 export async function findSettings(db: Db, userId: string): Promise<NotificationEmailMode | undefined> {
   const [row] = await db.select({ email: notificationSettings.email }).from(notificationSettings).where(eq(notificationSettings.userId, userId));
   return row?.email;

@@ -1,6 +1,7 @@
 import { escapeHtml } from '../mail/html';
 import type { MailTemplate, RenderedMail } from '../mail/outbox';
-import type { MailableNotification } from './store';
+import type { Db } from '@tasklane/db';
+import { type MailableNotification, stillMailable } from './store';
 import { UNSUBSCRIBE_PATH, type UnsubscribeTokens } from './unsubscribe-token';
 
 export const NOTIFICATION_MAIL = 'notification';
@@ -55,8 +56,10 @@ export const linkOf = (publicUrl: string, item: NotificationItem) =>
 /**
  * The notification emails, rendered when sent: the unsubscribe link is signed then (the outbox
  * holds no token), and every email carries it as RFC 8058 one-click headers and in its footer.
+ * Membership and the email setting are checked again then: a message waiting for a retry says
+ * nothing of a project its recipient has left since, and nothing at all once email is off.
  */
-export function notificationMailTemplates(publicUrl: string, tokens: UnsubscribeTokens): Record<string, MailTemplate> {
+export function notificationMailTemplates(publicUrl: string, tokens: UnsubscribeTokens, db: Db): Record<string, MailTemplate> {
   async function withUnsubscribe(userId: string, mail: { subject: string; text: string; html: string }): Promise<RenderedMail> {
     const unsubscribe = `${publicUrl}${UNSUBSCRIBE_PATH}?token=${await tokens.sign(userId)}`;
     return {
@@ -75,8 +78,9 @@ export function notificationMailTemplates(publicUrl: string, tokens: Unsubscribe
     item.commentExcerpt ? `<blockquote style="color:#444;border-left:3px solid #ccc;margin:0;padding-left:8px">${escapeHtml(item.commentExcerpt)}</blockquote>` : '';
 
   return {
-    [NOTIFICATION_MAIL]: (raw) => {
+    [NOTIFICATION_MAIL]: async (raw) => {
       const { userId, recipientName, item } = raw as unknown as NotificationMailData;
+      if (!(await stillMailable(db, userId, [item.projectId])).has(item.projectId)) return null;
       const line = headline(item);
       const link = linkOf(publicUrl, item);
       return withUnsubscribe(userId, {
@@ -89,8 +93,11 @@ ${excerptHtml(item)}
       });
     },
 
-    [DIGEST_MAIL]: (raw) => {
-      const { userId, recipientName, day, items, more } = raw as unknown as DigestMailData;
+    [DIGEST_MAIL]: async (raw) => {
+      const { userId, recipientName, day, items: queued, more } = raw as unknown as DigestMailData;
+      const mailable = await stillMailable(db, userId, [...new Set(queued.map((item) => item.projectId))]);
+      const items = queued.filter((item) => mailable.has(item.projectId));
+      if (items.length === 0) return null;
       const count = items.length + more;
       const moreText = more > 0 ? `\n…and ${more} more in your inbox: ${publicUrl}/` : '';
       return withUnsubscribe(userId, {

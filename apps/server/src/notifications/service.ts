@@ -3,6 +3,7 @@ import type { ListNotificationsInput, Notification, NotificationKind, Subscripti
 import type { Gauge } from 'prom-client';
 import { followFeed, type SlowConsumerError, type StreamTransport } from '../lib/feed-follow';
 import type { FeedHub, FeedRow } from '../lib/feed-hub';
+import { isForeignKeyViolation } from '../lib/db-errors';
 import { isId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { authorize, currentGrant, grantedProjects } from '../policy';
@@ -85,7 +86,13 @@ export function createNotificationsService(db: Db, tasks: TasksService, streams:
     async setSubscription(userId: string, taskId: string, subscribed: boolean): Promise<Subscription> {
       const { access } = await tasks.loadTask(userId, taskId);
       authorize(access, 'project.read');
-      await store.setWatching(db, taskId.toLowerCase(), userId, subscribed, new Date());
+      try {
+        await store.setWatching(db, taskId.toLowerCase(), userId, subscribed, new Date());
+      } catch (error) {
+        // The task was deleted between the check and the write.
+        if (isForeignKeyViolation(error)) throw notFound('Task');
+        throw error;
+      }
       return { subscribed };
     },
 

@@ -137,6 +137,9 @@ export async function remindDueTasks(db: Db, windowSeconds: number, batch: numbe
         and not exists (select 1 from ${dueReminders} as r where r.task_id = t.id and r.due_date = t.due_date)
       order by t.due_date
       limit ${batch}
+      -- The task rows first, as every writer of a task takes its row before the project's and the
+      -- recipients' advisory locks: a task being deleted or written is skipped until the next run.
+      for key share of t skip locked
     ),
     reminded as (
       insert into ${dueReminders} (task_id, due_date, created_at)

@@ -127,7 +127,7 @@ describe('typed query parameters', () => {
 describe('the document is no looser than the server', () => {
   let t: TestApp;
   let owner: TestUser;
-  let document: { paths: Record<string, Record<string, Operation & { responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }> }>> };
+  let document: { paths: Record<string, Record<string, Operation & { responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }> }>>; components?: { schemas?: Record<string, unknown> } };
   let ids: Record<string, string>;
 
   beforeAll(async () => {
