@@ -1,16 +1,20 @@
 import type { User } from '@tasklane/schemas';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { CurrentUser } from './current-user';
 import { AccountPage } from './pages/account';
 import { AuthPage } from './pages/auth';
-import { BoardPage } from './pages/board';
+import { BoardPage, NEW_TASK_EVENT } from './pages/board';
 import { MembersPage } from './pages/members';
 import { MyTasksPage } from './pages/my-tasks';
 import { ForgotPasswordPage, ResetPasswordPage } from './pages/password-reset';
 import { ProjectsPage } from './pages/projects';
 import { client, describeError, hasStoredToken, onSessionChange, signOut } from './session';
-import { Loading } from './ui';
+import { queryClient } from './hooks';
+import { useOnline } from './live';
+import { type Command, CommandPalette, ShortcutHelp, useGlobalKeys } from './palette';
+import { useTheme } from './theme';
+import { Announcements, Loading } from './ui';
 
 const AUTH_PATHS = ['/login', '/register'];
 
@@ -30,12 +34,36 @@ function Session() {
   const [user, setUser] = useState<User | null>(null);
   const [checking, setChecking] = useState(hasStoredToken());
   const [notice, setNotice] = useState<string | undefined>(undefined);
+  const [overlay, setOverlay] = useState<'palette' | 'help' | undefined>(undefined);
+  const [theme, toggleTheme] = useTheme();
+  const online = useOnline();
+  useGlobalKeys((which) => user && setOverlay(which));
+  const projectId = /^\/projects\/([^/]+)/.exec(path)?.[1];
+  const actions = useMemo<Command[]>(
+    () => [
+      ...(projectId
+        ? [
+            { id: 'new-task', label: 'New task', group: 'Actions' as const, run: () => window.dispatchEvent(new Event(NEW_TASK_EVENT)) },
+            { id: 'board', label: 'Show the board', group: 'Actions' as const, run: () => route(`/projects/${projectId}`) },
+            { id: 'list', label: 'Show the list', group: 'Actions' as const, run: () => route(`/projects/${projectId}/list`) },
+            { id: 'members', label: 'Show the members', group: 'Actions' as const, run: () => route(`/projects/${projectId}/members`) },
+          ]
+        : []),
+      { id: 'projects', label: 'Go to projects', group: 'Actions', run: () => route('/') },
+      { id: 'my-tasks', label: 'Go to my tasks', group: 'Actions', run: () => route('/my-tasks') },
+      { id: 'account', label: 'Go to account', group: 'Actions', run: () => route('/account') },
+      { id: 'theme', label: theme === 'dark' ? 'Use the light theme' : 'Use the dark theme', group: 'Actions', run: toggleTheme },
+      { id: 'help', label: 'Show keyboard shortcuts', group: 'Actions', run: () => setTimeout(() => setOverlay('help')) },
+    ],
+    [projectId, theme],
+  );
 
   useEffect(
     () =>
       onSessionChange((next, message) => {
         setUser(next);
         setNotice(message);
+        if (!next) queryClient.clear();
         if (!next) route('/login');
         else if (AUTH_PATHS.includes(window.location.pathname)) route('/');
       }),
@@ -83,20 +111,37 @@ function Session() {
             Account
           </a>
         </nav>
+        <button type="button" class="palette-button" onClick={() => setOverlay('palette')} aria-keyshortcuts="Control+K Meta+K">
+          Search <kbd>Ctrl K</kbd>
+        </button>
+        <button type="button" onClick={toggleTheme} aria-pressed={theme === 'dark'}>
+          Dark theme
+        </button>
         <span class="who">{user.name}</span>
         <button type="button" onClick={() => signOut()}>
           Log out
         </button>
       </header>
+      {!online && (
+        <p class="offline-banner" role="status">
+          You are offline. Changes you make now are not saved; the board catches up when the connection is back.
+        </p>
+      )}
+      <Announcements />
       <Router>
         <Route path="/" component={ProjectsPage} />
         <Route path="/my-tasks" component={MyTasksPage} />
         <Route path="/account" component={AccountPage} />
         <Route path="/projects/:projectId" component={BoardPage} />
+        <Route path="/projects/:projectId/list" component={ListPage} />
         <Route path="/projects/:projectId/tasks/:taskId" component={BoardPage} />
         <Route path="/projects/:projectId/members" component={MembersPage} />
         <Route default component={ProjectsPage} />
       </Router>
+      {overlay === 'palette' && <CommandPalette actions={actions} onClose={() => setOverlay(undefined)} />}
+      {overlay === 'help' && <ShortcutHelp onClose={() => setOverlay(undefined)} />}
     </CurrentUser.Provider>
   );
 }
+
+const ListPage = ({ params }: { params: { projectId: string } }) => <BoardPage params={params} view="list" />;

@@ -1,5 +1,6 @@
 import type { Member } from '@tasklane/schemas';
 import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
 
 /** An API refusal or failure, with the server's message; announced to screen readers. */
 export function ErrorNote({ error }: { error: string | undefined }) {
@@ -80,5 +81,53 @@ export function MemberOptions({ members }: { members: Member[] }) {
         </option>
       ))}
     </>
+  );
+}
+
+/** Initials of a name ("Ada Lovelace" → "AL"), for the avatar. */
+export const initialsOf = (name: string) =>
+  name
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((part) => part[0]!.toUpperCase())
+    .join('');
+
+/** An initials avatar; the full name in its tooltip and for screen readers. Its colour follows the name. */
+export function Avatar({ name }: { name: string }) {
+  let hash = 0;
+  for (const char of name) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return (
+    <span class={`avatar avatar-${hash % 6}`} title={name} role="img" aria-label={name}>
+      {initialsOf(name)}
+    </span>
+  );
+}
+
+type MessageListener = (message: string | undefined) => void;
+const messageListeners = new Set<MessageListener>();
+
+/** Shows a message to everyone looking (a refused optimistic change, for one): the app's one alert area. */
+export function announce(message: string | undefined) {
+  for (const listener of messageListeners) listener(message);
+}
+
+export function Announcements() {
+  const [message, setMessage] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    messageListeners.add(setMessage);
+    return () => void messageListeners.delete(setMessage);
+  }, []);
+  return (
+    <div class="toast-area" role="alert">
+      {message && (
+        <p class="toast">
+          {message}{' '}
+          <button type="button" onClick={() => setMessage(undefined)}>
+            Dismiss
+          </button>
+        </p>
+      )}
+    </div>
   );
 }

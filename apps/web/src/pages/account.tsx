@@ -1,8 +1,8 @@
 import type { AccessToken, CreatedAccessToken, Project, Session, TokenScope } from '@tasklane/schemas';
 import { useState } from 'preact/hooks';
-import { collect } from '../data';
+import { collect, keys, loadProjects } from '../data';
 import { formatDay, formatTime } from '../format';
-import { useAction, useLoad } from '../hooks';
+import { useAction, useQuery } from '../hooks';
 import { client } from '../session';
 import { ConfirmButton, EnumOptions, ErrorNote, Loading, Page } from '../ui';
 
@@ -23,7 +23,7 @@ export function AccountPage() {
 }
 
 function Tokens() {
-  const tokens = useLoad(() => collect(client.paginate(client.tokens.list, { limit: 500 })), []);
+  const tokens = useQuery(['tokens'], () => collect(client.paginate(client.tokens.list, { limit: 500 })));
   const [created, setCreated] = useState<CreatedAccessToken | undefined>(undefined);
   return (
     <section class="stack" aria-labelledby="tokens-title">
@@ -77,7 +77,7 @@ function Tokens() {
 }
 
 function NewToken({ onCreated }: { onCreated: (token: CreatedAccessToken) => void }) {
-  const projects = useLoad(() => collect(client.paginate(client.projects.list, { limit: 500 })), []);
+  const projects = useQuery(keys.projects, loadProjects);
   const [name, setName] = useState('');
   const [scope, setScope] = useState<TokenScope>('read');
   const [expires, setExpires] = useState('');
@@ -171,7 +171,7 @@ function TokenRow({ token, onRevoked }: { token: AccessToken; onRevoked: () => v
 }
 
 function Sessions() {
-  const sessions = useLoad(() => collect(client.paginate(client.sessions.list, { limit: 500 })), []);
+  const sessions = useQuery(['sessions'], () => collect(client.paginate(client.sessions.list, { limit: 500 })));
   const { busy, error, run } = useAction();
   const [done, setDone] = useState<string | undefined>(undefined);
   const others = sessions.data?.filter((session) => !session.current) ?? [];

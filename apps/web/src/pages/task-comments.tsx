@@ -1,14 +1,15 @@
-import type { Task } from '@tasklane/schemas';
+import type { Member, Project, Task } from '@tasklane/schemas';
 import { useState } from 'preact/hooks';
-import { loadComments } from '../data';
+import { keys, loadComments } from '../data';
 import { formatTime } from '../format';
-import { useAction, useLoad } from '../hooks';
+import { useAction, useQuery } from '../hooks';
 import { client } from '../session';
 import { ErrorNote } from '../ui';
 
 /** The task's comments, oldest first, re-read whenever the live stream reports a change to them. */
-export function Comments({ task, editable, liveChanges, onAdded }: { task: Task; editable: boolean; liveChanges: number; onAdded: () => void }) {
-  const comments = useLoad(() => loadComments(task.id), [task.id, liveChanges]);
+export function Comments(props: { task: Task; project: Project; members: Member[]; editable: boolean; onAdded: () => void }) {
+  const { task, editable, onAdded } = props;
+  const comments = useQuery(keys.comments(task.id), () => loadComments(task.id));
   const [text, setText] = useState('');
   const { busy, error, run } = useAction();
 

@@ -1,9 +1,9 @@
 import type { Member, Project, Task, TaskPriority, TaskStatus } from '@tasklane/schemas';
 import { TasklaneError } from '@tasklane/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { loadTaskHistory } from '../data';
+import { keys, loadTaskHistory, storeTask } from '../data';
 import { canEditTasks, dayFromDueDate, dueDateFromDay, formatTime, PRIORITY_LABELS, STATUS_LABELS } from '../format';
-import { useAction, useLoad } from '../hooks';
+import { useAction, useQuery } from '../hooks';
 import { client } from '../session';
 import { ConfirmButton, EnumOptions, ErrorNote, Loading, MemberOptions } from '../ui';
 import { Comments } from './task-comments';
@@ -13,17 +13,17 @@ interface Props {
   taskId: string;
   project: Project;
   members: Member[];
-  /** Goes up whenever the live stream reports a change to this task or its comments. */
-  liveChanges: number;
+  /** Opened with `e`: the title field takes the focus, its text selected. */
+  editFirst?: boolean;
   onClose: () => void;
-  onChanged: () => void;
 }
 
 /** The task in a modal dialog over the board: every field, delete, comments and history. */
-export function TaskDetail({ taskId, project, members, liveChanges, onClose, onChanged }: Props) {
+export function TaskDetail({ taskId, project, members, editFirst, onClose }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const task = useLoad(() => client.tasks.get({ id: taskId }), [taskId, liveChanges]);
-  const history = useLoad(() => loadTaskHistory(taskId), [taskId, liveChanges]);
+  // The live stream writes this task's changes into the cache, and refreshes its history and comments.
+  const task = useQuery(keys.task(taskId), () => client.tasks.get({ id: taskId }));
+  const history = useQuery(keys.history(taskId), () => loadTaskHistory(taskId));
 
   useEffect(() => {
     const element = dialog.current;
@@ -46,18 +46,18 @@ export function TaskDetail({ taskId, project, members, liveChanges, onClose, onC
             latest={task.data}
             project={project}
             members={members}
+            editFirst={editFirst}
             onSaved={(saved) => {
-              task.setData(() => saved);
+              storeTask(saved);
               history.reload();
-              onChanged();
             }}
             onStale={task.reload}
             onDeleted={() => {
-              onChanged();
+              storeTask(undefined, taskId);
               dialog.current?.close();
             }}
           />
-          <Comments task={task.data} editable={canEditTasks(project.role)} liveChanges={liveChanges} onAdded={history.reload} />
+          <Comments task={task.data} project={project} members={members} editable={canEditTasks(project.role)} onAdded={history.reload} />
           <TaskHistory history={history} members={members} />
         </>
       )}
@@ -86,6 +86,7 @@ function TaskForm(props: {
   latest: Task;
   project: Project;
   members: Member[];
+  editFirst: boolean | undefined;
   onSaved: (task: Task) => void;
   onStale: () => void;
   onDeleted: () => void;
@@ -108,6 +109,12 @@ function TaskForm(props: {
     // Only a new version from the server moves the form: at once when untouched or after a refused save.
     if (changedElsewhere && (!dirty || refusedAsStale)) showLatest();
   }, [latest]);
+
+  const titleField = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    // After the dialog's showModal(), which focuses its first control.
+    if (props.editFirst && editable) requestAnimationFrame(() => titleField.current?.select());
+  }, []);
 
   const set = <K extends keyof Draft>(key: K) => (value: Draft[K]) => setDraft((current) => ({ ...current, [key]: value }));
 
@@ -160,7 +167,7 @@ function TaskForm(props: {
       <fieldset disabled={!editable} class="stack">
         <label>
           Title
-          <input value={draft.title} onInput={(e) => set('title')(e.currentTarget.value)} required maxLength={500} />
+          <input ref={titleField} value={draft.title} onInput={(e) => set('title')(e.currentTarget.value)} required maxLength={500} />
         </label>
         <label>
           Description
