@@ -138,8 +138,9 @@ function Session() {
         <Route path="/projects/:projectId/members" component={MembersPage} />
         <Route default component={ProjectsPage} />
       </Router>
-      {overlay === 'palette' && <CommandPalette actions={actions} onClose={() => setOverlay(undefined)} />}
-      {overlay === 'help' && <ShortcutHelp onClose={() => setOverlay(undefined)} />}
+      {/* A closing overlay clears only itself: the next one may already be open (Esc, then Ctrl K at once). */}
+      {overlay === 'palette' && <CommandPalette actions={actions} onClose={() => setOverlay((open) => (open === 'palette' ? undefined : open))} />}
+      {overlay === 'help' && <ShortcutHelp onClose={() => setOverlay((open) => (open === 'help' ? undefined : open))} />}
     </CurrentUser.Provider>
   );
 }

@@ -14,14 +14,16 @@ export interface Command {
 
 /** The app-wide keys: Ctrl/⌘ K opens the palette, `?` the shortcut list. */
 export function useGlobalKeys(open: (which: 'palette' | 'help') => void) {
+  const latest = useRef(open);
+  latest.current = open;
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
         event.preventDefault();
-        open('palette');
+        latest.current('palette');
       } else if (event.key === '?' && !event.ctrlKey && !event.metaKey && !typingIn(event.target)) {
         event.preventDefault();
-        open('help');
+        latest.current('help');
       }
     };
     window.addEventListener('keydown', onKey);

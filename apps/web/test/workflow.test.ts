@@ -186,6 +186,7 @@ describe('the keyboard-first board in Chromium', () => {
     const { page } = ada;
     await page.keyboard.press('Control+k');
     const palette = page.getByRole('dialog', { name: 'Command palette' });
+
     const input = palette.getByRole('combobox');
     await input.fill('show the list');
     await input.press('Enter');
@@ -244,15 +245,20 @@ describe('the keyboard-first board in Chromium', () => {
     await handle.focus();
     await page.keyboard.press('Space');
     await page.locator('body[data-dragging]').waitFor();
+    // Each press aims at the next column, which shows it is the drop target.
     await page.keyboard.press('ArrowRight');
+    await column(page, 'In review').and(page.locator('.drop-target')).waitFor();
     await page.keyboard.press('ArrowRight');
+    await column(page, 'Done').and(page.locator('.drop-target')).waitFor();
     await page.keyboard.press('Space');
     await card(column(page, 'Done'), 'Write the docs').waitFor();
     await expect.poll(async () => (await serverTask(tasks.docs!.id)).status).toBe('DONE');
     // Escape puts a lifted card back.
     await card(page, 'Write the docs').getByRole('button', { name: 'Move Write the docs' }).focus();
     await page.keyboard.press('Space');
+    await page.locator('body[data-dragging]').waitFor();
     await page.keyboard.press('ArrowLeft');
+    await column(page, 'In review').and(page.locator('.drop-target')).waitFor();
     await page.keyboard.press('Escape');
     await page.locator('body:not([data-dragging])').waitFor();
     expect(await card(column(page, 'Done'), 'Write the docs').count()).toBe(1);
@@ -293,9 +299,12 @@ describe('the keyboard-first board in Chromium', () => {
     await page.goto(boardUrl);
     await card(page, 'Draft the launch plan').waitFor();
     // Grace saves the task just before Ada's move reaches the server: the server refuses Ada's as stale.
+    let raced = false;
     await page.route('**/api/trpc/tasks.update*', async (route) => {
-      await page.unroute('**/api/trpc/tasks.update*');
-      await api.grace.tasks.update({ id: tasks.plan!.id, priority: 'LOW' });
+      if (!raced) {
+        raced = true;
+        await api.grace.tasks.update({ id: tasks.plan!.id, priority: 'LOW' });
+      }
       await route.continue();
     });
     const menu = card(page, 'Draft the launch plan');
@@ -306,6 +315,7 @@ describe('the keyboard-first board in Chromium', () => {
     await card(column(page, 'In review'), 'Draft the launch plan').waitFor();
     await expect.poll(() => card(page, 'Draft the launch plan').textContent()).toContain('Low');
     expect((await serverTask(tasks.plan!.id)).status).toBe('IN_REVIEW');
+    await page.unroute('**/api/trpc/tasks.update*');
     await alert.getByRole('button', { name: 'Dismiss' }).click();
   });
 

@@ -187,7 +187,9 @@ function Filters(props: {
         </select>
       </label>
       <label class="grow">
-        Search <kbd aria-hidden="true">/</kbd>
+        <span>
+          Search <kbd aria-hidden="true">/</kbd>
+        </span>
         <input
           ref={props.search}
           type="search"
@@ -207,26 +209,33 @@ function Filters(props: {
   );
 }
 
-/** Arrow keys while a card is lifted jump to the next or previous column (Right/Down, Left/Up). */
-const columnJump: KeyboardCoordinateGetter = (event, { context: { over, droppableRects, collisionRect } }) => {
-  const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.code];
-  if (!step || !collisionRect) return undefined;
-  event.preventDefault();
-  const from = STATUSES.indexOf((over?.id as TaskStatus | undefined) ?? 'TODO');
-  const target = STATUSES[Math.max(0, Math.min(STATUSES.length - 1, from + step))]!;
-  const rect = droppableRects.get(target);
-  if (!rect) return undefined;
-  return { x: rect.left + (rect.width - collisionRect.width) / 2, y: rect.top + 8 };
-};
+/**
+ * Arrow keys while a card is lifted jump to the next or previous column (Right/Down, Left/Up). The
+ * column aimed at is counted here, so quick presses never depend on the drop target having caught up.
+ */
+function useColumnJump() {
+  const aimed = useRef(0);
+  const getter: KeyboardCoordinateGetter = (event, { context: { droppableRects, collisionRect } }) => {
+    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.code];
+    if (!step || !collisionRect) return undefined;
+    event.preventDefault();
+    aimed.current = Math.max(0, Math.min(STATUSES.length - 1, aimed.current + step));
+    const rect = droppableRects.get(STATUSES[aimed.current]!);
+    if (!rect) return undefined;
+    return { x: rect.left + (rect.width - collisionRect.width) / 2, y: rect.top + 8 };
+  };
+  return { getter, start: (status: TaskStatus) => (aimed.current = STATUSES.indexOf(status)) };
+}
 
 function Board(props: { tasks: Task[]; members: Member[]; editable: boolean; loading: boolean; onNew: (status: TaskStatus) => void }) {
   const { tasks, members, editable } = props;
   const [dragged, setDragged] = useState<Task | undefined>(undefined);
+  const jump = useColumnJump();
   const sensors = useSensors(
     useSensor(MouseSensor, { activationConstraint: { distance: 6 } }),
     // A short press lifts a card on a touch screen; a swipe before it scrolls as usual.
     useSensor(TouchSensor, { activationConstraint: { delay: 200, tolerance: 8 } }),
-    useSensor(KeyboardSensor, { coordinateGetter: columnJump, keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space', 'Enter'] } }),
+    useSensor(KeyboardSensor, { coordinateGetter: jump.getter, keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space', 'Enter'] } }),
   );
   const byStatus = useMemo(() => {
     const columns = new Map<TaskStatus, Task[]>(STATUSES.map((status) => [status, []]));
@@ -254,7 +263,9 @@ function Board(props: { tasks: Task[]; members: Member[]; editable: boolean; loa
       accessibility={{ announcements, screenReaderInstructions: { draggable: 'Press Space to lift the card, arrow keys to move it to another column, Space to drop it, Escape to cancel.' } }}
       onDragStart={({ active }: DragStartEvent) => {
         document.body.dataset.dragging = 'true';
-        setDragged(tasks.find((task) => task.id === active.id));
+        const task = tasks.find((item) => item.id === active.id);
+        if (task) jump.start(task.status);
+        setDragged(task);
       }}
       onDragEnd={end}
       onDragCancel={() => {

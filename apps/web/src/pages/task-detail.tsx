@@ -108,7 +108,7 @@ function TaskForm(props: {
   useEffect(() => {
     // Only a new version from the server moves the form: at once when untouched or after a refused save.
     if (changedElsewhere && (!dirty || refusedAsStale)) showLatest();
-  }, [latest]);
+  }, [latest, refusedAsStale]);
 
   const titleField = useRef<HTMLInputElement>(null);
   useEffect(() => {
