@@ -14,13 +14,13 @@ module.exports = {
       name: 'domain-free-of-transport',
       severity: 'error',
       comment:
-        "Only src/trpc, src/http, the resources' router.ts (and activity/sse.ts, the event stream route) and the entry files know tRPC and Fastify; services, stores, the policy and lib/ refuse with DomainError (src/errors.ts).",
+        "Only src/trpc, src/http, the resources' router.ts (and their sse.ts, the event stream routes) and the entry files know tRPC and Fastify; services, stores, the policy and lib/ refuse with DomainError (src/errors.ts).",
       from: {
         path: '^apps/server/src/',
         pathNot: [
           '^apps/server/src/(trpc|http)/',
           '^apps/server/src/[^/]+/router\\.ts$',
-          '^apps/server/src/activity/sse\\.ts$',
+          '^apps/server/src/[^/]+/sse\\.ts$',
           '^apps/server/src/(app|main|cli|index|openapi|web-app|metrics)\\.ts$',
           // A test beside its module (policy.test.ts) drives the app through HTTP.
           '\\.test\\.ts$',

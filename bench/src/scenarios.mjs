@@ -43,6 +43,20 @@ const build = {
     headers: json(f.token),
     body: JSON.stringify({ text: `Bench comment ${turn}` }),
   }),
+  // A comment mentioning another member: the mention, the watchers' notifications and new watcher in its statement.
+  mention: (f, turn) => ({
+    method: 'POST',
+    path: `/api/v1/tasks/${f.writeTaskIds[turn % f.writeTaskIds.length]}/comments`,
+    headers: json(f.token),
+    body: JSON.stringify({ text: `Bench question ${turn} for @mate`, mentionIds: [f.mateIds[turn % f.mateIds.length]] }),
+  }),
+  // Giving a task to another member: a task.assigned notification.
+  assign: (f, turn) => ({
+    method: 'PATCH',
+    path: `/api/v1/tasks/${f.writeTaskIds[turn % f.writeTaskIds.length]}`,
+    headers: json(f.token),
+    body: JSON.stringify({ assigneeId: f.mateIds[(turn + Math.floor(turn / f.writeTaskIds.length)) % f.mateIds.length] }),
+  }),
   // The SDK's transport: httpBatchLink sends GET /api/trpc/<path>?batch=1&input={"0":…}.
   trpc: (f, turn) => ({
     method: 'GET',
@@ -54,13 +68,14 @@ const build = {
 
 /** 80 % reads, 20 % writes, in a fixed cycle of ten per connection. */
 const MIX = ['task', 'project', 'task', 'page', 'create', 'task', 'project', 'task', 'filtered', 'patch'];
-const MIX_WRITES_ROTATION = ['create', 'patch', 'comment', 'title'];
+const MIX_WRITES_ROTATION = ['create', 'patch', 'comment', 'title', 'mention', 'assign'];
 
 export function requestFor(scenario, fixture, turn) {
   if (scenario !== 'mix') return build[scenario](fixture, turn);
   const slot = MIX[turn % MIX.length];
   const isWrite = slot === 'create' || slot === 'patch';
-  // Rotate the two write slots over create, status change, comment and title change so all four writes are in the mix.
+  // Rotate the two write slots over create, status change, comment, title change, comment with a
+  // mention and assignment, so all six writes are in the mix.
   const kind = isWrite ? MIX_WRITES_ROTATION[(Math.floor(turn / 5) + (slot === 'patch' ? 1 : 0)) % MIX_WRITES_ROTATION.length] : slot;
   return build[kind](fixture, turn);
 }

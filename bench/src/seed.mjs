@@ -76,7 +76,8 @@ export async function seed(exec) {
 
 /**
  * What each load connection uses: its own user, an EDITOR of its own project (project 0, the one
- * with 50 000 tasks, is connection 0's), 20 task ids of that project to read and 250 to write.
+ * with 50 000 tasks, is connection 0's), 20 task ids of that project to read and 250 to write, and
+ * four other members of it to mention and assign.
  */
 export function fixtures(connections) {
   return Array.from({ length: connections }, (_, c) => {
@@ -95,6 +96,8 @@ export function fixtures(connections) {
       projectId: idOf('project', project),
       taskIds: taskNumbers.map((n) => idOf('task', n)),
       writeTaskIds: writeNumbers.map((n) => idOf('task', n)),
+      // Other members of the project (the ADMIN and the next ones): mentioned in comments, given tasks.
+      mateIds: [0, 2, 3, 4].map((k) => idOf('user', memberUser(project, k))),
     };
   });
 }

@@ -1,8 +1,8 @@
-import { type Db, memberships, projects } from '@tasklane/db';
+import { type Db, labels, memberships, projects } from '@tasklane/db';
 import type { Role } from '@tasklane/schemas';
-import { type SQL, and, eq, sql } from 'drizzle-orm';
+import { type SQL, and, eq, inArray, sql } from 'drizzle-orm';
 import { isId } from './lib/ids';
-import { preparedFor } from './lib/prepared';
+import { arrayLiteral, preparedFor } from './lib/prepared';
 import { type ProjectAccess, requireReach } from './policy';
 import { notFound } from './errors';
 
@@ -39,6 +39,28 @@ export const isMember = async (db: Db, projectId: string, userId: string): Promi
       .where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId)))
       .limit(1)
   ).length > 0;
+
+/** Which of `userIds` (well-formed ids) are members of the project. */
+export const membersAmong = async (db: Db, projectId: string, userIds: readonly string[]): Promise<Set<string>> =>
+  userIds.length === 0
+    ? new Set()
+    : new Set(
+        (
+          await db
+            .select({ userId: memberships.userId })
+            .from(memberships)
+            .where(and(eq(memberships.projectId, projectId), inArray(memberships.userId, [...userIds])))
+        ).map((row) => row.userId),
+      );
+
+/** How many of `labelIds` (well-formed ids, each once) are labels of the project. */
+export async function countProjectLabels(db: Db, projectId: string, labelIds: readonly string[]): Promise<number> {
+  const found = await db
+    .select({ id: labels.id })
+    .from(labels)
+    .where(and(eq(labels.projectId, projectId), sql`${labels.id} = any(${arrayLiteral(labelIds)}::uuid[])`));
+  return found.length;
+}
 
 /**
  * Who owns the project (undefined: no such project). With `lock`, its row stays locked to the end

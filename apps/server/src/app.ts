@@ -22,7 +22,15 @@ import { clientErrorHandler, registerSecurity } from './http/security';
 import { matchedRestTemplate, registerBodilessRequests, registerRestInputChecks, restTemplateFinder } from './http/rest-input';
 import { createBackgroundQueue } from './lib/background';
 import { createMailOutbox } from './mail/outbox';
+import { startNotificationMailer } from './notification-email/mailer';
+import { notificationMailTemplates } from './notification-email/templates';
+import { createUnsubscribeTokens } from './notification-email/unsubscribe-token';
+import { registerUnsubscribeRoutes } from './http/unsubscribe';
 import { startMailSender } from './mail/sender';
+import { startBackgroundWorker } from './lib/background-worker';
+import { startFeedHub } from './lib/feed-hub';
+import { dueReminderJob, notificationFeed } from './notifications/service';
+import { registerNotificationStreamRoute } from './notifications/sse';
 import { createMetrics, registerHttpMetrics, registerMetricsRoute } from './metrics';
 import { startDeliveryWorker } from './webhooks/worker';
 import { buildOpenApiDocument, createdPaths, locationOf, restRoutes } from './openapi';
@@ -33,6 +41,13 @@ import { appRouter } from './trpc/router';
 import { registerWebApp } from './web-app';
 
 export const VERSION = '0.1.0';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The due-reminder job of this instance (it also runs every REMINDER_POLL_MS by itself). */
+    dueReminders: { runOnce(): Promise<{ ran: boolean; reminded: number }> };
+  }
+}
 const BODY_LIMIT = 1024 * 1024;
 
 export interface BuildOptions {
@@ -60,29 +75,37 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const metrics = createMetrics();
   metrics.observeDatabase(database);
   const hub = await startActivityHub(database, database.db, (error) => app.log.error({ err: error }, 'reading new activity failed'), config.eventHeartbeatMs);
+  const notificationHub = startFeedHub(database, notificationFeed(database.db), (error) => app.log.error({ err: error }, 'reading new notifications failed'), config.eventHeartbeatMs);
   const tokenStates = createTokenStateCache(config.tokenCheckCacheMs);
   const stopFollowingTokens = await tokenStates.follow(database);
   const tokens = createTokenService(config.jwtSecret, config.jwtTtlSeconds);
   const codes = createOneTimeCodes(config.jwtSecret);
   const background = createBackgroundQueue((error) => app.log.error({ err: error }, 'background work failed'));
+  const mailOutbox = createMailOutbox(config.mail !== undefined);
+  const unsubscribeTokens = createUnsubscribeTokens(config.jwtSecret);
   const services = createServices(
     database.db,
     { passwords, tokens, tokenStates },
-    { hub, metrics, webhooks: config.webhooks, eventMaxQueued: config.eventMaxQueued },
+    { hub, notificationHub, metrics, webhooks: config.webhooks, eventMaxQueued: config.eventMaxQueued },
     {
       publicUrl: config.publicUrl,
       passwordLogin: config.passwordLogin,
       oidc: config.oidc,
       secret: config.jwtSecret,
       codes,
-      mail: createMailOutbox(config.mail !== undefined),
+      mail: mailOutbox,
       background,
+      notificationEmail: { tokens: unsubscribeTokens, digestHour: config.mail?.digestHour ?? 8, now: config.mail?.now ?? (() => new Date()) },
     },
   );
   // Every kind of email the service sends, by the name it is queued under.
-  const mailTemplates = { [PASSWORD_RESET_MAIL]: passwordResetMail(config.publicUrl, codes) };
+  const mailTemplates = { [PASSWORD_RESET_MAIL]: passwordResetMail(config.publicUrl, codes), ...notificationMailTemplates(config.publicUrl, unsubscribeTokens) };
   const mailSender = config.mail
     ? await startMailSender(database, config.mail, mailTemplates, (error) => app.log.error({ err: error }, 'sending email failed'))
+    : undefined;
+  // Notifications become email in the background, only when the server sends email.
+  const notificationMailer = config.mail
+    ? await startNotificationMailer(database, config.mail, mailOutbox, (error) => app.log.error({ err: error }, 'queueing notification email failed'))
     : undefined;
   const deliveryWorker = startDeliveryWorker(
     database.db,
@@ -92,6 +115,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
   metrics.observeWebhookOutbox(deliveryWorker.pendingCount);
   hub.onDeliveriesQueued(deliveryWorker.wake);
+  const dueReminders = dueReminderJob(database.db, config.reminders.windowSeconds);
+  const reminderWorker = startBackgroundWorker({
+    pollMs: config.reminders.pollMs,
+    drain: async () => void (await dueReminders.runOnce()),
+    onError: (error) => app.log.error({ err: error }, 'sending due reminders failed'),
+  });
   const servicesHandle = services as unknown as ServicesHandle;
 
   const app = Fastify({
@@ -130,10 +159,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.addHook('onClose', async () => {
     await background.flush();
+    await notificationMailer?.stop();
     await mailSender?.stop();
     await passwords.close();
     await deliveryWorker.stop();
+    await reminderWorker.stop();
     await hub.close();
+    await notificationHub.close();
     await stopFollowingTokens();
     database.onQuerySettled(undefined);
     if (!options.database) await database.close();
@@ -232,6 +264,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   registerAdminRoutes(app, database, config.adminToken);
   registerEventStreamRoute(app, { auth: services.auth, events: services.events, db: database.db, heartbeatMs: config.eventHeartbeatMs });
+  registerUnsubscribeRoutes(app, services.notificationSettings);
+  registerNotificationStreamRoute(app, { auth: services.auth, notifications: services.notifications, heartbeatMs: config.eventHeartbeatMs });
+  // The due-reminder job, for operator commands and tests that run it at a moment of their choosing.
+  app.decorate('dueReminders', dueReminders);
   registerMetricsRoute(app, metrics);
 
   app.get('/healthz', async () => ({ status: 'ok' }));

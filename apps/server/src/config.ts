@@ -80,6 +80,8 @@ export const EnvSchema = z.object({
     .default(1),
   EVENT_HEARTBEAT_MS: timerMilliseconds.default(15_000),
   EVENT_MAX_QUEUED: z.coerce.number().int().min(10).max(1_000_000).default(1000),
+  REMINDER_WINDOW: durationSeconds.default(86_400),
+  REMINDER_POLL_MS: timerMilliseconds.default(60_000),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   WEBHOOK_POLL_MS: timerMilliseconds.default(1000),
   WEBHOOK_TIMEOUT_MS: timerMilliseconds.default(10_000),
@@ -90,6 +92,7 @@ export const EnvSchema = z.object({
   PUBLIC_URL: origin.optional(),
   SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).max(320).optional(),
+  MAIL_DIGEST_HOUR: z.coerce.number().int().min(0).max(23).default(8),
   OIDC_ISSUER: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
     .refine((raw) => raw.startsWith('https://') || LOOPBACK_HOST.test(new URL(raw).hostname), 'must be https:// (plain http only on a loopback address)')
@@ -136,6 +139,7 @@ export interface Config {
   /** Events a live stream may fall behind its client before it is cut off (the slow-consumer limit). */
   eventMaxQueued: number;
   webhooks: WebhookConfig;
+  reminders: ReminderConfig;
   /** Where users reach the service: the base of links in emails and of the sign-on callback. */
   publicUrl: string;
   /** Outgoing email; absent when SMTP_URL is unset (no email is sent, none is queued). */
@@ -158,6 +162,17 @@ export interface MailConfig {
   retryMaxDelayMs: number;
   /** Attempts before a message is given up (kept as FAILED with its last error). */
   maxAttempts: number;
+  /** The hour (0–23, UTC) at which users who chose `daily` get their digest of notifications. */
+  digestHour: number;
+  /** The digest scheduler's clock; tests move it to the digest hour. Defaults to the system clock. */
+  now?: () => Date;
+}
+
+export interface ReminderConfig {
+  /** A task assigned to someone and due within this many seconds gets a `task.due_soon` reminder. */
+  windowSeconds: number;
+  /** How often each instance tries to run the reminder job (one instance at a time runs it). */
+  pollMs: number;
 }
 
 export interface OidcConfig {
@@ -240,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryWindowMs: values.WEBHOOK_RETRY_WINDOW_MS,
       logRetentionMs: values.WEBHOOK_LOG_RETENTION_MS,
     },
+    reminders: { windowSeconds: values.REMINDER_WINDOW, pollMs: values.REMINDER_POLL_MS },
     publicUrl,
     ...(values.SMTP_URL
       ? {
@@ -250,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             retryBaseMs: 30_000,
             retryMaxDelayMs: 3_600_000,
             maxAttempts: 12,
+            digestHour: values.MAIL_DIGEST_HOUR,
           },
         }
       : {}),

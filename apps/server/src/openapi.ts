@@ -1,10 +1,10 @@
-import { ErrorBodySchema } from '@tasklane/schemas';
+import { ErrorBodySchema, UnsubscribeBody } from '@tasklane/schemas';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import type { RestRoute } from './http/rest-input';
 import type { ProcedureMeta } from './trpc/init';
 import type { AppRouter } from './trpc/router';
 
-type Schema = { type?: string; maxLength?: number; description?: string; examples?: unknown[]; example?: unknown; format?: string; pattern?: string };
+type Schema = { type?: string; minLength?: number; maxLength?: number; description?: string; examples?: unknown[]; example?: unknown; format?: string; pattern?: string };
 type MediaType = { schema?: Schema; example?: unknown };
 type Parameter = { name: string; in: string; required?: boolean; description?: string; schema?: Schema; style?: string; explode?: boolean; example?: unknown };
 type Response = { description: string; headers?: Record<string, unknown>; content?: Record<string, MediaType> };
@@ -172,6 +172,68 @@ function eventsOperation(): Operation {
   };
 }
 
+const UNSUBSCRIBE_DOC_PATH = '/notification-settings/unsubscribe';
+
+/**
+ * The one-click unsubscribe link of notification emails (RFC 8058): a plain Fastify route
+ * (http/unsubscribe.ts), since its POST is form-encoded and carries its token in the query,
+ * which trpc-to-openapi does not read. Described here by hand; it needs no login.
+ */
+function unsubscribeOperations(): Record<'get' | 'post', Operation> {
+  const token: Parameter = {
+    name: 'token',
+    in: 'query',
+    required: true,
+    description: 'The signed token of the email’s `List-Unsubscribe` link',
+    schema: { type: 'string', minLength: 1, maxLength: 2000 },
+  };
+  const html = { 'text/html': { schema: { type: 'string', description: 'A page for a browser (sent when Accept prefers text/html)' } } };
+  const refusals = (statuses: number[]) => Object.fromEntries(statuses.map((status) => [String(status), errorResponse(status)]));
+  const invalid: Response = {
+    ...errorResponse(400),
+    content: { ...errorResponse(400).content, ...html },
+    description: 'A missing, malformed or tampered token (reason `INVALID_UNSUBSCRIBE_TOKEN`), or a body other than `List-Unsubscribe=One-Click`',
+  };
+  return {
+    get: {
+      operationId: 'notificationSettingsUnsubscribePage',
+      tags: ['auth'],
+      summary: 'The unsubscribe link, opened',
+      description:
+        'Changes nothing (mail clients and link scanners fetch links on their own): a browser gets a page with the button that POSTs to this URL; any other client a JSON message saying so. Needs no login.',
+      security: [],
+      parameters: [token],
+      responses: {
+        '200': {
+          description: 'The token is genuine',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Message' } as Schema }, ...html },
+        },
+        ...refusals([500, 503]),
+        '400': invalid,
+      },
+    },
+    post: {
+      operationId: 'notificationSettingsUnsubscribe',
+      tags: ['auth'],
+      summary: 'One-click unsubscribe (RFC 8058)',
+      description:
+        'What a mail client POSTs for the email’s `List-Unsubscribe` / `List-Unsubscribe-Post: List-Unsubscribe=One-Click` headers: turns the notification email of the user the token names `off`, without logging in. The body is `List-Unsubscribe=One-Click`, form-encoded (or the same as a JSON object). Answers the new setting (a page for a browser).',
+      security: [],
+      parameters: [token],
+      requestBody: {
+        content: Object.fromEntries(
+          ['application/x-www-form-urlencoded', 'application/json'].map((type) => [type, { schema: { $ref: '#/components/schemas/UnsubscribeBody' } as Schema, example: { 'List-Unsubscribe': 'One-Click' } }]),
+        ),
+      },
+      responses: {
+        '200': { description: 'Email is off', content: { 'application/json': { schema: { $ref: '#/components/schemas/NotificationSettings' } as Schema }, ...html } },
+        ...refusals([413, 415, 500, 503]),
+        '400': invalid,
+      },
+    },
+  };
+}
+
 /** `{id}` after `/projects` → "Project id"; `{memberId}` → "Member id". */
 function describePathParameter(path: string, name: string): string {
   if (name !== 'id') return `${name[0]!.toUpperCase()}${name.slice(1).replace(/Id$/, '')} id`;
@@ -245,7 +307,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
         description: 'A personal access token (POST /auth/tokens): `read`, `write` or `admin` scope, optionally limited to some projects; never more than its owner may do. Managing the account, sessions and tokens needs a login token.',
       },
     },
-    defs: { Error: ErrorBodySchema },
+    defs: { Error: ErrorBodySchema, UnsubscribeBody },
   }) as Document;
 
   const procedures = proceduresByOperation(router);
@@ -273,7 +335,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
       }
     }
   }
-  document.paths = { ...document.paths, [EVENTS_PATH]: { get: eventsOperation() } } as never;
+  document.paths = { ...document.paths, [EVENTS_PATH]: { get: eventsOperation() }, [UNSUBSCRIBE_DOC_PATH]: unsubscribeOperations() } as never;
   // trpc-to-openapi's own per-code error schemas are replaced by the one Error schema above.
   const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];

@@ -12,6 +12,7 @@ const EXPECTED: Record<Action, Record<Caller, boolean>> = {
   'project.read':              { VIEWER: true,  EDITOR: true,  ADMIN: true,  owner: true },
   'task.write':                { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
   'comment.create':            { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
+  'labels.manage':             { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
   'comment.manageOwn':         { VIEWER: true,  EDITOR: true,  ADMIN: true,  owner: true },
   'comment.deleteAny':         { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
   'project.update':            { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
@@ -81,6 +82,11 @@ const HTTP: Record<Action, HttpProof> = {
   'comment.create': {
     allowed: 201,
     call: ({ t, taskId, cast }, caller) => t.request('POST', `/api/v1/tasks/${taskId}/comments`, { token: cast[caller].token, body: { text: 'Hello' } }),
+  },
+  'labels.manage': {
+    allowed: 201,
+    call: ({ t, projectId, cast }, caller) =>
+      t.request('POST', `/api/v1/projects/${projectId}/labels`, { token: cast[caller].token, body: { name: `Label of ${caller}`, color: '#123abc' } }),
   },
   'comment.manageOwn': {
     allowed: 200,

@@ -23,6 +23,8 @@ export const PERMISSIONS = {
   'project.read': all,
   'task.write': editors,
   'comment.create': editors,
+  /** Creating, renaming, recolouring and deleting the project's labels (every member reads them). */
+  'labels.manage': editors,
   /** Editing or deleting one's own comment; authorship is checked by the comments service. */
   'comment.manageOwn': all,
   'comment.deleteAny': admins,
@@ -52,6 +54,7 @@ const DESCRIPTIONS: Record<Action, string> = {
   'project.read': 'view this project',
   'task.write': 'create, change or delete tasks',
   'comment.create': 'comment on tasks',
+  'labels.manage': 'manage labels',
   'comment.manageOwn': 'edit or delete own comments',
   'comment.deleteAny': "delete other members' comments",
   'project.update': 'change the project',
@@ -108,6 +111,13 @@ export const TOKEN_NEEDS: Readonly<Record<string, TokenNeed>> = {
   'comments.create': 'write',
   'comments.update': 'write',
   'comments.delete': 'write',
+  'notifications.markRead': 'write',
+  'notifications.markAllRead': 'write',
+  'watching.subscribe': 'write',
+  'watching.unsubscribe': 'write',
+  'labels.create': 'write',
+  'labels.update': 'write',
+  'labels.delete': 'write',
   'auth.updateMe': 'session',
   'auth.logout': 'session',
   'auth.tokens.create': 'session',
@@ -118,6 +128,7 @@ export const TOKEN_NEEDS: Readonly<Record<string, TokenNeed>> = {
   'auth.sessions.listPage': 'session',
   'auth.sessions.revoke': 'session',
   'auth.sessions.revokeOthers': 'session',
+  'auth.notificationSettings.update': 'session',
 };
 
 export function tokenNeed(procedure: string, type: 'query' | 'mutation' | 'subscription'): TokenNeed {

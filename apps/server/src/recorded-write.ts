@@ -2,6 +2,8 @@ import { activity, type Db, webhookDeliveries, webhooks } from '@tasklane/db';
 import type { Activity, ActivityType, FieldChange } from '@tasklane/schemas';
 import { type SQL, sql } from 'drizzle-orm';
 import { placeholderIn, runStatement, type StatementPart, valuesFor } from './lib/prepared';
+import type { NotificationPlan } from './notifications/plan';
+import { announceNotified, notificationSteps } from './notifications/write';
 
 /**
  * The channel of a project's "activity N happened" notifications (the payload is N). One channel
@@ -24,6 +26,8 @@ export interface Change {
   type: ActivityType;
   resource: object;
   changes?: Record<string, FieldChange> | null;
+  /** The notifications it causes and the watchers it adds (notifications/plan.ts). */
+  notify?: NotificationPlan | undefined;
 }
 
 /**
@@ -44,6 +48,10 @@ export interface Change {
  * the order every other writer of a task uses — row, then project lock — so the two never wait on
  * each other in a cycle. The announcement is the new id on the project's channel (projectChannel),
  * and one on DELIVERIES_CHANNEL only if deliveries were queued, so only those changes wake the senders.
+ *
+ * With `change.notify`, the same statement adds the task's new watchers and writes the change's
+ * notifications (notifications/write.ts), each announced on its recipient's channel. A transaction
+ * records at most one change with notifications: their recipient locks are taken in one pass.
  */
 export async function recordChange(db: Db, change: Change): Promise<Activity>;
 export async function recordChange(db: Db, change: Change, write: StatementPart): Promise<Activity | undefined>;
@@ -60,8 +68,10 @@ export async function recordChange(db: Db, change: Change, write?: StatementPart
   };
   const value = placeholderIn('activity_');
   const outbox = queueDeliveries(event);
+  const { notify: plan, ...recorded } = change;
+  const notify = plan && notificationSteps(plan, { ...recorded, taskId: event.taskId, createdAt });
   const [row] = await runStatement<{ id: string }>(db, {
-    key: `activity:${write?.key ?? 'alone'}`,
+    key: `activity:${write?.key ?? 'alone'}${notify ? ':notify' : ''}`,
     build: (handle) => sql`
       with ${write ? sql`written as ${write.build(handle)},` : sql``}
       locked as (select pg_advisory_xact_lock(${ACTIVITY_LOCK_CLASS}, hashtext(${value('projectId')}::uuid::text))${write ? sql` from (select 1 from written limit 1) as change` : sql``}),
@@ -72,17 +82,18 @@ export async function recordChange(db: Db, change: Change, write?: StatementPart
         from locked
         returning id
       ),
-      queued as (${outbox.build(sql`inserted`)})
+      queued as (${outbox.build(sql`inserted`)})${notify ? sql`,${notify.build(sql`inserted`)}` : sql``}
       select id::text as id,
              pg_notify(${value('channel')}::text, id::text),
-             case when exists (select 1 from queued) then pg_notify(${DELIVERIES_CHANNEL}, '') end
+             case when exists (select 1 from queued) then pg_notify(${DELIVERIES_CHANNEL}, '') end${notify ? sql`, ${announceNotified} as notified` : sql``}
       from inserted`,
     values: {
       ...write?.values,
       ...outbox.values,
+      ...notify?.values,
       ...valuesFor(
         {
-          ...change,
+          ...recorded,
           taskId: event.taskId,
           resource: JSON.stringify(event.resource),
           changes: event.changes === null ? null : JSON.stringify(event.changes),
@@ -126,11 +137,15 @@ function queueDeliveries(event: Omit<Activity, 'id'>): { build: (inserted: SQL) 
   };
 }
 
+/** Equal field values: the same scalar, or arrays of the same scalars in the same order (a task's labelIds). */
+const sameValue = (a: unknown, b: unknown): boolean =>
+  a === b || (Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, index) => item === b[index]));
+
 /** The fields whose values differ between two versions of a resource, or null when none do. */
 export function changedFields<T extends object>(before: T, after: T, fields: readonly (keyof T & string)[]): Record<string, FieldChange> | null {
   const changes: Record<string, FieldChange> = {};
   for (const field of fields) {
-    if (before[field] !== after[field]) changes[field] = { old: before[field], new: after[field] };
+    if (!sameValue(before[field], after[field])) changes[field] = { old: before[field], new: after[field] };
   }
   return Object.keys(changes).length > 0 ? changes : null;
 }

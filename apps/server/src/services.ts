@@ -1,5 +1,5 @@
 import type { Db } from '@tasklane/db';
-import type { AuthProviders } from '@tasklane/schemas';
+import type { AuthProviders, Notification } from '@tasklane/schemas';
 import { createAccessTokensService } from './access-tokens/service';
 import { createEventsService } from './activity/follow';
 import type { ActivityHub } from './activity/hub';
@@ -13,10 +13,15 @@ import type { TokenStateCache } from './auth/token-state';
 import type { TokenService } from './auth/tokens';
 import { createCommentsService } from './comments/service';
 import { createIdempotencyService } from './idempotency/service';
+import { createLabelsService } from './labels/service';
 import { transactionAware } from './lib/ambient-transaction';
 import type { BackgroundQueue } from './lib/background';
 import type { MailOutbox } from './mail/outbox';
 import { createMembersService } from './members/service';
+import { createNotificationSettingsService } from './notification-email/service';
+import type { UnsubscribeTokens } from './notification-email/unsubscribe-token';
+import type { FeedHub } from './lib/feed-hub';
+import { createNotificationsService } from './notifications/service';
 import { createProjectsService } from './projects/service';
 import { createSsoService } from './sso/service';
 import type { Metrics } from './metrics';
@@ -34,13 +39,15 @@ export interface IdentityOptions {
   mail: MailOutbox;
   /** Work requests start and do not wait for (last-used stamps, password reset emails). */
   background: BackgroundQueue;
+  /** Notification email: the unsubscribe links' tokens and the digest's hour and clock. */
+  notificationEmail: { tokens: UnsubscribeTokens; digestHour: number; now: () => Date };
 }
 
 /** Every resource's service over one database; procedures reach them through the context. */
 export function createServices(
   pool: Db,
   auth: { passwords: PasswordHasher; tokens: TokenService; tokenStates: TokenStateCache },
-  live: { hub: ActivityHub; metrics: Metrics; webhooks: WebhookConfig; eventMaxQueued: number },
+  live: { hub: ActivityHub; notificationHub: FeedHub<Notification>; metrics: Metrics; webhooks: WebhookConfig; eventMaxQueued: number },
   identity: IdentityOptions,
 ) {
   // Queries join a transaction opened around the call (an idempotent create), else use the pool.
@@ -66,10 +73,13 @@ export function createServices(
     members: createMembersService(db),
     tasks,
     comments: createCommentsService(db, tasks),
+    labels: createLabelsService(db),
     activity: createActivityService(db, tasks),
     idempotency: createIdempotencyService(db),
     events: createEventsService(db, live.hub, live.metrics.eventStreams, live.eventMaxQueued),
     webhooks: createWebhooksService(db, live.webhooks),
+    notificationSettings: createNotificationSettingsService(db, identity.notificationEmail),
+    notifications: createNotificationsService(db, tasks, { hub: live.notificationHub, openStreams: live.metrics.eventStreams, maxQueued: live.eventMaxQueued }),
   };
 }
 

@@ -153,9 +153,64 @@ describe('comments: create', () => {
       authorId: colleague.id,
       authorName: colleague.name,
       taskId,
+      mentionIds: [],
       createdAt: expect.stringMatching(ISO_MS),
       updatedAt: expect.stringMatching(ISO_MS),
     });
+  });
+});
+
+describe('comments: mentions', () => {
+  let t: TestApp;
+  let author: TestUser;
+  let mentioned: TestUser;
+  let stranger: TestUser;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    author = await registerUser(t, 'Author');
+    mentioned = await registerUser(t, 'Mentioned');
+    stranger = await registerUser(t, 'Stranger');
+  });
+  afterAll(() => t.close());
+
+  it('keeps mentionIds of members on create and edit, returns them on every read, and refuses anyone else', async () => {
+    const projectId = (await createProject(t, author)).id;
+    await invite(t, author, projectId, mentioned, 'VIEWER');
+    const taskId = (await createTask(t, author, projectId)).id;
+    const created = await t.request('POST', `/api/v1/tasks/${taskId}/comments`, { token: author.token, body: { text: '@Mentioned hi', mentionIds: [mentioned.id.toUpperCase()] } });
+    expect(created.status).toBe(201);
+    expect(created.body.mentionIds).toEqual([mentioned.id]);
+    const path = `/api/v1/tasks/${taskId}/comments/${created.body.id}`;
+    expect((await t.request('GET', path, { token: mentioned.token })).body.mentionIds).toEqual([mentioned.id]);
+    expect((await t.request('GET', `/api/v1/tasks/${taskId}/comments`, { token: mentioned.token })).body[0].mentionIds).toEqual([mentioned.id]);
+    const cleared = await t.request('PATCH', path, { token: author.token, body: { text: 'hi', mentionIds: [] } });
+    expect(cleared.body.mentionIds).toEqual([]);
+
+    for (const mentionIds of [[stranger.id], [mentioned.id, stranger.id]]) {
+      const refused = await t.request('POST', `/api/v1/tasks/${taskId}/comments`, { token: author.token, body: { text: 'hi', mentionIds } });
+      expect({ status: refused.status, reason: refused.body.reason }).toEqual({ status: 400, reason: 'MENTION_NOT_MEMBER' });
+      expect(refused.body.message).toContain('mentionIds');
+    }
+    const repeated = await t.request('POST', `/api/v1/tasks/${taskId}/comments`, { token: author.token, body: { text: 'hi', mentionIds: [mentioned.id, mentioned.id] } });
+    expect(repeated.status).toBe(400);
+    expect(repeated.body.issues[0].path).toEqual(['mentionIds']);
+    expect((await t.request('GET', `/api/v1/tasks/${taskId}/comments`, { token: author.token })).body).toHaveLength(1);
+  });
+
+  it("subscribes the author and the mentioned to the task's notifications", async () => {
+    const projectId = (await createProject(t, author)).id;
+    await invite(t, author, projectId, mentioned, 'EDITOR');
+    const taskId = (await createTask(t, mentioned, projectId)).id;
+    await t.request('DELETE', `/api/v1/tasks/${taskId}/subscription`, { token: author.token });
+    expect((await t.request('GET', `/api/v1/tasks/${taskId}/subscription`, { token: author.token })).body).toEqual({ subscribed: false });
+    const other = await registerUser(t, 'Other');
+    await invite(t, author, projectId, other, 'EDITOR');
+    expect((await t.request('GET', `/api/v1/tasks/${taskId}/subscription`, { token: other.token })).body).toEqual({ subscribed: false });
+    await t.request('POST', `/api/v1/tasks/${taskId}/comments`, { token: other.token, body: { text: 'me too' } });
+    expect((await t.request('GET', `/api/v1/tasks/${taskId}/subscription`, { token: other.token })).body).toEqual({ subscribed: true });
+    await t.request('POST', `/api/v1/tasks/${taskId}/comments`, { token: other.token, body: { text: '@Author', mentionIds: [author.id] } });
+    expect((await t.request('GET', `/api/v1/tasks/${taskId}/subscription`, { token: author.token })).body).toEqual({ subscribed: true });
   });
 });
 

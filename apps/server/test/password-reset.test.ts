@@ -12,6 +12,7 @@ const mailConfig = (smtpUrl: string): MailConfig => ({
   retryBaseMs: 200,
   retryMaxDelayMs: 1000,
   maxAttempts: 5,
+  digestHour: 8,
 });
 
 /** The code of the reset link in a received email's text. */

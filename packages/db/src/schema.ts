@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, date, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz } from './timestamps';
 
 const timestamps = {
@@ -76,6 +76,10 @@ export const tasks = pgTable(
       .notNull()
       .references(() => users.id),
     completedAt: timestamptz('completed_at'),
+    /** Ids of the project's labels on the task, in id order; a deleted label is taken off (labels service). */
+    labelIds: uuid('label_ids').array().notNull().default(sql`'{}'::uuid[]`),
+    /** The task's comments, counted by a trigger on `comments` (migration 0006) in the writing transaction. */
+    commentCount: integer('comment_count').notNull().default(0),
     ...timestamps,
   },
   (table) => [
@@ -88,10 +92,31 @@ export const tasks = pgTable(
     index('tasks_project_status_idx').on(table.projectId, table.status, table.createdAt, table.id),
     index('tasks_project_assignee_idx').on(table.projectId, table.assigneeId, table.createdAt, table.id),
     index('tasks_assignee_idx').on(table.assigneeId, table.createdAt, table.id),
+    // The due-reminder job looks for assigned tasks by due date across projects.
+    index('tasks_due_reminder_idx').on(table.dueDate).where(sql`${table.assigneeId} is not null`),
     // `q` is a case-insensitive substring search (ILIKE '%…%'): trigram indexes serve it (pg_trgm).
     index('tasks_title_trgm_idx').using('gin', table.title.op('gin_trgm_ops')),
     index('tasks_description_trgm_idx').using('gin', table.description.op('gin_trgm_ops')),
+    // The `labelId` filter (label_ids && …) and a label's deletion (label_ids @> …) find tasks by label.
+    index('tasks_label_ids_idx').using('gin', table.labelIds),
   ],
+);
+
+/** A project's labels; names are unique per project regardless of case. */
+export const labels = pgTable(
+  'labels',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** `#rrggbb`, lower case. */
+    color: text('color').notNull(),
+    ...timestamps,
+  },
+  // Also the order of GET /projects/{id}/labels (by name, regardless of case), so it pages by this index.
+  (table) => [uniqueIndex('labels_project_name_key').on(table.projectId, sql`lower(${table.name})`)],
 );
 
 /**
@@ -121,6 +146,8 @@ export const comments = pgTable(
       .notNull()
       .references(() => users.id),
     text: text('text').notNull(),
+    /** The users the comment mentions (members of the project when written). */
+    mentionIds: uuid('mention_ids').array().notNull().default(sql`'{}'::uuid[]`),
     ...timestamps,
   },
   (table) => [index('comments_task_idx').on(table.taskId, table.createdAt, table.id)],
@@ -344,4 +371,106 @@ export const mailOutbox = pgTable(
     ...timestamps,
   },
   (table) => [index('mail_outbox_due_idx').on(table.nextAttemptAt).where(sql`${table.state} = 'PENDING'`)],
+);
+
+/**
+ * Who watches a task: its creator, its assignee, everyone who commented on it or was mentioned in
+ * it are added automatically, in the transaction of that change; `subscribed` false is an explicit
+ * opt-out (DELETE /tasks/{id}/subscription), which later comments leave alone and only a mention,
+ * an assignment or PUT /tasks/{id}/subscription undo.
+ */
+export const taskWatchers = pgTable(
+  'task_watchers',
+  {
+    taskId: uuid('task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    subscribed: boolean('subscribed').notNull().default(true),
+    ...timestamps,
+  },
+  (table) => [primaryKey({ columns: [table.taskId, table.userId] }), index('task_watchers_user_idx').on(table.userId)],
+);
+
+/**
+ * A user's in-app notifications, written in the transaction of the change that causes them
+ * (apps/server/src/notifications). `seq` orders one user's notifications in commit order (writers
+ * hold a per-recipient advisory lock): the live stream's event id and the lists' cursor. Reads show
+ * only those of projects the recipient is still a member of.
+ */
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: uuid('id').primaryKey(),
+    seq: bigint('seq', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** `task.assigned`, `comment.mentioned`, `comment.created`, `task.status_changed`, `task.due_soon` or `member.added`. */
+    kind: text('kind').notNull(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    taskId: uuid('task_id').references(() => tasks.id, { onDelete: 'cascade' }),
+    commentId: uuid('comment_id').references(() => comments.id, { onDelete: 'set null' }),
+    /** Who caused it; null for reminders, which the service sends itself. */
+    actorId: uuid('actor_id').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamps.createdAt,
+    readAt: timestamptz('read_at'),
+  },
+  (table) => [
+    uniqueIndex('notifications_user_seq_key').on(table.userId, table.seq),
+    index('notifications_unread_idx').on(table.userId, table.seq).where(sql`${table.readAt} is null`),
+  ],
+);
+
+/** Due reminders sent, one per task and due date: the scheduler never reminds of the same due date twice. */
+export const dueReminders = pgTable(
+  'due_reminders',
+  {
+    taskId: uuid('task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    dueDate: timestamptz('due_date').notNull(),
+    createdAt: timestamps.createdAt,
+  },
+  (table) => [primaryKey({ columns: [table.taskId, table.dueDate] })],
+);
+
+export const notificationEmailEnum = pgEnum('notification_email', ['off', 'instant', 'daily']);
+
+/**
+ * A user's choice of notification email (apps/server/src/notification-email); no row means the
+ * default, `instant`. `last_digest_on` is the day whose digest was last queued (or skipped), so a
+ * digest goes out once per day however many instances run and however often they restart.
+ */
+export const notificationSettings = pgTable(
+  'notification_settings',
+  {
+    userId: uuid('user_id')
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    email: notificationEmailEnum('email').notNull().default('instant'),
+    lastDigestOn: date('last_digest_on', { mode: 'string' }),
+    ...timestamps,
+  },
+  (table) => [index('notification_settings_daily_idx').on(table.lastDigestOn).where(sql`${table.email} = 'daily'`)],
+);
+
+/**
+ * Notifications handled by email: one row each, written in the transaction that queues its email
+ * (alone or in a digest), so none is mailed twice.
+ */
+export const notificationMails = pgTable(
+  'notification_mails',
+  {
+    notificationId: uuid('notification_id')
+      .primaryKey()
+      .references(() => notifications.id, { onDelete: 'cascade' }),
+    /** `instant` or `digest`. */
+    via: text('via').notNull(),
+    createdAt: timestamps.createdAt,
+  },
 );

@@ -15,6 +15,9 @@ export const ACTIVITY_TYPES = [
   'comment.created',
   'comment.updated',
   'comment.deleted',
+  'label.created',
+  'label.updated',
+  'label.deleted',
 ] as const;
 
 export const ActivityTypeSchema = z.enum(ACTIVITY_TYPES).meta({ id: 'ActivityType' });
@@ -33,7 +36,7 @@ export const ActivitySchema = z
     taskId: IdSchema.nullable().meta({ description: 'The task a task or comment event concerns' }),
     resource: z
       .record(z.string(), z.unknown())
-      .meta({ description: 'The changed resource (Project, Member, Task or Comment) after the change; before it, for deletions' }),
+      .meta({ description: 'The changed resource (Project, Member, Task, Comment or Label) after the change; before it, for deletions' }),
     changes: z
       .record(z.string(), FieldChangeSchema)
       .nullable()

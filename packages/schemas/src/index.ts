@@ -6,5 +6,8 @@ export * from './projects';
 export * from './members';
 export * from './tasks';
 export * from './comments';
+export * from './labels';
 export * from './activity';
 export * from './webhooks';
+export * from './notification-settings';
+export * from './notifications';

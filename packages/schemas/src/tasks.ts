@@ -7,6 +7,8 @@ export const TASK_STATUSES = ['TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCE
 export const TASK_PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'URGENT'] as const;
 export const TASK_TITLE_MAX = 500;
 export const TASK_DESCRIPTION_MAX = 50_000;
+/** The most labels one task carries, and the most a `labelId` filter names. */
+export const TASK_LABELS_MAX = 20;
 
 export const TaskStatusSchema = z.enum(TASK_STATUSES).meta({ id: 'TaskStatus' });
 export const TaskPrioritySchema = z.enum(TASK_PRIORITIES).meta({ id: 'TaskPriority' });
@@ -45,8 +47,20 @@ export const TaskSchema = z
     createdAt: TimestampSchema,
     updatedAt: TimestampSchema,
     completedAt: TimestampSchema.nullable(),
+    labelIds: z.array(IdSchema).meta({ description: "Ids of the project's labels on the task, in id order (oldest label first); empty when none" }),
+    commentCount: z.number().int().meta({ description: 'How many comments the task has' }),
   })
   .meta({ id: 'Task' });
+
+/** Ids of labels of the task's project, each at most once; any other id is a 400 naming `labelIds` (LABEL_NOT_IN_PROJECT). */
+const LabelIdsSchema = z
+  .array(IdRefSchema)
+  .max(TASK_LABELS_MAX, { error: `labelIds lists at most ${TASK_LABELS_MAX} labels` })
+  .refine((ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length, { error: 'labelIds must not name a label twice' })
+  .meta({ description: `Ids of labels of the task's project (at most ${TASK_LABELS_MAX}, each once); replaces the task's labels`, example: [] });
+
+/** A UUID (a label id): filtering by one that names no label of the project matches nothing. */
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 export const CreateTaskInput = z
   .object({
@@ -57,6 +71,7 @@ export const CreateTaskInput = z
     priority: TaskPrioritySchema.optional(),
     dueDate: DueDateSchema.nullable().optional(),
     assigneeId: IdRefSchema.nullable().optional(),
+    labelIds: LabelIdsSchema.optional(),
   })
   .strict()
   .meta({
@@ -79,6 +94,7 @@ export const UpdateTaskInput = z
     priority: TaskPrioritySchema.optional(),
     dueDate: DueDateSchema.nullable().optional(),
     assigneeId: IdRefSchema.nullable().optional(),
+    labelIds: LabelIdsSchema.optional(),
   })
   .strict()
   .meta({ examples: [{ status: 'IN_PROGRESS' }] });
@@ -99,6 +115,12 @@ export const TaskFilterShape = {
     .string()
     .regex(ASSIGNEE_FILTER, { error: 'assigneeId must be a user id, "me" or "none"' })
     .meta({ description: 'A user id, `me` (the caller) or `none` (unassigned)', example: 'me' })
+    .optional(),
+  labelId: z
+    .array(z.string().regex(UUID, { error: 'labelId must be a comma list of label ids' }))
+    .min(1, { error: 'labelId must name at least one label' })
+    .max(TASK_LABELS_MAX, { error: `labelId lists at most ${TASK_LABELS_MAX} labels` })
+    .meta({ description: 'Comma list of label ids: tasks carrying any of them', example: ['0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b'] })
     .optional(),
   dueBefore: dateTime().meta({ description: 'Only tasks due strictly before this date-time', example: '2026-12-01T00:00:00Z' }).optional(),
   dueAfter: dateTime().meta({ description: 'Only tasks due strictly after this date-time', example: '2026-11-01T00:00:00Z' }).optional(),

@@ -4,6 +4,8 @@ import type { ProcedureOutputs } from './generated/api';
 
 /** One change in a project, as the live stream and the activity history give it. */
 export type ProjectEvent = ProcedureOutputs['ProjectEvent'];
+/** One notification, as the live stream and `notifications.list` give it. */
+export type Notification = ProcedureOutputs['notifications.markRead'];
 
 export interface SubscribeInput {
   projectId: string;
@@ -14,6 +16,17 @@ export interface SubscribeInput {
 export interface SubscribeHandlers {
   onEvent: (event: ProjectEvent) => void;
   /** The stream ended for good (401, 404, the project deleted): no reconnect follows. */
+  onError?: (error: TasklaneError) => void;
+}
+
+export interface NotificationSubscribeInput {
+  /** Replay every notification after this event id first (the stream's `lastEventId`), then continue live. */
+  lastEventId?: string | undefined;
+}
+
+export interface NotificationHandlers {
+  onNotification: (notification: Notification) => void;
+  /** The stream ended for good (401, 403): no reconnect follows. */
   onError?: (error: TasklaneError) => void;
 }
 
@@ -38,8 +51,26 @@ const RECONNECT_MS = [250, 1000, 3000, 10_000];
  * connection or a `stream-error` frame reconnects with `Last-Event-ID`, replaying what was missed.
  */
 export function subscribe(context: StreamContext, input: SubscribeInput, handlers: SubscribeHandlers): Promise<EventSubscription> {
+  return follow<ProjectEvent>(context, `/api/v1/projects/${encodeURIComponent(input.projectId)}/events`, input.lastEventId, {
+    onEvent: handlers.onEvent,
+    onError: handlers.onError,
+    isLast: (event) => event.type === 'project.deleted',
+  });
+}
+
+/** Follows `GET /api/v1/notifications/events`, the caller's notifications, as `subscribe` follows a project's events. */
+export function subscribeNotifications(context: StreamContext, input: NotificationSubscribeInput, handlers: NotificationHandlers): Promise<EventSubscription> {
+  return follow<Notification>(context, '/api/v1/notifications/events', input.lastEventId, { onEvent: handlers.onNotification, onError: handlers.onError, isLast: () => false });
+}
+
+function follow<Event>(
+  context: StreamContext,
+  path: string,
+  from: string | undefined,
+  handlers: { onEvent: (event: Event) => void; onError?: ((error: TasklaneError) => void) | undefined; isLast: (event: Event) => boolean },
+): Promise<EventSubscription> {
   const controller = new AbortController();
-  let lastEventId = input.lastEventId;
+  let lastEventId = from;
   let closed = false;
   const subscription: EventSubscription = {
     get lastEventId() {
@@ -50,7 +81,7 @@ export function subscribe(context: StreamContext, input: SubscribeInput, handler
       controller.abort();
     },
   };
-  const url = `${context.baseUrl}/api/v1/projects/${encodeURIComponent(input.projectId)}/events`;
+  const url = `${context.baseUrl}${path}`;
 
   /** One connection: resolves when it ends (true: reconnect), calls `connected` once subscribed. */
   async function connect(connected: () => void): Promise<boolean> {
@@ -69,10 +100,10 @@ export function subscribe(context: StreamContext, input: SubscribeInput, handler
       },
       onEvent: (message) => {
         if (message.event === 'stream-error') return; // the server closes next; we resume from lastEventId
-        const event = JSON.parse(message.data) as ProjectEvent;
+        const event = JSON.parse(message.data) as Event;
         if (message.id) lastEventId = message.id;
         handlers.onEvent(event);
-        if (event.type === 'project.deleted') reconnect = false;
+        if (handlers.isLast(event)) reconnect = false;
       },
     });
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -1,6 +1,14 @@
 import { createTRPCUntypedClient, httpBatchLink, httpLink, splitLink, type TRPCUntypedClient } from '@trpc/client';
 import { TasklaneError } from './errors';
-import { subscribe, type EventSubscription, type SubscribeHandlers, type SubscribeInput } from './events';
+import {
+  subscribe,
+  subscribeNotifications,
+  type EventSubscription,
+  type NotificationHandlers,
+  type NotificationSubscribeInput,
+  type SubscribeHandlers,
+  type SubscribeInput,
+} from './events';
 import { PROCEDURE_KINDS } from './generated/api';
 import {
   IDEMPOTENT_CREATES,
@@ -14,7 +22,7 @@ import {
 
 export * from './generated/api';
 export { ERROR_REASONS, TasklaneError, type ErrorCode, type ErrorIssue, type ErrorReason, type TasklaneErrorFields } from './errors';
-export type { EventSubscription, ProjectEvent, SubscribeHandlers, SubscribeInput } from './events';
+export type { EventSubscription, Notification, NotificationHandlers, NotificationSubscribeInput, ProjectEvent, SubscribeHandlers, SubscribeInput } from './events';
 export { RESOURCES, type CallOptions, type Input, type Method, type Output, type ProcedurePath, type ResourceMethods, type Resources } from './resources';
 
 /** A bearer token, or a function giving the current one (called before every request). */
@@ -56,6 +64,10 @@ export type TasklaneClient = { readonly [R in keyof MethodResources]: ResourceMe
   readonly events: {
     /** Live events of a project; resolves once subscribed, so no later change is missed. */
     subscribe(input: SubscribeInput, handlers: SubscribeHandlers): Promise<EventSubscription>;
+  };
+  readonly notifications: {
+    /** Your notifications live; resolves once subscribed, so no later notification is missed. */
+    subscribe(input: NotificationSubscribeInput, handlers: NotificationHandlers): Promise<EventSubscription>;
   };
   /** Every item of a paged list, fetching each page when it is reached: `for await (const t of tl.paginate(tl.tasks.list, { projectId }))`. */
   paginate<I, T>(list: ListMethod<I, T>, input: I, options?: CallOptions): AsyncIterable<T>;
@@ -164,9 +176,12 @@ export function createTasklaneClient(options: TasklaneClientOptions): TasklaneCl
       Object.entries(methods).map(([name, path]) => [name, (input?: unknown, callOptions?: CallOptions) => call(path, input, callOptions)]),
     );
   }
+  const streams = { baseUrl, fetch: fetchImpl, authorization };
   client.events = {
-    subscribe: (input: SubscribeInput, handlers: SubscribeHandlers) => subscribe({ baseUrl, fetch: fetchImpl, authorization }, input, handlers),
+    subscribe: (input: SubscribeInput, handlers: SubscribeHandlers) => subscribe(streams, input, handlers),
   };
+  (client.notifications as Record<string, unknown>).subscribe = (input: NotificationSubscribeInput, handlers: NotificationHandlers) =>
+    subscribeNotifications(streams, input, handlers);
   client.paginate = paginate;
   client.setToken = (next: TokenSource | undefined) => {
     token = next;

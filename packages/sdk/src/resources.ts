@@ -22,6 +22,7 @@ export const RESOURCES = {
   sessions: { list: 'auth.sessions.listPage', revoke: 'auth.sessions.revoke', revokeOthers: 'auth.sessions.revokeOthers' },
   tokens: { create: 'auth.tokens.create', list: 'auth.tokens.listPage', revoke: 'auth.tokens.revoke' },
   sso: { login: 'auth.oidc.login', callback: 'auth.oidc.callback', exchange: 'auth.oidc.exchange' },
+  notificationSettings: { get: 'auth.notificationSettings.get', update: 'auth.notificationSettings.update' },
   projects: {
     list: 'projects.listPage',
     get: 'projects.get',
@@ -40,6 +41,7 @@ export const RESOURCES = {
     delete: 'tasks.delete',
   },
   comments: { list: 'comments.listPage', get: 'comments.get', create: 'comments.create', update: 'comments.update', delete: 'comments.delete' },
+  labels: { list: 'labels.listPage', get: 'labels.get', create: 'labels.create', update: 'labels.update', delete: 'labels.delete' },
   activity: { listForProject: 'activity.listForProjectPage', listForTask: 'activity.listForTaskPage' },
   webhooks: {
     list: 'webhooks.listPage',
@@ -49,6 +51,15 @@ export const RESOURCES = {
     delete: 'webhooks.delete',
     deliveries: 'webhooks.deliveriesPage',
   },
+  notifications: {
+    list: 'notifications.listPage',
+    unreadCount: 'notifications.unreadCount',
+    markRead: 'notifications.markRead',
+    markAllRead: 'notifications.markAllRead',
+    // Served by the SDK's own Server-Sent Events reader over the REST stream (see events.ts).
+    subscribe: 'notifications.events',
+  },
+  watching: { get: 'watching.get', watch: 'watching.subscribe', unwatch: 'watching.unsubscribe' },
   // Served by the SDK's own Server-Sent Events reader over the REST stream (see events.ts).
   events: { subscribe: 'projects.events' },
 } as const satisfies Record<string, Record<string, ProcedurePath>>;
@@ -87,4 +98,5 @@ export type Method<P extends ProcedurePath> = [Input<P>] extends [void]
     ? (input?: Input<P>, options?: CallOptions) => Promise<Output<P>>
     : (input: Input<P>, options?: CallOptions) => Promise<Output<P>>;
 
-export type ResourceMethods<R extends Record<string, ProcedurePath>> = { readonly [M in keyof R]: Method<R[M]> };
+/** A resource's methods; `subscribe` (a live stream) is the SDK's own reader, typed where the client is. */
+export type ResourceMethods<R extends Record<string, ProcedurePath>> = { readonly [M in keyof R as M extends 'subscribe' ? never : M]: Method<R[M]> };

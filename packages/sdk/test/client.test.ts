@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTasklaneClient, TasklaneError, type ProjectEvent, type TasklaneClient } from '../src/index';
+import { createTasklaneClient, TasklaneError, type Notification, type ProjectEvent, type TasklaneClient } from '../src/index';
 import { startServer } from './server';
 
 let server: Awaited<ReturnType<typeof startServer>>;
@@ -55,6 +55,26 @@ describe('resource methods', () => {
     expect([taken.code, taken.reason, taken.httpStatus]).toEqual(['CONFLICT', 'EMAIL_TAKEN', 409]);
     // The raw tRPC client stays reachable.
     expect(await tl.trpc.query('tasks.get', { id: task.id })).toMatchObject({ id: task.id });
+  });
+
+  it('manage labels and put them on tasks: tl.labels.list/get/create/update/delete, labelIds and commentCount on tasks', async () => {
+    const { tl } = await registered();
+    const project = await tl.projects.create({ name: 'Labelled' });
+    const bug = await tl.labels.create({ id: project.id, name: 'Bug', color: '#D73A4A' });
+    const chore = await tl.labels.create({ id: project.id, name: 'chore' });
+    expect(bug).toMatchObject({ name: 'Bug', color: '#d73a4a', projectId: project.id });
+    const duplicate = await failure(tl.labels.create({ id: project.id, name: 'BUG' }));
+    expect([duplicate.code, duplicate.reason, duplicate.httpStatus]).toEqual(['CONFLICT', 'LABEL_EXISTS', 409]);
+    expect((await tl.labels.list({ id: project.id })).items.map((label) => label.name)).toEqual(['Bug', 'chore']);
+    expect(await tl.labels.update({ id: project.id, labelId: chore.id, name: 'Chore' })).toMatchObject({ name: 'Chore' });
+    expect((await tl.labels.get({ id: project.id, labelId: chore.id })).name).toBe('Chore');
+
+    const task = await tl.tasks.create({ projectId: project.id, title: 'Fix', labelIds: [chore.id, bug.id] });
+    expect(task).toMatchObject({ labelIds: [bug.id, chore.id].sort(), commentCount: 0 });
+    await tl.comments.create({ id: task.id, text: 'On it' });
+    expect((await tl.tasks.list({ projectId: project.id, labelId: [bug.id] })).items).toMatchObject([{ id: task.id, commentCount: 1 }]);
+    expect(await tl.labels.delete({ id: project.id, labelId: bug.id })).toEqual({ message: 'Label deleted' });
+    expect((await tl.tasks.get({ id: task.id })).labelIds).toEqual([chore.id]);
   });
 
   it('list methods return a page with its cursor, and paginate walks every page lazily', async () => {
@@ -238,5 +258,36 @@ describe('live events', () => {
     const { tl } = await registered();
     const refused = await failure(tl.events.subscribe({ projectId: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b' }, { onEvent: () => {} }));
     expect(refused.httpStatus).toBe(404);
+  });
+});
+
+describe('notifications', () => {
+  it('are listed, counted, read, and delivered live to a subscriber; watching a task is a method too', async () => {
+    const owner = await registered();
+    const colleague = await registered();
+    const project = await owner.tl.projects.create({ name: 'Inbox' });
+    await owner.tl.members.invite({ id: project.id, email: colleague.email, role: 'EDITOR' });
+    const task = await owner.tl.tasks.create({ projectId: project.id, title: 'Review' });
+
+    const live: Notification[] = [];
+    let arrived: () => void = () => {};
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
+    const subscription = await owner.tl.notifications.subscribe({}, { onNotification: (notification) => (live.push(notification), arrived()) });
+    const comment = await colleague.tl.comments.create({ id: task.id, text: '@Ada please look', mentionIds: [owner.id] });
+    expect(comment.mentionIds).toEqual([owner.id]);
+    await arrival;
+    subscription.close();
+    expect(live[0]).toMatchObject({ kind: 'comment.mentioned', taskId: task.id, commentId: comment.id, actorId: colleague.id, readAt: null });
+    expect(subscription.lastEventId).toMatch(/^\d+$/);
+
+    expect(await owner.tl.notifications.unreadCount()).toEqual({ count: 1 });
+    const page = await owner.tl.notifications.list({ unread: 'true' });
+    expect(page.items.map((item) => item.id)).toEqual([live[0]!.id]);
+    expect((await owner.tl.notifications.markRead({ id: live[0]!.id })).readAt).not.toBeNull();
+    expect(await owner.tl.notifications.markAllRead()).toEqual({ marked: 0 });
+
+    expect(await owner.tl.watching.get({ id: task.id })).toEqual({ subscribed: true });
+    expect(await owner.tl.watching.unwatch({ id: task.id })).toEqual({ subscribed: false });
+    expect(await owner.tl.watching.watch({ id: task.id })).toEqual({ subscribed: true });
   });
 });

@@ -31,52 +31,81 @@ export const authorizationOf = (request: FastifyRequest): string | undefined => 
  * Every open stream is ended when the app closes.
  */
 export function registerEventStreamRoute(app: FastifyInstance, options: EventStreamOptions): void {
-  const open = new Set<AbortController>();
-  app.addHook('preClose', async () => {
-    for (const stream of open) stream.abort();
-  });
+  const open = openStreamsOf(app);
 
   app.get('/api/v1/projects/:id/events', async (request: FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string | undefined> }>, reply) => {
-    const claims = await options.auth.identify(authorizationOf(request));
-    const userId = claims && (await options.auth.isCurrent(claims)) ? claims.userId : null;
-    if (!userId) {
-      reply.header('www-authenticate', 'Bearer');
-      return sendError(request, reply, 401, errorBody(401, 'Missing, invalid or expired token'));
-    }
-    // The same stream as the tRPC subscription, so the same rule: any scope may read it, in the projects its token reaches.
-    const grant = claims?.grant ?? SESSION_GRANT;
-    const refusal = callRefusal(grant, 'projects.events', 'subscription');
-    if (refusal) return sendError(request, reply, 403, errorBody(403, refusal.message, refusal.reason));
-    const lastEventId = (request.headers['last-event-id'] as string | undefined) ?? request.query.lastEventId;
-    if (lastEventId !== undefined && !EVENT_ID.test(lastEventId)) {
-      return sendError(request, reply, 400, errorBody(400, 'Last-Event-ID must be an event id', 'INVALID_EVENT_ID'));
-    }
+    const caller = await authorizeStream(request, reply, options.auth, 'projects.events');
+    if (!caller) return;
+    const { userId, grant, lastEventId } = caller;
     try {
       await runWithGrant(grant, () => requireProjectAccess(options.db, request.params.id, userId));
     } catch (error) {
       if (error instanceof DomainError) return sendError(request, reply, 404, errorBody(404, error.message));
       throw error;
     }
-    const controller = new AbortController();
-    open.add(controller);
-    // From here on: a client that leaves while the stream is still subscribing must release it too.
-    reply.raw.once('close', () => controller.abort());
-    try {
-      let cutOff: SlowConsumerError | undefined;
-      const events = await runWithGrant(grant, () => options.events.follow(userId, request.params.id, {
-        lastEventId: lastEventId ?? null,
-        signal: controller.signal,
-        transport: 'sse',
-        cutOff: (error) => {
-          cutOff = error;
-          controller.abort();
-        },
-      }));
-      await writeStream(request, reply, events, controller, options.heartbeatMs, () => cutOff);
-    } finally {
-      open.delete(controller);
-    }
+    await serveStream(request, reply, open, options.heartbeatMs, formatEvent, (signal, cutOff) =>
+      runWithGrant(grant, () => options.events.follow(userId, request.params.id, { lastEventId: lastEventId ?? null, signal, transport: 'sse', cutOff })),
+    );
   });
+}
+
+/**
+ * The caller of a stream request, its grant and the `Last-Event-ID` it resumes after (header, or
+ * `?lastEventId=`); undefined once a refusal (401, 403, 400) has been sent.
+ */
+export async function authorizeStream(request: FastifyRequest<{ Querystring: Record<string, string | undefined> }>, reply: FastifyReply, auth: AuthService, procedure: string) {
+  const claims = await auth.identify(authorizationOf(request));
+  const userId = claims && (await auth.isCurrent(claims)) ? claims.userId : null;
+  if (!userId) {
+    reply.header('www-authenticate', 'Bearer');
+    return void (await sendError(request, reply, 401, errorBody(401, 'Missing, invalid or expired token')));
+  }
+  // The same stream as the tRPC subscription, so the same rule: any scope may read it, in the projects its token reaches.
+  const grant = claims?.grant ?? SESSION_GRANT;
+  const refusal = callRefusal(grant, procedure, 'subscription');
+  if (refusal) return void (await sendError(request, reply, 403, errorBody(403, refusal.message, refusal.reason)));
+  const lastEventId = (request.headers['last-event-id'] as string | undefined) ?? request.query.lastEventId;
+  if (lastEventId !== undefined && !EVENT_ID.test(lastEventId)) {
+    return void (await sendError(request, reply, 400, errorBody(400, 'Last-Event-ID must be an event id', 'INVALID_EVENT_ID')));
+  }
+  return { userId, grant, lastEventId };
+}
+
+/**
+ * Serves the stream `start` opens as Server-Sent Events until it ends, the client leaves or the app
+ * closes (`open` holds the app's open streams, ended on close).
+ */
+export async function serveStream<Entry>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  open: Set<AbortController>,
+  heartbeatMs: number,
+  format: (entry: Entry) => string,
+  start: (signal: AbortSignal, cutOff: (error: SlowConsumerError) => void) => Promise<AsyncGenerator<Entry>>,
+): Promise<void> {
+  const controller = new AbortController();
+  open.add(controller);
+  // From here on: a client that leaves while the stream is still subscribing must release it too.
+  reply.raw.once('close', () => controller.abort());
+  try {
+    let cutOff: SlowConsumerError | undefined;
+    const events = await start(controller.signal, (error) => {
+      cutOff = error;
+      controller.abort();
+    });
+    await writeStream(request, reply, events, format, controller, heartbeatMs, () => cutOff);
+  } finally {
+    open.delete(controller);
+  }
+}
+
+/** The set of a Fastify app's open streams, each aborted when the app closes. */
+export function openStreamsOf(app: FastifyInstance): Set<AbortController> {
+  const open = new Set<AbortController>();
+  app.addHook('preClose', async () => {
+    for (const stream of open) stream.abort();
+  });
+  return open;
 }
 
 /** One SSE event; JSON has no raw newlines, so the data fits on one `data:` line. */
@@ -85,10 +114,11 @@ const formatEvent = (entry: Activity) => `id: ${entry.id}\nevent: ${entry.type}\
 /** The frame that tells a client why its stream ends (no `id:`, so a reconnect still resumes after the last event). */
 const formatStreamError = (error: SlowConsumerError) => `event: stream-error\ndata: ${JSON.stringify(errorBody(429, error.message, error.reason))}\n\n`;
 
-async function writeStream(
+async function writeStream<Entry>(
   request: FastifyRequest,
   reply: FastifyReply,
-  events: AsyncGenerator<Activity>,
+  events: AsyncGenerator<Entry>,
+  format: (entry: Entry) => string,
   controller: AbortController,
   heartbeatMs: number,
   cutOff: () => SlowConsumerError | undefined,
@@ -116,7 +146,7 @@ async function writeStream(
     // Waiting for the socket to drain lets events queue in the stream's bounded queue instead of
     // in memory here; when that queue overflows, follow() aborts the controller, which ends this wait.
     for await (const entry of events) {
-      if (!response.write(formatEvent(entry))) await once(response, 'drain', { signal: controller.signal });
+      if (!response.write(format(entry))) await once(response, 'drain', { signal: controller.signal });
     }
   } catch (caught) {
     error = caught;

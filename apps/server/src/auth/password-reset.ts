@@ -1,6 +1,7 @@
 import type { Db } from '@tasklane/db';
 import type { BackgroundQueue } from '../lib/background';
 import { DomainError } from '../errors';
+import { escapeHtml } from '../mail/html';
 import type { MailOutbox, MailTemplate } from '../mail/outbox';
 import type { OneTimeCodes } from './one-time-codes';
 import type { PasswordHasher } from './password';
@@ -10,9 +11,6 @@ import type { TokenStateCache } from './token-state';
 
 const RESET_TTL_MS = 30 * 60_000;
 export const PASSWORD_RESET_MAIL = 'password-reset';
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 
 /**
  * The reset email, rendered when it is sent: the link's code is rebuilt from the queued code id

@@ -6,7 +6,9 @@ import { nextVersion, requireVersion } from '../lib/versions';
 import { authorize, authorizeCommentChange } from '../policy';
 import { changedFields, recordChange } from '../recorded-write';
 import type { TasksService } from '../tasks/service';
-import { notFound } from '../errors';
+import { DomainError, notFound } from '../errors';
+import { membersAmong } from '../access';
+import { commentCreatedPlan, commentEditedPlan } from '../notifications/plan';
 import * as store from './store';
 
 export const toComment = (row: store.CommentRow): Comment => ({
@@ -15,9 +17,12 @@ export const toComment = (row: store.CommentRow): Comment => ({
   authorId: row.authorId,
   authorName: row.authorName,
   taskId: row.taskId,
+  mentionIds: row.mentionIds,
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });
+
+const sameIds = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((id) => b.includes(id));
 
 export function createCommentsService(db: Db, tasks: TasksService) {
   /** The comment and the caller's access to its task's project; 404 when either is not visible. */
@@ -28,15 +33,34 @@ export function createCommentsService(db: Db, tasks: TasksService) {
     return { comment, access };
   }
 
+  /** The mentioned users, in lower case, once each; every one must be a current member of the project. */
+  async function checkMentions(projectId: string, mentionIds: readonly string[]): Promise<string[]> {
+    const ids = mentionIds.map((id) => id.toLowerCase());
+    const members = ids.every(isId) ? await membersAmong(db, projectId, ids) : new Set<string>();
+    const strangers = ids.filter((id) => !members.has(id));
+    if (strangers.length > 0) {
+      throw new DomainError('BAD_REQUEST', `mentionIds: not members of the project: ${strangers.slice(0, 5).join(', ')}`, 'MENTION_NOT_MEMBER');
+    }
+    return ids;
+  }
+
   return {
-    async create(userId: string, { id: taskId, text }: CreateCommentInput): Promise<Comment> {
-      const { access, authorName } = await tasks.loadTaskForAuthor(userId, taskId);
+    async create(userId: string, { id: taskId, text, mentionIds = [] }: CreateCommentInput): Promise<Comment> {
+      const { task, access, authorName } = await tasks.loadTaskForAuthor(userId, taskId);
       authorize(access, 'comment.create');
+      const mentions = await checkMentions(access.projectId, mentionIds);
       const now = new Date();
-      const row = { id: newId(), taskId, authorId: userId, text, createdAt: now, updatedAt: now };
+      const row = { id: newId(), taskId: task.id, authorId: userId, text, mentionIds: mentions, createdAt: now, updatedAt: now };
       const comment = toComment({ ...row, authorName });
-      // The comment and its history entry go to the database in one statement, atomic by itself.
-      await store.insertComment(db, row, { projectId: access.projectId, taskId, actorId: userId, type: 'comment.created', resource: comment });
+      // The comment, its history entry, its notifications and new watchers go to the database in one statement, atomic by itself.
+      await store.insertComment(db, row, {
+        projectId: access.projectId,
+        taskId: task.id,
+        actorId: userId,
+        type: 'comment.created',
+        resource: comment,
+        notify: commentCreatedPlan(row.id, userId, mentions),
+      });
       return comment;
     },
 
@@ -54,16 +78,32 @@ export function createCommentsService(db: Db, tasks: TasksService) {
     },
 
     /** The author only; `versions` (If-Match) is checked under the row lock. */
-    async update(userId: string, { text, ...path }: UpdateCommentInput, versions?: Date[]): Promise<Comment> {
+    /** The author only; `versions` (If-Match) is checked under the row lock. Without `mentionIds` the mentions stay. */
+    async update(userId: string, { text, mentionIds, ...path }: UpdateCommentInput, versions?: Date[]): Promise<Comment> {
       const { comment, access } = await loadComment(userId, path);
       authorizeCommentChange(access, 'edit', comment.authorId === userId);
+      const mentions = mentionIds === undefined ? undefined : await checkMentions(access.projectId, mentionIds);
       return db.transaction(async (tx) => {
         const before = requireVersion(await store.lockComment(tx, comment.id), versions, 'Comment');
-        const row = await store.updateComment(tx, comment.id, { text, updatedAt: nextVersion(before.updatedAt) });
+        const row = await store.updateComment(tx, comment.id, { text, mentionIds: mentions ?? before.mentionIds, updatedAt: nextVersion(before.updatedAt) });
         if (!row) throw notFound('Comment');
         const after = toComment({ ...row, authorName: comment.authorName });
-        const changes = changedFields(toComment({ ...before, authorName: comment.authorName }), after, ['text']);
-        if (changes) await recordChange(tx, { projectId: access.projectId, taskId: comment.taskId, actorId: userId, type: 'comment.updated', resource: after, changes });
+        const old = toComment({ ...before, authorName: comment.authorName });
+        const changes = {
+          ...changedFields(old, after, ['text']),
+          ...(sameIds(old.mentionIds, after.mentionIds) ? {} : { mentionIds: { old: old.mentionIds, new: after.mentionIds } }),
+        };
+        if (Object.keys(changes).length > 0) {
+          await recordChange(tx, {
+            projectId: access.projectId,
+            taskId: comment.taskId,
+            actorId: userId,
+            type: 'comment.updated',
+            resource: after,
+            changes,
+            notify: commentEditedPlan(comment.id, old.mentionIds, after.mentionIds),
+          });
+        }
         return after;
       });
     },
@@ -74,6 +114,10 @@ export function createCommentsService(db: Db, tasks: TasksService) {
       authorizeCommentChange(access, 'delete', comment.authorId === userId);
       await db.transaction(async (tx) => {
         const before = requireVersion(await store.lockComment(tx, comment.id), versions, 'Comment');
+        // Deleted before its history entry is recorded: the deletion counts it off its task (the
+        // trigger of migration 0006), locking the task's row, and every writer of a task takes that
+        // row before the project's lock that recording takes.
+        await store.deleteComment(tx, comment.id);
         await recordChange(tx, {
           projectId: access.projectId,
           taskId: comment.taskId,
@@ -81,7 +125,6 @@ export function createCommentsService(db: Db, tasks: TasksService) {
           type: 'comment.deleted',
           resource: toComment({ ...before, authorName: comment.authorName }),
         });
-        await store.deleteComment(tx, comment.id);
       });
       return { message: 'Comment deleted' };
     },

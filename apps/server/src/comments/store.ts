@@ -12,6 +12,7 @@ const commentColumns = {
   authorId: comments.authorId,
   authorName: users.name,
   text: comments.text,
+  mentionIds: comments.mentionIds,
   createdAt: comments.createdAt,
   updatedAt: comments.updatedAt,
 };
@@ -46,7 +47,7 @@ export const listComments = (db: Db, taskId: string, cursor: CursorValue[] | und
     .orderBy(asc(comments.createdAt), asc(comments.id))
     .limit(limit);
 
-export const updateComment = async (db: Db, commentId: string, patch: { text: string; updatedAt: Date }) =>
+export const updateComment = async (db: Db, commentId: string, patch: { text: string; mentionIds: string[]; updatedAt: Date }) =>
   (await db.update(comments).set(patch).where(eq(comments.id, commentId)).returning())[0];
 
 export const deleteComment = (db: Db, commentId: string) => db.delete(comments).where(eq(comments.id, commentId));

@@ -82,6 +82,16 @@ export function placeholdersFor<Column extends string>(columns: readonly Column[
  */
 export function valuesFor(row: object, prefix: string): Record<string, unknown> {
   const values: Record<string, unknown> = {};
-  for (const [column, value] of Object.entries(row)) values[`${prefix}${column}`] = value instanceof Date ? value.toISOString() : value;
+  for (const [column, value] of Object.entries(row)) {
+    values[`${prefix}${column}`] = value instanceof Date ? value.toISOString() : Array.isArray(value) ? arrayLiteral(value) : value;
+  }
   return values;
 }
+
+/**
+ * An array as PostgreSQL's array literal (`{"a","b"}`), which both drivers pass as text for the
+ * statement to cast (`::uuid[]`): neither serialises a JavaScript array for a parameter whose type
+ * it does not know.
+ */
+export const arrayLiteral = (values: readonly unknown[]): string =>
+  `{${values.map((value) => `"${String(value).replace(/[\\"]/g, (match) => `\\${match}`)}"`).join(',')}}`;

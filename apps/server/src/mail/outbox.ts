@@ -16,9 +16,10 @@ export interface RenderedMail {
 
 /**
  * Renders one kind of message from the data queued with it, when it is sent (not when queued), so
- * queued data can stay free of secrets a template derives itself (a reset link's code).
+ * queued data can stay free of secrets a template derives itself (a reset link's code, an
+ * unsubscribe link's token).
  */
-export type MailTemplate = (data: Record<string, unknown>, recipient: string) => RenderedMail;
+export type MailTemplate = (data: Record<string, unknown>, recipient: string) => RenderedMail | Promise<RenderedMail>;
 
 /** Templates by kind; a kind is the name a message is queued under. */
 export type MailTemplates = Readonly<Record<string, MailTemplate>>;

@@ -38,7 +38,7 @@ export async function startMailSender(database: Pick<Database, 'db' | 'listen'>,
     try {
       const template = templates[mail.kind];
       if (!template) throw Object.assign(new Error(`no template for mail of kind "${mail.kind}"`), { responseCode: 550 });
-      const rendered = template(mail.data, mail.recipient);
+      const rendered = await template(mail.data, mail.recipient);
       await transport.sendMail({
         from: config.from,
         to: mail.recipient,

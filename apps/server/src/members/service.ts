@@ -8,6 +8,7 @@ import { decodeIdCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { authorize } from '../policy';
 import { changedFields, recordChange } from '../recorded-write';
 import { unassignTasksOf } from '../tasks/service';
+import { memberAddedPlan } from '../notifications/plan';
 import { DomainError, notFound } from '../errors';
 import * as store from './store';
 
@@ -40,7 +41,7 @@ export function createMembersService(db: Db) {
         return await db.transaction(async (tx) => {
           const row = await store.insertMember(tx, { id: newId(), projectId, userId: invitee.id, role });
           const member = toMember({ ...row, name: invitee.name, email: invitee.email });
-          await recordChange(tx, { projectId, actorId: userId, type: 'member.added', resource: member });
+          await recordChange(tx, { projectId, actorId: userId, type: 'member.added', resource: member, notify: memberAddedPlan(invitee.id) });
           return member;
         });
       } catch (error) {

@@ -6,14 +6,15 @@ import type {
   TaskSortField,
   UpdateTaskInput,
 } from '@tasklane/schemas';
-import { isMember, requireProjectAccess } from '../access';
+import { countProjectLabels, isMember, requireProjectAccess } from '../access';
 import { isUnstorableValue } from '../lib/db-errors';
 import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { nextVersion, requireVersion } from '../lib/versions';
 import { allowedBy, authorize, currentGrant, grantedProjects, type ProjectAccess, requireReach } from '../policy';
 import { type Change, changedFields, recordChange } from '../recorded-write';
-import { DomainError, notFound } from '../errors';
+import { DomainError, invalidField, notFound } from '../errors';
+import { taskCreatedPlan, taskUpdatedPlan } from '../notifications/plan';
 import * as store from './store';
 
 /** Who the permission table lets write tasks, for the check a create makes inside its INSERT. */
@@ -34,10 +35,15 @@ export const toTask = (row: store.TaskRow): Task => ({
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
   completedAt: iso(row.completedAt),
+  labelIds: row.labelIds,
+  commentCount: row.commentCount,
 });
 
+/** A task's label ids as stored: lower case, in id order (so every read shows them in one order). */
+const normalizedLabelIds = (labelIds: readonly string[]): string[] => labelIds.map((id) => id.toLowerCase()).sort();
+
 /** The fields a task update reports with old and new values. */
-const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt'] as const;
+const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt', 'labelIds'] as const;
 
 export type TaskListQuery = Omit<ListProjectTasksInput, 'projectId'>;
 
@@ -52,6 +58,7 @@ function columnsToSet(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow,
     ...(patch.priority !== undefined ? { priority: patch.priority } : {}),
     ...(patch.dueDate !== undefined ? { dueDate: patch.dueDate === null ? null : new Date(patch.dueDate) } : {}),
     ...(patch.assigneeId !== undefined ? { assigneeId: patch.assigneeId } : {}),
+    ...(patch.labelIds !== undefined ? { labelIds: normalizedLabelIds(patch.labelIds) } : {}),
     ...(enteringDone ? { completedAt: now } : leavingDone ? { completedAt: null } : {}),
     updatedAt: nextVersion(before.updatedAt, now),
   };
@@ -92,6 +99,14 @@ export function createTasksService(db: Db) {
     }
   }
 
+  /** Labels given to a task must be labels of its project: else a 400 naming `labelIds`. */
+  async function requireProjectLabels(projectId: string, labelIds: readonly string[] | undefined): Promise<void> {
+    if (!labelIds || labelIds.length === 0) return;
+    if (!labelIds.every(isId) || (await countProjectLabels(db, projectId, labelIds)) !== labelIds.length) {
+      throw invalidField(['labelIds'], "Each id must name a label of the task's project", 'LABEL_NOT_IN_PROJECT');
+    }
+  }
+
   function parseQuery(userId: string, query: TaskListQuery) {
     const sort = query.sort ?? 'createdAt';
     const descending = sort.startsWith('-');
@@ -110,6 +125,7 @@ export function createTasksService(db: Db) {
       dueBefore: query.dueBefore ? new Date(query.dueBefore) : undefined,
       dueAfter: query.dueAfter ? new Date(query.dueAfter) : undefined,
       text: query.q?.trim() || undefined,
+      labelIds: query.labelId ? normalizedLabelIds([...new Set(query.labelId.map((id) => id.toLowerCase()))]) : undefined,
     };
     return { filters, order: { field, descending }, cursor: decodeCursor(query.cursor, [store.SORT_CURSOR_CHECKS[field], cursorChecks.id]), limit: pageSize(query.limit) };
   }
@@ -165,13 +181,23 @@ export function createTasksService(db: Db) {
         assigneeId: input.assigneeId?.toLowerCase() ?? null,
         createdById: userId,
         completedAt: status === 'DONE' ? now : null,
+        labelIds: normalizedLabelIds(input.labelIds ?? []),
+        commentCount: 0,
         createdAt: now,
         updatedAt: now,
       };
       const task = toTask(row);
-      const created: Change = { projectId: task.projectId, taskId: task.id, actorId: userId, type: 'task.created', resource: task };
+      const created: Change = {
+        projectId: task.projectId,
+        taskId: task.id,
+        actorId: userId,
+        type: 'task.created',
+        resource: task,
+        notify: taskCreatedPlan(userId, row.assigneeId),
+      };
       const write = () => store.insertTask(db, row, { userId, ...TASK_WRITERS }, created);
-      const wellFormed = isId(input.projectId) && (input.assigneeId === null || input.assigneeId === undefined || isId(input.assigneeId));
+      const wellFormed =
+        isId(input.projectId) && (input.assigneeId === null || input.assigneeId === undefined || isId(input.assigneeId)) && row.labelIds.every(isId);
       let unstorable: unknown;
       try {
         if (wellFormed && (await write())) return task;
@@ -182,9 +208,11 @@ export function createTasksService(db: Db) {
         unstorable = error;
       }
       // Not written, or ids no statement can take: the checks, in their order, say why (404 for a
-      // non-member, 403 for a role that may not write, 400 for an assignee who is not a member).
+      // non-member, 403 for a role that may not write, 400 for an assignee who is not a member or
+      // a label not of the project).
       authorize(await requireProjectAccess(db, input.projectId, userId), 'task.write');
       await requireAssignable(input.projectId, input.assigneeId);
+      await requireProjectLabels(input.projectId, input.labelIds);
       if (unstorable) throw unstorable;
       // They pass now: the caller's role or the assignee's membership changed since the first try.
       if (await write()) return task;
@@ -204,8 +232,17 @@ export function createTasksService(db: Db) {
         const { task, access } = await loadTask(userId, id);
         authorize(access, 'task.write');
         await requireAssignable(task.projectId, patch.assigneeId);
+        await requireProjectLabels(task.projectId, patch.labelIds);
         const { set, after, changes } = planUpdate(patch, requireVersion(task, versions, 'Task'));
-        const updated = changes && { projectId: after.projectId, taskId: id, actorId: userId, type: 'task.updated' as const, resource: after, changes };
+        const updated = changes && {
+          projectId: after.projectId,
+          taskId: task.id,
+          actorId: userId,
+          type: 'task.updated' as const,
+          resource: after,
+          changes,
+          notify: taskUpdatedPlan(changes),
+        };
         if (await store.updateTaskIfUnchanged(db, id, task.updatedAt, set, updated)) return after;
       }
     },
@@ -232,6 +269,18 @@ export type TasksService = ReturnType<typeof createTasksService>;
  * For the members service, in its transaction: a member who leaves keeps no tasks, so theirs in the
  * project become unassigned, each change recorded as `actorId`'s.
  */
+/**
+ * For the labels service, in its transaction: a deleted label is taken off the project's tasks
+ * that carried it, each change recorded as `actorId`'s.
+ */
+export async function removeLabelFromTasks(tx: Db, projectId: string, labelId: string, actorId: string): Promise<void> {
+  for (const row of await store.removeLabel(tx, projectId, labelId)) {
+    const task = toTask(row);
+    const changes = { labelIds: { old: normalizedLabelIds([...task.labelIds, labelId]), new: task.labelIds } };
+    await recordChange(tx, { projectId, taskId: task.id, actorId, type: 'task.updated', resource: task, changes });
+  }
+}
+
 export async function unassignTasksOf(tx: Db, projectId: string, memberUserId: string, actorId: string): Promise<void> {
   for (const row of await store.unassignTasks(tx, projectId, memberUserId)) {
     const task = toTask(row);

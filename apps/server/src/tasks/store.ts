@@ -1,9 +1,9 @@
-import { type Db, isoFromTimestamptz, memberships, projects, tasks, users } from '@tasklane/db';
+import { type Db, isoFromTimestamptz, labels, memberships, projects, tasks, users } from '@tasklane/db';
 import { TASK_PRIORITIES, type Task, type TaskPriority, type TaskSortField, type TaskStatus } from '@tasklane/schemas';
 import { type SQL, and, eq, getTableColumns, gt, ilike, isNull, lt, or, sql } from 'drizzle-orm';
 import { callerRoleIn } from '../access';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../lib/paging';
-import { placeholderIn, placeholdersFor, preparedFor, runStatement, type StatementPart, valuesFor } from '../lib/prepared';
+import { arrayLiteral, placeholderIn, placeholdersFor, preparedFor, runStatement, type StatementPart, valuesFor } from '../lib/prepared';
 import { nextVersionSql } from '../lib/versions';
 import { type Change, recordChange } from '../recorded-write';
 
@@ -61,10 +61,20 @@ const taskValue = placeholderIn('task_');
 const guardValue = placeholderIn('guard_');
 
 /**
+ * Whether every id of the array `labelIds` (an SQL expression) names a label of the project
+ * `projectId`, each found label locked against deletion (FOR KEY SHARE) to the end of the write:
+ * a label's deletion locks it first and takes it off its tasks after, so a write naming a label
+ * being deleted waits, finds it gone and writes nothing (and the label service's deletion, once
+ * it has the lock, sees every task that named it).
+ */
+const labelsOfProject = (labelIds: SQL, projectId: SQL) => sql`cardinality(${labelIds}) = (
+  select count(*) from (select 1 from ${labels} as l where l.project_id = ${projectId} and l.id = any(${labelIds}) for key share of l) as found)`;
+
+/**
  * Inserts a new task and records its creation (`created`), in one statement (recordChange). It
- * inserts only if `guard` may write to the project and the assignee (if any) is a member of it, so
- * a create checks access and writes in one round trip; false means one of those failed, and the
- * caller asks which.
+ * inserts only if `guard` may write to the project, the assignee (if any) is a member of it and
+ * the labels (if any) are its labels, so a create checks access and writes in one round trip;
+ * false means one of those failed, and the caller asks which.
  */
 export const insertTask = async (db: Db, task: TaskRow, guard: WriteGuard, created: Change): Promise<boolean> =>
   (await recordChange(db, created, taskInsert(task, guard))) !== undefined;
@@ -82,6 +92,7 @@ const taskInsert = (task: TaskRow, guard: WriteGuard): StatementPart => ({
           and case when p.owner_id = m.user_id then ${guardValue('owner')}::boolean else m.role = any(${guardValue('roles')}::text::member_role[]) end)
       and (${taskValue('assigneeId')}::uuid is null or exists (
         select 1 from ${memberships} as a where a.project_id = ${taskValue('projectId')}::uuid and a.user_id = ${taskValue('assigneeId')}::uuid))
+      and ${labelsOfProject(sql`${taskValue('labelIds')}::uuid[]`, sql`${taskValue('projectId')}::uuid`)}
     returning ${tasks.id})`,
   values: { ...valuesFor(task, 'task_'), ...valuesFor({ userId: guard.userId, owner: guard.owner, roles: `{${guard.roles.join(',')}}` }, 'guard_') },
 });
@@ -90,7 +101,8 @@ const taskInsert = (task: TaskRow, guard: WriteGuard): StatementPart => ({
  * Updates a task that is still at version `expected` (its updatedAt), and records the change
  * (`updated`, unless the update changes no field the history tracks) in the same statement: a
  * compare-and-set, so a write prepared from an earlier read applies only if nothing changed the
- * task since. False when the task is no longer at that version (or is gone), and then nothing is written.
+ * task since. New labels must still be labels of the task's project (labelsOfProject). False when
+ * the task is no longer at that version (or is gone) or a label is gone, and then nothing is written.
  */
 export async function updateTaskIfUnchanged(db: Db, id: string, expected: Date, patch: Partial<TaskRow>, updated: Change | null): Promise<boolean> {
   const write = taskUpdateIfUnchanged(id, expected, patch);
@@ -105,13 +117,27 @@ const taskUpdateIfUnchanged = (id: string, expected: Date, patch: Partial<TaskRo
       db
         .update(tasks)
         .set(placeholdersFor(columns, 'set_'))
-        .where(and(eq(tasks.id, sql.placeholder('where_taskId')), eq(tasks.updatedAt, sql.placeholder('where_expected'))))
+        .where(
+          and(
+            eq(tasks.id, sql.placeholder('where_taskId')),
+            eq(tasks.updatedAt, sql.placeholder('where_expected')),
+            columns.includes('labelIds') ? labelsOfProject(sql`${sql.placeholder('set_labelIds')}::uuid[]`, sql`${tasks.projectId}`) : undefined,
+          ),
+        )
         .returning({ id: tasks.id }),
     values: { ...valuesFor(patch, 'set_'), ...valuesFor({ taskId: id, expected }, 'where_') },
   };
 };
 
 export const deleteTask = (db: Db, id: string) => db.delete(tasks).where(eq(tasks.id, id));
+
+/** A deleted label leaves the project's tasks that carried it (a new version each). */
+export const removeLabel = (db: Db, projectId: string, labelId: string) =>
+  db
+    .update(tasks)
+    .set({ labelIds: sql`array_remove(${tasks.labelIds}, ${labelId}::uuid)`, updatedAt: nextVersionSql(tasks.updatedAt) })
+    .where(and(eq(tasks.projectId, projectId), sql`${tasks.labelIds} @> array[${labelId}::uuid]`))
+    .returning();
 
 /** A member who leaves keeps no tasks: theirs in this project become unassigned (a new version each). */
 export const unassignTasks = (db: Db, projectId: string, userId: string) =>
@@ -129,6 +155,8 @@ export interface TaskFilters {
   dueBefore?: Date;
   dueAfter?: Date;
   text?: string;
+  /** Tasks carrying any of these labels. */
+  labelIds?: string[];
 }
 
 export interface TaskOrder {
@@ -175,6 +203,7 @@ interface ListShape {
   dueBefore: boolean;
   dueAfter: boolean;
   text: boolean;
+  labels: boolean;
   field: TaskSortField;
   descending: boolean;
   cursor: 'none' | 'null' | 'value';
@@ -190,6 +219,7 @@ function filterConditions(shape: ListShape): (SQL | undefined)[] {
     shape.dueBefore ? lt(tasks.dueDate, value('dueBefore')) : undefined,
     shape.dueAfter ? gt(tasks.dueDate, value('dueAfter')) : undefined,
     shape.text ? or(ilike(tasks.title, value('pattern')), ilike(tasks.description, value('pattern'))) : undefined,
+    shape.labels ? sql`${tasks.labelIds} && ${value('labelIds')}::uuid[]` : undefined,
   ];
 }
 
@@ -219,10 +249,15 @@ function afterCursor(shape: ListShape): SQL | undefined {
 const TASK_FIELDS = sql`${tasks.id} as "id", ${tasks.title} as "title", ${tasks.description} as "description",
   ${tasks.status} as "status", ${tasks.priority} as "priority", ${tasks.dueDate} as "dueDate",
   ${tasks.assigneeId} as "assigneeId", ${tasks.projectId} as "projectId", ${tasks.createdById} as "createdById",
-  ${tasks.createdAt} as "createdAt", ${tasks.updatedAt} as "updatedAt", ${tasks.completedAt} as "completedAt"`;
+  ${tasks.createdAt} as "createdAt", ${tasks.updatedAt} as "updatedAt", ${tasks.completedAt} as "completedAt",
+  ${tasks.labelIds} as "labelIds", ${tasks.commentCount} as "commentCount"`;
 
-function withIsoTimestamps(rows: Task[]): Task[] {
+/** A uuid[] as the driver gives it: postgres.js parses arrays, PGlite hands over the literal (`{a,b}`; uuids need no quoting). */
+const uuidArray = (value: string[] | string): string[] => (typeof value !== 'string' ? value : value === '{}' ? [] : value.slice(1, -1).split(','));
+
+function fromListRows(rows: Task[]): Task[] {
   for (const row of rows) {
+    row.labelIds = uuidArray(row.labelIds);
     row.createdAt = isoFromTimestamptz(row.createdAt);
     row.updatedAt = isoFromTimestamptz(row.updatedAt);
     if (row.dueDate !== null) row.dueDate = isoFromTimestamptz(row.dueDate);
@@ -255,6 +290,7 @@ export function listTasks(
     dueBefore: filters.dueBefore !== undefined,
     dueAfter: filters.dueAfter !== undefined,
     text: filters.text !== undefined,
+    labels: (filters.labelIds ?? []).length > 0,
     field: order.field,
     descending: order.descending,
     cursor: !cursor ? 'none' : cursor[0] === null ? 'null' : 'value',
@@ -272,6 +308,7 @@ export function listTasks(
       dueBefore: filters.dueBefore,
       dueAfter: filters.dueAfter,
       pattern: filters.text === undefined ? undefined : `%${escapeLike(filters.text)}%`,
+      labelIds: arrayLiteral(filters.labelIds ?? []),
       cursorValue: cursor?.[0],
       cursorId: cursor?.[1],
       limit,
@@ -279,7 +316,7 @@ export function listTasks(
     'list_',
   );
   const statement = { key: `tasks.list:${Object.values(shape).join(',')}`, build: () => listStatement(shape), values };
-  return runStatement<Task>(db, statement).then(withIsoTimestamps);
+  return runStatement<Task>(db, statement).then(fromListRows);
 }
 
 function listStatement(shape: ListShape): SQL {

@@ -59,7 +59,7 @@ export function formatError({
   shape: { message: string; code: number; data: { code: TRPC_ERROR_CODE_KEY; httpStatus: number } };
   error: TRPCError;
 }) {
-  const issues = error.cause instanceof ZodError ? normalizeIssues(error.cause) : undefined;
+  const issues = error.cause instanceof ZodError ? normalizeIssues(error.cause) : domainErrorOf(error)?.issues;
   const internal = error.code === 'INTERNAL_SERVER_ERROR';
   // tRPC's own parse error carries the parser's text, its 415 a garbled one: answer as REST does.
   const malformedJson = error.cause instanceof SyntaxError;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, issueAt } from '../support/checks';
-import { registerUser, startTestApp, type TestApp } from '../support/harness';
+import { createProject, invite, registerUser, startTestApp, type TestApp, type TestUser } from '../support/harness';
 
 type Operation = { requestBody?: { content?: Record<string, { schema?: { required?: string[] } }> } };
 
@@ -27,11 +27,22 @@ describe('bodiless POSTs', () => {
     expect(actions).toEqual(expect.arrayContaining(['/auth/logout', '/auth/sessions/sign-out-others']));
   });
 
+  /** The URL of an action route for `user`: a path parameter names something of theirs (a notification). */
+  async function urlOf(path: string, user: TestUser): Promise<string> {
+    if (path === '/notifications/{id}/read') {
+      const owner = await registerUser(t);
+      await invite(t, owner, (await createProject(t, owner)).id, user, 'VIEWER');
+      const [notification] = (await t.request('GET', '/api/v1/notifications', { token: user.token })).body as { id: string }[];
+      return `/api/v1/notifications/${notification!.id}/read`;
+    }
+    expect(path, 'an action route with a path parameter needs an id chosen here').not.toContain('{');
+    return `/api/v1${path}`;
+  }
+
   it('every action route answers 2xx to a POST with no body and no Content-Type', async () => {
     for (const path of actions) {
-      expect(path, 'an action route with a path parameter needs an id chosen here').not.toContain('{');
       const user = await registerUser(t);
-      const response = await t.request('POST', `/api/v1${path}`, { token: user.token });
+      const response = await t.request('POST', await urlOf(path, user), { token: user.token });
       expect({ path, status: response.status, body: response.body }).toMatchObject({ path, status: expect.toSatisfy((s: number) => s >= 200 && s < 300) });
     }
   });
@@ -48,8 +59,9 @@ describe('bodiless POSTs', () => {
   it('a body that is not JSON is still a 415, and an empty JSON body still a 400', async () => {
     const user = await registerUser(t);
     for (const path of actions) {
-      expectErrorBody(await t.request('POST', `/api/v1${path}`, { token: user.token, rawBody: '{}', headers: { 'content-type': 'text/plain' } }), 415);
-      expectErrorBody(await t.request('POST', `/api/v1${path}`, { token: user.token, rawBody: '', headers: { 'content-type': 'application/json' } }), 400, {
+      const url = await urlOf(path, user);
+      expectErrorBody(await t.request('POST', url, { token: user.token, rawBody: '{}', headers: { 'content-type': 'text/plain' } }), 415);
+      expectErrorBody(await t.request('POST', url, { token: user.token, rawBody: '', headers: { 'content-type': 'application/json' } }), 400, {
         reason: 'MALFORMED_JSON',
       });
     }

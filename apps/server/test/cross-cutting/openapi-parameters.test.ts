@@ -245,6 +245,9 @@ describe('the document is no looser than the server', () => {
     expect((await t.request('GET', project.headers.location as string, { token: owner.token })).body.name).toBe('located');
     const webhook = await t.request('POST', `/api/v1/projects/${ids.project}/webhooks`, { token: owner.token, body: { url: 'http://127.0.0.1:9/other' } });
     expect((await t.request('GET', webhook.headers.location as string, { token: owner.token })).body.id).toBe(webhook.body.id);
+    const label = await t.request('POST', `/api/v1/projects/${ids.project}/labels`, { token: owner.token, body: { name: 'located' } });
+    expect(label.headers.location).toBe(`/api/v1/projects/${ids.project}/labels/${label.body.id}`);
+    expect((await t.request('GET', label.headers.location as string, { token: owner.token })).body.name).toBe('located');
     const token = await t.request('POST', '/api/v1/auth/tokens', { token: owner.token, body: { name: 'ci', scopes: ['read'] } });
     expect(token.headers.location).toBe(`/api/v1/auth/tokens/${token.body.id}`);
     const other = await registerUser(t, 'Other');

@@ -53,9 +53,14 @@ describe('GET /api/v1/openapi.json', () => {
   });
 
   it('has one operation per REST procedure, and none for the tRPC-only page procedures', () => {
-    // …and the live event stream, a plain Fastify route described by hand.
+    // …and the live event stream and the emails' unsubscribe link, plain Fastify routes described by hand.
     expect(operations.map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort()).toEqual(
-      [...restProcedures.map(({ openapi }) => `${openapi.method} ${openapi.path}`), 'GET /projects/{id}/events'].sort(),
+      [
+        ...restProcedures.map(({ openapi }) => `${openapi.method} ${openapi.path}`),
+        'GET /projects/{id}/events',
+        'GET /notification-settings/unsubscribe',
+        'POST /notification-settings/unsubscribe',
+      ].sort(),
     );
     const ids = operations.map(({ operation }) => operation.operationId);
     expect(new Set(ids).size).toBe(ids.length);
@@ -78,7 +83,7 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
-  it('needs a bearer token (a login token or a personal access token) everywhere except signing in and password reset', () => {
+  it('needs a bearer token (a login token or a personal access token) everywhere except signing in, password reset and the unsubscribe link', () => {
     expect(document.components.securitySchemes.bearerAuth).toEqual({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: expect.any(String) });
     expect(document.components.securitySchemes.personalAccessToken).toEqual({ type: 'http', scheme: 'bearer', bearerFormat: 'tl_pat_…', description: expect.any(String) });
     expect(document.security).toEqual([{ bearerAuth: [] }, { personalAccessToken: [] }]);
@@ -92,6 +97,8 @@ describe('GET /api/v1/openapi.json', () => {
       '/auth/password-reset/confirm',
       '/auth/providers',
       '/auth/register',
+      '/notification-settings/unsubscribe',
+      '/notification-settings/unsubscribe',
     ]);
     for (const { operation } of operations) {
       if (operation.security?.length !== 0) expect(operation.responses['401']).toBeDefined();

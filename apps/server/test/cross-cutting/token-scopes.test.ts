@@ -15,6 +15,8 @@ type Need = Scope | 'session';
 const NEEDS = {
   'GET /auth/me': 'read',
   'PATCH /auth/me': 'session',
+  'GET /auth/me/notification-settings': 'read',
+  'PATCH /auth/me/notification-settings': 'session',
   'POST /auth/logout': 'session',
   'GET /auth/sessions': 'session',
   'DELETE /auth/sessions/{id}': 'session',
@@ -51,6 +53,18 @@ const NEEDS = {
   'PATCH /projects/{id}/webhooks/{webhookId}': 'admin',
   'DELETE /projects/{id}/webhooks/{webhookId}': 'admin',
   'GET /projects/{id}/webhooks/{webhookId}/deliveries': 'read',
+  'GET /notifications': 'read',
+  'GET /notifications/unread-count': 'read',
+  'POST /notifications/{id}/read': 'write',
+  'POST /notifications/read-all': 'write',
+  'GET /tasks/{id}/subscription': 'read',
+  'PUT /tasks/{id}/subscription': 'write',
+  'DELETE /tasks/{id}/subscription': 'write',
+  'GET /projects/{id}/labels': 'read',
+  'POST /projects/{id}/labels': 'write',
+  'GET /projects/{id}/labels/{labelId}': 'read',
+  'PATCH /projects/{id}/labels/{labelId}': 'write',
+  'DELETE /projects/{id}/labels/{labelId}': 'write',
 } satisfies Record<string, Need>;
 type Route = keyof typeof NEEDS;
 
@@ -60,15 +74,20 @@ interface World {
   taskId: string;
   commentId: string;
   webhookId: string;
+  labelId: string;
   memberId: string;
   memberUserId: string;
   sessionId: string;
   tokenId: string;
+  /** A notification of the owner's (an editor's comment on the owner's task). */
+  notificationId: string;
 }
 
 const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; body?: unknown }> | { url: string; body?: unknown }> = {
   'GET /auth/me': () => ({ url: '/auth/me' }),
   'PATCH /auth/me': () => ({ url: '/auth/me', body: { name: 'Renamed' } }),
+  'GET /auth/me/notification-settings': () => ({ url: '/auth/me/notification-settings' }),
+  'PATCH /auth/me/notification-settings': () => ({ url: '/auth/me/notification-settings', body: { email: 'daily' } }),
   'POST /auth/logout': () => ({ url: '/auth/logout', body: {} }),
   'GET /auth/sessions': () => ({ url: '/auth/sessions' }),
   'DELETE /auth/sessions/{id}': ({ sessionId }) => ({ url: `/auth/sessions/${sessionId}` }),
@@ -105,6 +124,18 @@ const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; 
   'PATCH /projects/{id}/webhooks/{webhookId}': ({ projectId, webhookId }) => ({ url: `/projects/${projectId}/webhooks/${webhookId}`, body: { events: ['task.created'] } }),
   'DELETE /projects/{id}/webhooks/{webhookId}': ({ projectId, webhookId }) => ({ url: `/projects/${projectId}/webhooks/${webhookId}` }),
   'GET /projects/{id}/webhooks/{webhookId}/deliveries': ({ projectId, webhookId }) => ({ url: `/projects/${projectId}/webhooks/${webhookId}/deliveries` }),
+  'GET /notifications': () => ({ url: '/notifications' }),
+  'GET /notifications/unread-count': () => ({ url: '/notifications/unread-count' }),
+  'POST /notifications/{id}/read': ({ notificationId }) => ({ url: `/notifications/${notificationId}/read` }),
+  'POST /notifications/read-all': () => ({ url: '/notifications/read-all', body: {} }),
+  'GET /tasks/{id}/subscription': ({ taskId }) => ({ url: `/tasks/${taskId}/subscription` }),
+  'PUT /tasks/{id}/subscription': ({ taskId }) => ({ url: `/tasks/${taskId}/subscription` }),
+  'DELETE /tasks/{id}/subscription': ({ taskId }) => ({ url: `/tasks/${taskId}/subscription` }),
+  'GET /projects/{id}/labels': ({ projectId }) => ({ url: `/projects/${projectId}/labels` }),
+  'POST /projects/{id}/labels': ({ projectId }) => ({ url: `/projects/${projectId}/labels`, body: { name: 'New label' } }),
+  'GET /projects/{id}/labels/{labelId}': ({ projectId, labelId }) => ({ url: `/projects/${projectId}/labels/${labelId}` }),
+  'PATCH /projects/{id}/labels/{labelId}': ({ projectId, labelId }) => ({ url: `/projects/${projectId}/labels/${labelId}`, body: { color: '#000000' } }),
+  'DELETE /projects/{id}/labels/{labelId}': ({ projectId, labelId }) => ({ url: `/projects/${projectId}/labels/${labelId}` }),
 };
 
 const covers = (scope: Scope, need: Need) => need !== 'session' && SCOPES.indexOf(scope) >= SCOPES.indexOf(need);
@@ -130,20 +161,27 @@ describe('personal access token scopes × every route', () => {
     const comment = await t.request('POST', `/api/v1/tasks/${taskId}/comments`, { token: owner.token, body: { text: 'A comment' } });
     // Inactive, so no delivery is attempted (and no row changes) while a test compares snapshots.
     const webhook = await t.request('POST', `/api/v1/projects/${projectId}/webhooks`, { token: owner.token, body: { url: 'http://127.0.0.1:9/hook', active: false } });
+    const label = await t.request('POST', `/api/v1/projects/${projectId}/labels`, { token: owner.token, body: { name: 'A label' } });
     const memberUser = await registerUser(t, 'Member');
     const member = await invite(t, owner, projectId, memberUser, 'VIEWER');
     const login = await t.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: owner.password } });
     const sessions = await t.request('GET', '/api/v1/auth/sessions', { token: login.body.access_token });
     const spare = await t.request('POST', '/api/v1/auth/tokens', { token: owner.token, body: { name: 'Spare', scopes: ['read'] } });
+    const commenter = await registerUser(t, 'Commenter');
+    await invite(t, owner, projectId, commenter, 'EDITOR');
+    await t.request('POST', `/api/v1/tasks/${taskId}/comments`, { token: commenter.token, body: { text: 'Noted' } });
+    const [notification] = (await t.request('GET', '/api/v1/notifications?limit=1', { token: owner.token })).body as { id: string }[];
     return {
       projectId,
       taskId,
       commentId: comment.body.id,
       webhookId: webhook.body.id,
+      labelId: label.body.id,
       memberId: member.id,
       memberUserId: memberUser.id,
       sessionId: sessions.body.find((session: { current: boolean }) => session.current).id,
       tokenId: spare.body.id,
+      notificationId: notification!.id,
     };
   }
 

@@ -68,6 +68,11 @@ class Conformance {
     for (const name of DOCUMENTED_HEADERS) {
       if (response.headers[name] !== undefined && !declaredHeaders.includes(name)) problems.push(`${where}: header ${name} is not documented`);
     }
+    // A page for a browser (the unsubscribe link's): its media type must be documented; no schema applies.
+    const mediaType = String(response.headers['content-type'] ?? '').split(';')[0]!.trim();
+    if (mediaType && mediaType !== 'application/json') {
+      return documented.content?.[mediaType] ? problems : [...problems, `${where}: content type ${mediaType} is not in the document`];
+    }
     const schema = documented.content?.['application/json']?.schema;
     if (!schema) {
       if (response.body !== undefined && response.body !== '') problems.push(`${where}: the document describes no body`);

@@ -30,6 +30,11 @@ const EXPECTED = {
   'POST /tasks/{id}/comments':                     [404,     403,   201,   201,  201],
   'GET /projects/{id}/activity':                   [404,     200,   200,   200,  200],
   'GET /tasks/{id}/activity':                      [404,     200,   200,   200,  200],
+  'GET /projects/{id}/labels':                     [404,     200,   200,   200,  200],
+  'POST /projects/{id}/labels':                    [404,     403,   201,   201,  201],
+  'GET /projects/{id}/labels/{labelId}':           [404,     200,   200,   200,  200],
+  'PATCH /projects/{id}/labels/{labelId}':         [404,     403,   200,   200,  200],
+  'DELETE /projects/{id}/labels/{labelId}':        [404,     403,   200,   200,  200],
 } satisfies Record<string, [number, number, number, number, number]>;
 export type Endpoint = keyof typeof EXPECTED;
 
@@ -68,7 +73,27 @@ const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<{ url: s
   'POST /tasks/{id}/comments': ({ taskId }) => ({ url: `/api/v1/tasks/${taskId}/comments`, body: { text: 'A comment' } }),
   'GET /projects/{id}/activity': ({ projectId }) => ({ url: `/api/v1/projects/${projectId}/activity` }),
   'GET /tasks/{id}/activity': ({ taskId }) => ({ url: `/api/v1/tasks/${taskId}/activity` }),
+  'GET /projects/{id}/labels': ({ projectId }) => ({ url: `/api/v1/projects/${projectId}/labels` }),
+  'POST /projects/{id}/labels': ({ projectId }, caller) => ({ url: `/api/v1/projects/${projectId}/labels`, body: { name: `Made by ${caller}`, color: '#d73a4a' } }),
+  'GET /projects/{id}/labels/{labelId}': async ({ t, users, projectId }) => ({ url: `/api/v1/projects/${projectId}/labels/${await labelOf(t, users.owner, projectId)}` }),
+  'PATCH /projects/{id}/labels/{labelId}': async ({ t, users, projectId }, caller) => ({
+    url: `/api/v1/projects/${projectId}/labels/${await labelOf(t, users.owner, projectId)}`,
+    body: { name: `Renamed by ${caller}` },
+  }),
+  'DELETE /projects/{id}/labels/{labelId}': async ({ t, users, projectId }) => ({
+    url: `/api/v1/projects/${projectId}/labels/${await labelOf(t, users.owner, projectId)}`,
+  }),
 };
+
+let labelCounter = 0;
+
+/** A new label of the project, made by its owner; its id. */
+async function labelOf(t: TestApp, owner: TestUser, projectId: string): Promise<string> {
+  labelCounter += 1;
+  const response = await t.request('POST', `/api/v1/projects/${projectId}/labels`, { token: owner.token, body: { name: `Label ${labelCounter}` } });
+  if (response.status !== 201) throw new Error(`create label failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.id as string;
+}
 
 const methodOf = (endpoint: Endpoint) => endpoint.split(' ')[0]!;
 /** What a 404 names: the task for task paths, the project for everything else. */

@@ -8,6 +8,8 @@ export interface ReceivedMail {
   text: string;
   html: string | false;
   headers: ParsedMail['headers'];
+  /** The header section as sent, one unfolded line per header (`Name: value`). */
+  headerLines: string[];
 }
 
 export interface TestSmtpServer {
@@ -57,6 +59,7 @@ export async function startSmtpServer({ refuseFirst = 0 }: { refuseFirst?: numbe
             text: mail.text ?? '',
             html: mail.html ?? false,
             headers: mail.headers,
+            headerLines: mail.headerLines.map(({ line }) => line.replace(/\r?\n[ \t]+/g, ' ')),
           });
           callback();
           for (const wake of waiters) wake();

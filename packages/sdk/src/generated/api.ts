@@ -3,6 +3,10 @@
 /* eslint-disable */
 
 export type TokenScope = "read" | "write" | "admin";
+/**
+ * `off`: no email; `instant`: one email per notification, within seconds; `daily`: one digest a day at the server’s MAIL_DIGEST_HOUR (UTC)
+ */
+export type NotificationEmailMode = "off" | "instant" | "daily";
 export type Role = "VIEWER" | "EDITOR" | "ADMIN";
 export type TaskStatus = "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELLED";
 export type TaskPriority = "LOW" | "MEDIUM" | "HIGH" | "URGENT";
@@ -18,7 +22,10 @@ export type ActivityType =
   | "task.deleted"
   | "comment.created"
   | "comment.updated"
-  | "comment.deleted";
+  | "comment.deleted"
+  | "label.created"
+  | "label.updated"
+  | "label.deleted";
 /**
  * The caller's role in the project (the owner is an ADMIN)
  */
@@ -27,6 +34,8 @@ export type Role1 = "VIEWER" | "EDITOR" | "ADMIN";
  * The caller's role in the project (the owner is an ADMIN)
  */
 export type Role2 = "VIEWER" | "EDITOR" | "ADMIN";
+export type NotificationKind =
+  "task.assigned" | "comment.mentioned" | "comment.created" | "task.status_changed" | "task.due_soon" | "member.added";
 
 export interface ProcedureInputs {
   "auth.register": {
@@ -151,6 +160,10 @@ export interface ProcedureInputs {
      * The `sso` code of the web app’s address after the sign-on
      */
     code: string;
+  };
+  "auth.notificationSettings.get": {};
+  "auth.notificationSettings.update": {
+    email: NotificationEmailMode;
   };
   "projects.list": {
     /**
@@ -291,6 +304,13 @@ export interface ProcedureInputs {
      */
     assigneeId?: string;
     /**
+     * Comma list of label ids: tasks carrying any of them
+     *
+     * @minItems 1
+     * @maxItems 20
+     */
+    labelId?: string[];
+    /**
      * Only tasks due strictly before this date-time
      */
     dueBefore?: string | Date;
@@ -349,6 +369,13 @@ export interface ProcedureInputs {
      */
     assigneeId?: string;
     /**
+     * Comma list of label ids: tasks carrying any of them
+     *
+     * @minItems 1
+     * @maxItems 20
+     */
+    labelId?: string[];
+    /**
      * Only tasks due strictly before this date-time
      */
     dueBefore?: string | Date;
@@ -402,6 +429,13 @@ export interface ProcedureInputs {
      * A user id, `me` (the caller) or `none` (unassigned)
      */
     assigneeId?: string;
+    /**
+     * Comma list of label ids: tasks carrying any of them
+     *
+     * @minItems 1
+     * @maxItems 20
+     */
+    labelId?: string[];
     /**
      * Only tasks due strictly before this date-time
      */
@@ -457,6 +491,13 @@ export interface ProcedureInputs {
      */
     assigneeId?: string;
     /**
+     * Comma list of label ids: tasks carrying any of them
+     *
+     * @minItems 1
+     * @maxItems 20
+     */
+    labelId?: string[];
+    /**
      * Only tasks due strictly before this date-time
      */
     dueBefore?: string | Date;
@@ -499,6 +540,12 @@ export interface ProcedureInputs {
     priority?: TaskPriority;
     dueDate?: string | Date | null;
     assigneeId?: string | null;
+    /**
+     * Ids of labels of the task's project (at most 20, each once); replaces the task's labels
+     *
+     * @maxItems 20
+     */
+    labelIds?: string[];
   };
   "tasks.get": {
     /**
@@ -517,6 +564,12 @@ export interface ProcedureInputs {
     priority?: TaskPriority;
     dueDate?: string | Date | null;
     assigneeId?: string | null;
+    /**
+     * Ids of labels of the task's project (at most 20, each once); replaces the task's labels
+     *
+     * @maxItems 20
+     */
+    labelIds?: string[];
   };
   "tasks.delete": {
     /**
@@ -558,6 +611,12 @@ export interface ProcedureInputs {
      */
     id: string;
     text: string;
+    /**
+     * User ids of members of the project mentioned in the text (distinct, at most 50); each is notified and starts watching the task
+     *
+     * @maxItems 50
+     */
+    mentionIds?: string[];
   };
   "comments.get": {
     /**
@@ -579,6 +638,12 @@ export interface ProcedureInputs {
      */
     commentId: string;
     text: string;
+    /**
+     * User ids of members of the project mentioned in the text (distinct, at most 50); each is notified and starts watching the task
+     *
+     * @maxItems 50
+     */
+    mentionIds?: string[];
   };
   "comments.delete": {
     /**
@@ -589,6 +654,86 @@ export interface ProcedureInputs {
      * Resource id (UUIDv7); a malformed or unknown id is a 404
      */
     commentId: string;
+  };
+  "labels.list": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Page size, 1–500 (default 100)
+     */
+    limit?: number;
+    /**
+     * Opaque cursor from the `Link: rel="next"` header of the previous page
+     */
+    cursor?: string;
+  };
+  "labels.listPage": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Page size, 1–500 (default 100)
+     */
+    limit?: number;
+    /**
+     * Opaque cursor from the `Link: rel="next"` header of the previous page
+     */
+    cursor?: string;
+  };
+  "labels.create": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * 1–50 characters, unique in the project regardless of case (409 LABEL_EXISTS)
+     */
+    name: string;
+    /**
+     * `#rrggbb` (default #6b7280)
+     */
+    color?: string;
+  };
+  "labels.get": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    labelId: string;
+  };
+  "labels.update": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    labelId: string;
+    /**
+     * 1–50 characters, unique in the project regardless of case (409 LABEL_EXISTS)
+     */
+    name?: string;
+    /**
+     * `#rrggbb`, returned in lower case
+     */
+    color?: string;
+  };
+  "labels.delete": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    labelId: string;
   };
   "activity.listForProject": {
     /**
@@ -768,6 +913,63 @@ export interface ProcedureInputs {
      */
     cursor?: string;
   };
+  "notifications.list": {
+    /**
+     * `true`: unread notifications only
+     */
+    unread?: "true" | "false";
+    /**
+     * Page size, 1–500 (default 100)
+     */
+    limit?: number;
+    /**
+     * Opaque cursor from the `Link: rel="next"` header of the previous page
+     */
+    cursor?: string;
+  };
+  "notifications.listPage": {
+    /**
+     * `true`: unread notifications only
+     */
+    unread?: "true" | "false";
+    /**
+     * Page size, 1–500 (default 100)
+     */
+    limit?: number;
+    /**
+     * Opaque cursor from the `Link: rel="next"` header of the previous page
+     */
+    cursor?: string;
+  };
+  "notifications.unreadCount": {};
+  "notifications.markRead": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "notifications.markAllRead": {};
+  "notifications.events": {
+    lastEventId?: string | null;
+  };
+  "watching.get": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "watching.subscribe": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "watching.unsubscribe": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
 }
 export interface ProcedureOutputs {
   ProjectEvent: Activity;
@@ -796,6 +998,8 @@ export interface ProcedureOutputs {
   "auth.oidc.login": Redirect;
   "auth.oidc.callback": AuthResponse | Redirect;
   "auth.oidc.exchange": AuthResponse;
+  "auth.notificationSettings.get": NotificationSettings;
+  "auth.notificationSettings.update": NotificationSettings;
   "projects.list": Project[];
   "projects.listPage": {
     items: Project[];
@@ -837,6 +1041,15 @@ export interface ProcedureOutputs {
   "comments.get": Comment;
   "comments.update": Comment;
   "comments.delete": Message;
+  "labels.list": Label[];
+  "labels.listPage": {
+    items: Label[];
+    nextCursor: string | null;
+  };
+  "labels.create": Label;
+  "labels.get": Label;
+  "labels.update": Label;
+  "labels.delete": Message;
   "activity.listForProject": Activity[];
   "activity.listForProjectPage": {
     items: Activity[];
@@ -861,6 +1074,17 @@ export interface ProcedureOutputs {
     items: WebhookDelivery[];
     nextCursor: string | null;
   };
+  "notifications.list": Notification[];
+  "notifications.listPage": {
+    items: Notification[];
+    nextCursor: string | null;
+  };
+  "notifications.unreadCount": UnreadCount;
+  "notifications.markRead": Notification;
+  "notifications.markAllRead": MarkAllRead;
+  "watching.get": Subscription;
+  "watching.subscribe": Subscription;
+  "watching.unsubscribe": Subscription;
 }
 export interface Activity {
   /**
@@ -885,7 +1109,7 @@ export interface Activity {
    */
   taskId: string | null;
   /**
-   * The changed resource (Project, Member, Task or Comment) after the change; before it, for deletions
+   * The changed resource (Project, Member, Task, Comment or Label) after the change; before it, for deletions
    */
   resource: {
     [k: string]: unknown | undefined;
@@ -1035,6 +1259,9 @@ export interface Redirect {
    */
   location: string;
 }
+export interface NotificationSettings {
+  email: NotificationEmailMode;
+}
 export interface Project {
   /**
    * Resource id (UUIDv7)
@@ -1138,6 +1365,16 @@ export interface Task {
    */
   updatedAt: string;
   completedAt: string | null;
+  /**
+   * Ids of the project's labels on the task, in id order (oldest label first); empty when none
+   *
+   * Items: Resource id (UUIDv7)
+   */
+  labelIds: string[];
+  /**
+   * How many comments the task has
+   */
+  commentCount: number;
 }
 export interface Comment {
   /**
@@ -1157,6 +1394,35 @@ export interface Comment {
    * Resource id (UUIDv7)
    */
   taskId: string;
+  /**
+   * The users the comment mentions
+   *
+   * Items: Resource id (UUIDv7)
+   */
+  mentionIds: string[];
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  createdAt: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  updatedAt: string;
+}
+export interface Label {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  /**
+   * Resource id (UUIDv7)
+   */
+  projectId: string;
+  name: string;
+  /**
+   * `#rrggbb`, lower case
+   */
+  color: string;
   /**
    * UTC ISO 8601 timestamp with milliseconds
    */
@@ -1255,6 +1521,58 @@ export interface WebhookDelivery {
    */
   createdAt: string;
 }
+export interface Notification {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  kind: NotificationKind;
+  /**
+   * Resource id (UUIDv7)
+   */
+  projectId: string;
+  /**
+   * The project's current name
+   */
+  projectName: string;
+  /**
+   * The task it is about; null for member.added
+   */
+  taskId: string | null;
+  /**
+   * The task's current title; null for member.added
+   */
+  taskTitle: string | null;
+  /**
+   * The comment, for comment.created and comment.mentioned (null once the comment is deleted)
+   */
+  commentId: string | null;
+  /**
+   * Who caused it; null for task.due_soon, which the service sends itself
+   */
+  actorId: string | null;
+  /**
+   * The actor's current name
+   */
+  actorName: string | null;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  createdAt: string;
+  readAt: string | null;
+}
+export interface UnreadCount {
+  count: number;
+}
+export interface MarkAllRead {
+  /**
+   * How many notifications were unread and are now read
+   */
+  marked: number;
+}
+export interface Subscription {
+  subscribed: boolean;
+}
 
 
 /** Procedures that take no input. */
@@ -1281,6 +1599,8 @@ export const PROCEDURE_KINDS = {
   "auth.oidc.login": "query",
   "auth.oidc.callback": "query",
   "auth.oidc.exchange": "mutation",
+  "auth.notificationSettings.get": "query",
+  "auth.notificationSettings.update": "mutation",
   "projects.list": "query",
   "projects.listPage": "query",
   "projects.create": "mutation",
@@ -1308,6 +1628,12 @@ export const PROCEDURE_KINDS = {
   "comments.get": "query",
   "comments.update": "mutation",
   "comments.delete": "mutation",
+  "labels.list": "query",
+  "labels.listPage": "query",
+  "labels.create": "mutation",
+  "labels.get": "query",
+  "labels.update": "mutation",
+  "labels.delete": "mutation",
   "activity.listForProject": "query",
   "activity.listForProjectPage": "query",
   "activity.listForTask": "query",
@@ -1319,7 +1645,16 @@ export const PROCEDURE_KINDS = {
   "webhooks.update": "mutation",
   "webhooks.delete": "mutation",
   "webhooks.deliveries": "query",
-  "webhooks.deliveriesPage": "query"
+  "webhooks.deliveriesPage": "query",
+  "notifications.list": "query",
+  "notifications.listPage": "query",
+  "notifications.unreadCount": "query",
+  "notifications.markRead": "mutation",
+  "notifications.markAllRead": "mutation",
+  "notifications.events": "subscription",
+  "watching.get": "query",
+  "watching.subscribe": "mutation",
+  "watching.unsubscribe": "mutation"
 } as const;
 
 /** Every `reason` the server gives, as in @tasklane/schemas. */
@@ -1340,8 +1675,12 @@ export const ERROR_REASONS = [
   "INVALID_IF_MATCH",
   "INVALID_RESET_TOKEN",
   "INVALID_SSO_CODE",
+  "INVALID_UNSUBSCRIBE_TOKEN",
   "JSON_TOO_DEEP",
+  "LABEL_EXISTS",
+  "LABEL_NOT_IN_PROJECT",
   "MALFORMED_JSON",
+  "MENTION_NOT_MEMBER",
   "METHOD_NOT_SUPPORTED",
   "NOT_AUTHOR",
   "NOT_A_MEMBER",
