@@ -7,6 +7,7 @@ export const LABELS = {
   project: 'GET /projects/{id}',
   page: 'first page of 50 tasks',
   filtered: 'filtered page (IN_PROGRESS, assignee me)',
+  labelled: 'page by label (either of two)',
   trpc: 'GET task via SDK tRPC transport',
   create: 'POST /tasks',
   patch: 'PATCH /tasks/{id} status',

@@ -17,6 +17,12 @@ const build = {
     path: `/api/v1/tasks/project/${f.projectId}?status=IN_PROGRESS&assigneeId=me&limit=50`,
     headers: auth(f.token),
   }),
+  // Not in the mix: a page of the tasks carrying either of two of the project's labels.
+  labelled: (f) => ({
+    method: 'GET',
+    path: `/api/v1/tasks/project/${f.projectId}?labelId=${f.labelIds[0]},${f.labelIds[4]}&limit=50`,
+    headers: auth(f.token),
+  }),
   create: (f, turn) => ({
     method: 'POST',
     path: '/api/v1/tasks',

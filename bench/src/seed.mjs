@@ -1,5 +1,6 @@
 // The benchmark's data set, written straight in SQL (generate_series) so it takes seconds, not minutes:
-// 1 000 users, 200 projects with 5–20 members, 200 000 tasks (project 0 holds 50 000), 500 000 comments.
+// 1 000 users, 200 projects with 5–20 members and 6 labels, 200 000 tasks (project 0 holds 50 000; three
+// in four carry one or two labels), 500 000 comments.
 // Every id is derived from (kind, number), so the fixtures can be computed instead of looked up.
 import bcrypt from 'bcryptjs';
 
@@ -8,11 +9,12 @@ export const PROJECTS = 200;
 export const TASKS = 200_000;
 export const BIG_PROJECT_TASKS = 50_000;
 export const COMMENTS = 500_000;
+export const LABELS_PER_PROJECT = 6;
 export const PASSWORD = 'bench-password-1';
 /** Tasks each load connection writes to, in turn. */
 export const WRITE_TASKS = 250;
 
-const KIND = { user: 1, project: 2, membership: 3, task: 4, comment: 5 };
+const KIND = { user: 1, project: 2, membership: 3, task: 4, comment: 5, label: 6 };
 
 /** A valid UUID (version nibble 7) for the n-th entity of a kind. */
 export const idOf = (kind, n) =>
@@ -32,6 +34,11 @@ function seedSql(passwordHash) {
   const members = (p) => `(case when ${p} = 0 then 20 else 5 + (${p} * 7) % 16 end)`;
   // Task n belongs to project 0 when n < 50 000, otherwise to 1 + (n - 50 000) % 199.
   const projectOfTask = (n) => `(case when ${n} < ${BIG_PROJECT_TASKS} then 0 else 1 + (${n} - ${BIG_PROJECT_TASKS}) % ${PROJECTS - 1} end)`;
+  const label = (k) => id('label', `p * 10 + ${k}`);
+  // A quarter of the tasks unlabelled, half with one label, a quarter with two (in id order, as the service stores them).
+  const labelIds = `(case n % 4 when 0 then '{}'::uuid[] when 2 then array[${label('n % 3')}, ${label('3 + n % 3')}] else array[${label('n % 6')}] end)`;
+  // Comment c is on task c % TASKS (below); the trigger that counts them is off while seeding.
+  const commentCount = `(case when n < ${COMMENTS} then (${COMMENTS} - 1 - n) / ${TASKS} + 1 else 0 end)`;
   return `
 set session_replication_role = replica;
 insert into users (id, name, email, password_hash, token_version, created_at, updated_at)
@@ -44,7 +51,12 @@ insert into memberships (id, project_id, user_id, role, created_at, updated_at)
   select ${id('membership', 'p * 100 + k')}, ${id('project', 'p')}, ${id('user', `(p * 5 + k) % ${USERS}`)}, ${roleSql('k')}, now(), now()
   from generate_series(0, ${PROJECTS - 1}) p, generate_series(0, 19) k
   where k < ${members('p')};
-insert into tasks (id, project_id, title, description, status, priority, due_date, assignee_id, created_by_id, completed_at, created_at, updated_at)
+insert into labels (id, project_id, name, color, created_at, updated_at)
+  select ${label('k')}, ${id('project', 'p')}, (array['Bug','Feature','Chore','Design','Docs','Ops'])[1 + k],
+    (array['#d73a4a','#0e8a16','#6b7280','#a855f7','#0075ca','#f59e0b'])[1 + k], now(), now()
+  from generate_series(0, ${PROJECTS - 1}) p, generate_series(0, ${LABELS_PER_PROJECT - 1}) k;
+insert into tasks (id, project_id, title, description, status, priority, due_date, assignee_id, created_by_id, completed_at,
+  label_ids, comment_count, created_at, updated_at)
   select ${id('task', 'n')}, ${id('project', 'p')}, 'Task ' || n || ': ship the thing',
     'A realistic description of task ' || n || ', a few words long, as people write them.',
     (array['TODO','IN_PROGRESS','IN_REVIEW','DONE','CANCELLED'])[1 + n % 5]::task_status,
@@ -53,6 +65,7 @@ insert into tasks (id, project_id, title, description, status, priority, due_dat
     case when n % 7 = 6 then null else ${id('user', `(p * 5 + n % ${members('p')}) % ${USERS}`)} end,
     ${id('user', `(p * 5) % ${USERS}`)},
     case when n % 5 = 3 then now() else null end,
+    ${labelIds}, ${commentCount},
     now() - (${TASKS} - n) * interval '1 second', now() - (${TASKS} - n) * interval '1 second'
   from (select n, ${projectOfTask('n')} as p from generate_series(0, ${TASKS - 1}) n) t;
 insert into comments (id, task_id, author_id, text, created_at, updated_at)
@@ -94,6 +107,7 @@ export function fixtures(connections) {
       email: emailOf(user),
       userId: idOf('user', user),
       projectId: idOf('project', project),
+      labelIds: Array.from({ length: LABELS_PER_PROJECT }, (_, k) => idOf('label', project * 10 + k)),
       taskIds: taskNumbers.map((n) => idOf('task', n)),
       writeTaskIds: writeNumbers.map((n) => idOf('task', n)),
       // Other members of the project (the ADMIN and the next ones): mentioned in comments, given tasks.

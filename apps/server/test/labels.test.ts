@@ -428,4 +428,48 @@ describe('commentCount', () => {
   });
 });
 
+describe('the cost of a page of labelled tasks', () => {
+  let t: TestApp;
+  afterAll(() => t.close());
+
+  it('reads labelIds and commentCount with the page: the same statements for 5 tasks as for 50, labelled or not', async () => {
+    t = await startTestApp();
+    const owner = await registerUser(t, 'Owner');
+    const labelled = (await createProject(t, owner, 'Labelled')).id;
+    const plain = (await createProject(t, owner, 'Plain')).id;
+    const labelIds: string[] = [];
+    for (const name of ['one', 'two', 'three']) {
+      labelIds.push((await t.request('POST', `/api/v1/projects/${labelled}/labels`, { token: owner.token, body: { name } })).body.id);
+    }
+    for (let index = 0; index < 50; index += 1) {
+      const task = await createTask(t, owner, labelled, { title: `L${index}`, labelIds: labelIds.slice(0, 1 + (index % 3)) });
+      if (index % 10 === 0) await t.request('POST', `/api/v1/tasks/${task.id}/comments`, { token: owner.token, body: { text: 'c' } });
+      await createTask(t, owner, plain, { title: `P${index}` });
+    }
+    let statements = 0;
+    t.database.onQuerySettled(() => {
+      statements += 1;
+    });
+    const statementsFor = async (url: string) => {
+      await t.request('GET', url, { token: owner.token }); // warm: the token check and the statement's first preparation
+      statements = 0;
+      const response = await t.request('GET', url, { token: owner.token });
+      expect(response.status).toBe(200);
+      return { statements, tasks: response.body as { labelIds: string[]; commentCount: number }[] };
+    };
+    const small = await statementsFor(`/api/v1/tasks/project/${labelled}?limit=5`);
+    const large = await statementsFor(`/api/v1/tasks/project/${labelled}?limit=50`);
+    const unlabelled = await statementsFor(`/api/v1/tasks/project/${plain}?limit=50`);
+    expect(large.tasks).toHaveLength(50);
+    expect(large.tasks.filter((task) => task.labelIds.length === 3)).toHaveLength(16);
+    expect(large.tasks.reduce((sum, task) => sum + task.commentCount, 0)).toBe(5);
+    expect(small.statements).toBeGreaterThan(0);
+    expect(large.statements).toBe(small.statements);
+    expect(large.statements).toBe(unlabelled.statements);
+    const filtered = await statementsFor(`/api/v1/tasks/project/${labelled}?limit=50&labelId=${labelIds[2]}`);
+    expect(filtered.tasks).toHaveLength(16);
+    expect(filtered.statements).toBe(small.statements);
+  });
+});
+
 describePermissions(['GET /projects/{id}/labels', 'POST /projects/{id}/labels', 'GET /projects/{id}/labels/{labelId}', 'PATCH /projects/{id}/labels/{labelId}', 'DELETE /projects/{id}/labels/{labelId}']);

@@ -1,6 +1,7 @@
 import type { Db } from '@tasklane/db';
 import type {
   CreateTaskInput,
+  FieldChange,
   ListProjectTasksInput,
   Task,
   TaskSortField,
@@ -266,25 +267,29 @@ export function createTasksService(db: Db) {
 export type TasksService = ReturnType<typeof createTasksService>;
 
 /**
- * For the members service, in its transaction: a member who leaves keeps no tasks, so theirs in the
- * project become unassigned, each change recorded as `actorId`'s.
- */
-/**
  * For the labels service, in its transaction: a deleted label is taken off the project's tasks
  * that carried it, each change recorded as `actorId`'s.
  */
 export async function removeLabelFromTasks(tx: Db, projectId: string, labelId: string, actorId: string): Promise<void> {
-  for (const row of await store.removeLabel(tx, projectId, labelId)) {
-    const task = toTask(row);
-    const changes = { labelIds: { old: normalizedLabelIds([...task.labelIds, labelId]), new: task.labelIds } };
-    await recordChange(tx, { projectId, taskId: task.id, actorId, type: 'task.updated', resource: task, changes });
-  }
+  await recordUpdates(tx, projectId, actorId, await store.removeLabel(tx, projectId, labelId), (task) => ({
+    labelIds: { old: normalizedLabelIds([...task.labelIds, labelId]), new: task.labelIds },
+  }));
 }
 
+/**
+ * For the members service, in its transaction: a member who leaves keeps no tasks, so theirs in the
+ * project become unassigned, each change recorded as `actorId`'s.
+ */
 export async function unassignTasksOf(tx: Db, projectId: string, memberUserId: string, actorId: string): Promise<void> {
-  for (const row of await store.unassignTasks(tx, projectId, memberUserId)) {
+  await recordUpdates(tx, projectId, actorId, await store.unassignTasks(tx, projectId, memberUserId), () => ({
+    assigneeId: { old: memberUserId, new: null },
+  }));
+}
+
+/** Each task a bulk update changed, recorded as `actorId`'s `task.updated` with the changes `changesOf` tells. */
+async function recordUpdates(tx: Db, projectId: string, actorId: string, rows: store.TaskRow[], changesOf: (task: Task) => Record<string, FieldChange>) {
+  for (const row of rows) {
     const task = toTask(row);
-    const changes = { assigneeId: { old: memberUserId, new: null } };
-    await recordChange(tx, { projectId, taskId: task.id, actorId, type: 'task.updated', resource: task, changes });
+    await recordChange(tx, { projectId, taskId: task.id, actorId, type: 'task.updated', resource: task, changes: changesOf(task) });
   }
 }

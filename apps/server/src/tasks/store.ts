@@ -67,8 +67,8 @@ const guardValue = placeholderIn('guard_');
  * being deleted waits, finds it gone and writes nothing (and the label service's deletion, once
  * it has the lock, sees every task that named it).
  */
-const labelsOfProject = (labelIds: SQL, projectId: SQL) => sql`cardinality(${labelIds}) = (
-  select count(*) from (select 1 from ${labels} as l where l.project_id = ${projectId} and l.id = any(${labelIds}) for key share of l) as found)`;
+const labelsOfProject = (labelIds: SQL, projectId: SQL) => sql`(cardinality(${labelIds}) = 0 or cardinality(${labelIds}) = (
+  select count(*) from (select 1 from ${labels} as l where l.project_id = ${projectId} and l.id = any(${labelIds}) for key share of l) as found))`;
 
 /**
  * Inserts a new task and records its creation (`created`), in one statement (recordChange). It
