@@ -120,6 +120,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     pollMs: config.reminders.pollMs,
     drain: async () => void (await dueReminders.runOnce()),
     onError: (error) => app.log.error({ err: error }, 'sending due reminders failed'),
+    // Not in the middle of starting up: a reminder may wait one interval.
+    firstRunAfterPoll: true,
   });
   const servicesHandle = services as unknown as ServicesHandle;
 

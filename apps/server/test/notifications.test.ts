@@ -331,6 +331,23 @@ describe('notifications', () => {
     expect(resumed.events.map((event) => event.event)).toEqual(['comment.created', 'comment.created']);
   });
 
+  it('streams a notification written through another instance on the same database', async () => {
+    const project = await team();
+    const task = await createTask(t, owner, project.id, { assigneeId: assignee.id });
+    const second = await startSecondInstance(t, { reminders: { windowSeconds: 86_400, pollMs: 3_600_000 } });
+    try {
+      const secondUrl = await second.app.listen({ port: 0, host: '127.0.0.1' });
+      const stream = await openStream(`${secondUrl}/api/v1/notifications/events`, { authorization: `Bearer ${assignee.token}` });
+      streams.push(stream);
+      await comment(editor, task.id, { text: 'From the first instance' });
+      await stream.waitForEvents(1);
+      expect(JSON.parse(stream.events[0]!.data)).toMatchObject({ kind: 'comment.created', taskId: task.id });
+      stream.close();
+    } finally {
+      await second.close();
+    }
+  });
+
   describe('due reminders', () => {
     const dueSoon = async (user: TestUser, projectId: string) => (await inbox(user, projectId)).filter((item) => item.kind === 'task.due_soon');
 

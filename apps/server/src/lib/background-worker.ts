@@ -1,9 +1,15 @@
 /**
  * A background worker's loop: `drain` runs when woken and every `pollMs`, one run at a time; a wake
  * during a run makes it run once more after, so nothing woken for is missed. `stop` ends the
- * polling and waits for the run under way; `stopped` tells a long drain to finish early.
+ * polling and waits for the run under way; `stopped` tells a long drain to finish early. The first
+ * run is at once, unless `firstRunAfterPoll` leaves it to the first poll (work that no start needs at once).
  */
-export function startBackgroundWorker(options: { pollMs: number; drain: (stopped: () => boolean) => Promise<void>; onError: (error: unknown) => void }) {
+export function startBackgroundWorker(options: {
+  pollMs: number;
+  drain: (stopped: () => boolean) => Promise<void>;
+  onError: (error: unknown) => void;
+  firstRunAfterPoll?: boolean;
+}) {
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
@@ -31,7 +37,7 @@ export function startBackgroundWorker(options: { pollMs: number; drain: (stopped
 
   const timer = setInterval(wake, options.pollMs);
   timer.unref();
-  wake();
+  if (!options.firstRunAfterPoll) wake();
 
   return {
     wake,
