@@ -5,6 +5,7 @@ import { CurrentUser } from './current-user';
 import { AccountPage } from './pages/account';
 import { AuthPage } from './pages/auth';
 import { BoardPage, NEW_TASK_EVENT } from './pages/board';
+import { Bell, InboxPage, useNotificationStream } from './pages/inbox';
 import { MembersPage } from './pages/members';
 import { MyTasksPage } from './pages/my-tasks';
 import { ForgotPasswordPage, ResetPasswordPage } from './pages/password-reset';
@@ -52,6 +53,7 @@ function Session() {
       { id: 'projects', label: 'Go to projects', group: 'Actions', run: () => route('/') },
       { id: 'my-tasks', label: 'Go to my tasks', group: 'Actions', run: () => route('/my-tasks') },
       { id: 'account', label: 'Go to account', group: 'Actions', run: () => route('/account') },
+      { id: 'inbox', label: 'Go to notifications', group: 'Actions', run: () => route('/inbox') },
       { id: 'theme', label: theme === 'dark' ? 'Use the light theme' : 'Use the dark theme', group: 'Actions', run: toggleTheme },
       { id: 'help', label: 'Show keyboard shortcuts', group: 'Actions', run: () => setTimeout(() => setOverlay('help')) },
     ],
@@ -111,6 +113,7 @@ function Session() {
             Account
           </a>
         </nav>
+        <Bell current={path === '/inbox'} />
         <button type="button" class="palette-button" onClick={() => setOverlay('palette')} aria-keyshortcuts="Control+K Meta+K">
           Search <kbd>Ctrl K</kbd>
         </button>
@@ -128,10 +131,12 @@ function Session() {
         </p>
       )}
       <Announcements />
+      <NotificationStream />
       <Router>
         <Route path="/" component={ProjectsPage} />
         <Route path="/my-tasks" component={MyTasksPage} />
         <Route path="/account" component={AccountPage} />
+        <Route path="/inbox" component={InboxPage} />
         <Route path="/projects/:projectId" component={BoardPage} />
         <Route path="/projects/:projectId/list" component={ListPage} />
         <Route path="/projects/:projectId/tasks/:taskId" component={BoardPage} />
@@ -146,3 +151,9 @@ function Session() {
 }
 
 const ListPage = ({ params }: { params: { projectId: string } }) => <BoardPage params={params} view="list" />;
+
+/** Follows the signed-in person's notifications while the app is open (renders nothing). */
+function NotificationStream() {
+  useNotificationStream();
+  return null;
+}

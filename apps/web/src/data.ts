@@ -1,4 +1,4 @@
-import type { Member, Project, Task, TaskPriority } from '@tasklane/schemas';
+import type { Label, Member, Project, Task, TaskPriority } from '@tasklane/schemas';
 import { queryClient } from './hooks';
 import { client } from './session';
 
@@ -16,6 +16,8 @@ export const keys = {
   tasks: (projectId: string) => ['tasks', projectId] as const,
   task: (id: string) => ['task', id] as const,
   members: (projectId: string) => ['members', projectId] as const,
+  labels: (projectId: string) => ['labels', projectId] as const,
+  notifications: ['notifications'] as const,
   comments: (taskId: string) => ['comments', taskId] as const,
   history: (taskId: string) => ['history', taskId] as const,
   myTasks: ['my-tasks'] as const,
@@ -25,10 +27,12 @@ export interface TaskFilters {
   /** A member's user id, `me`, `none`, or empty for anyone. */
   assigneeId: string;
   priority: TaskPriority | '';
+  /** A label id, or empty for any. */
+  labelId: string;
   text: string;
 }
 
-export const NO_FILTERS: TaskFilters = { assigneeId: '', priority: '', text: '' };
+export const NO_FILTERS: TaskFilters = { assigneeId: '', priority: '', labelId: '', text: '' };
 
 /** Every task of the project, loaded once; the board and the list filter it in the browser, at once. */
 export const loadTasks = (projectId: string): Promise<Task[]> => collect(client.paginate(client.tasks.list, { projectId, limit: 500 }));
@@ -39,11 +43,14 @@ export function matches(task: Task, filters: TaskFilters, meId: string): boolean
   if (assigneeId === 'none' && task.assigneeId !== null) return false;
   if (assigneeId && assigneeId !== 'me' && assigneeId !== 'none' && task.assigneeId !== assigneeId) return false;
   if (priority && task.priority !== priority) return false;
+  if (filters.labelId && !task.labelIds.includes(filters.labelId)) return false;
   const text = filters.text.trim().toLowerCase();
   return !text || task.title.toLowerCase().includes(text) || task.description.toLowerCase().includes(text);
 }
 
 export const loadProjects = (): Promise<Project[]> => collect(client.paginate(client.projects.list, { limit: 500 }));
+
+export const loadLabels = (projectId: string): Promise<Label[]> => collect(client.paginate(client.labels.list, { id: projectId, limit: 500 }));
 
 export const loadMembers = (projectId: string): Promise<Member[]> => collect(client.paginate(client.members.list, { id: projectId, limit: 500 }));
 

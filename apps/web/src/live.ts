@@ -10,13 +10,13 @@ export type { ProjectEvent };
 /** Writes one change of the project into the cache: the event carries the changed resource whole. */
 export function applyEvent(event: ProjectEvent) {
   const { type, taskId, projectId } = event;
-  const resource = event.resource as unknown as Task & { commentCount?: number };
+  const resource = event.resource as unknown as Task;
   if (type === 'task.created' || type === 'task.updated') storeTask(resource);
   if (type === 'task.deleted' && taskId) storeTask(undefined, taskId);
   if (type.startsWith('comment.') && taskId) {
     const step = type === 'comment.created' ? 1 : type === 'comment.deleted' ? -1 : 0;
-    const cached = queryClient.getQueryData<Task[]>(keys.tasks(projectId))?.find((task) => task.id === taskId) as (Task & { commentCount?: number }) | undefined;
-    if (cached && step && typeof cached.commentCount === 'number') storeTask({ ...cached, commentCount: cached.commentCount + step } as Task);
+    const cached = queryClient.getQueryData<Task[]>(keys.tasks(projectId))?.find((task) => task.id === taskId);
+    if (cached && step) storeTask({ ...cached, commentCount: Math.max(0, cached.commentCount + step) });
     void queryClient.invalidateQueries({ queryKey: keys.comments(taskId) });
   }
   if (taskId) void queryClient.invalidateQueries({ queryKey: keys.history(taskId) });
@@ -24,6 +24,7 @@ export function applyEvent(event: ProjectEvent) {
     void queryClient.invalidateQueries({ queryKey: keys.members(projectId) });
     void queryClient.invalidateQueries({ queryKey: keys.project(projectId) });
   }
+  if (type.startsWith('label.')) void queryClient.invalidateQueries({ queryKey: keys.labels(projectId) });
   if (type === 'project.updated') void queryClient.invalidateQueries({ queryKey: keys.project(projectId) });
 }
 

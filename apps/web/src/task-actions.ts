@@ -5,7 +5,7 @@ import { client, describeError } from './session';
 import { announce } from './ui';
 
 /** The fields a quick change (drag, menu, shortcut, bulk edit) may set. */
-export type TaskPatch = Partial<Pick<Task, 'status' | 'priority' | 'assigneeId' | 'dueDate' | 'title'>>;
+export type TaskPatch = Partial<Pick<Task, 'status' | 'priority' | 'assigneeId' | 'dueDate' | 'title' | 'labelIds'>>;
 
 /** Why the server refused, in words a person can act on. */
 function refusal(error: unknown, title: string): string {

@@ -1,4 +1,4 @@
-import type { Member } from '@tasklane/schemas';
+import type { Label, Member } from '@tasklane/schemas';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
@@ -81,6 +81,22 @@ export function MemberOptions({ members }: { members: Member[] }) {
         </option>
       ))}
     </>
+  );
+}
+
+/** A task's labels as chips: the label's colour as a dot beside its name (the text keeps the theme's contrast). */
+export function LabelChips({ ids, labels }: { ids: string[]; labels: Label[] }) {
+  const shown = ids.map((id) => labels.find((label) => label.id === id)).filter((label): label is Label => Boolean(label));
+  if (shown.length === 0) return null;
+  return (
+    <ul class="labels" aria-label="Labels">
+      {shown.map((label) => (
+        <li key={label.id} class="label-chip">
+          <span class="dot" style={{ background: label.color }} aria-hidden="true" />
+          {label.name}
+        </li>
+      ))}
+    </ul>
   );
 }
 

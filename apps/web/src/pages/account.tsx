@@ -16,6 +16,7 @@ const SCOPE_LABELS = {
 export function AccountPage() {
   return (
     <Page title="Account">
+      <EmailSetting />
       <Tokens />
       <Sessions />
     </Page>
@@ -247,5 +248,48 @@ function SessionRow({ session, onEnded }: { session: Session; onEnded: () => voi
         <ErrorNote error={error} />
       </td>
     </tr>
+  );
+}
+
+const EMAIL_MODES = {
+  instant: 'One email for each notification, within seconds',
+  daily: 'One digest a day',
+  off: 'No email',
+} as const;
+
+/** How notifications reach you by email (the server mails only when it has SMTP configured). */
+function EmailSetting() {
+  const settings = useQuery(['notification-settings'], () => client.notificationSettings.get());
+  const { busy, error, run } = useAction();
+  const [saved, setSaved] = useState(false);
+  const choose = async (email: keyof typeof EMAIL_MODES) => {
+    setSaved(false);
+    const updated = await run(() => client.notificationSettings.update({ email }));
+    if (updated) {
+      settings.setData(() => updated);
+      setSaved(true);
+    }
+  };
+  return (
+    <section class="stack" aria-labelledby="email-title">
+      <h2 id="email-title">Email notifications</h2>
+      <ErrorNote error={settings.error ?? error} />
+      {settings.data && (
+        <fieldset class="stack" disabled={busy}>
+          <legend class="visually-hidden">Email notifications</legend>
+          {(Object.keys(EMAIL_MODES) as (keyof typeof EMAIL_MODES)[]).map((mode) => (
+            <label key={mode} class="check">
+              <input type="radio" name="email-mode" value={mode} checked={settings.data?.email === mode} onChange={() => void choose(mode)} />
+              {EMAIL_MODES[mode]}
+            </label>
+          ))}
+        </fieldset>
+      )}
+      {saved && (
+        <p class="muted small" role="status">
+          Saved.
+        </p>
+      )}
+    </section>
   );
 }

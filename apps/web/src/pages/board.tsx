@@ -13,18 +13,18 @@ import {
   type DragStartEvent,
   type KeyboardCoordinateGetter,
 } from '@dnd-kit/core';
-import type { Member, Task, TaskStatus } from '@tasklane/schemas';
+import type { Label, Member, Task, TaskStatus } from '@tasklane/schemas';
 import { useLocation } from 'preact-iso';
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
-import { keys, loadMembers, loadTasks, matches, NO_FILTERS, type TaskFilters } from '../data';
+import { keys, loadLabels, loadMembers, loadTasks, matches, NO_FILTERS, type TaskFilters } from '../data';
 import { canEditTasks, formatDay, isOverdue, PRIORITY_LABELS, STATUS_LABELS, STATUSES } from '../format';
 import { useQuery } from '../hooks';
 import { useProjectEvents } from '../live';
 import { client } from '../session';
 import { focusTask, useTaskShortcuts } from '../shortcuts';
 import { changeTask } from '../task-actions';
-import { Avatar, EnumOptions, ErrorNote, Loading, MemberOptions, Page } from '../ui';
+import { Avatar, EnumOptions, ErrorNote, LabelChips, Loading, MemberOptions, Page } from '../ui';
 import { NewTaskDialog } from './new-task';
 import { TaskList } from './task-list';
 import { TaskDetail } from './task-detail';
@@ -43,6 +43,7 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
   const project = useQuery(keys.project(projectId), () => client.projects.get({ id: projectId }));
   const members = useQuery(keys.members(projectId), () => loadMembers(projectId));
   const tasks = useQuery(keys.tasks(projectId), () => loadTasks(projectId));
+  const labels = useQuery(keys.labels(projectId), () => loadLabels(projectId));
   const [filters, setFilters] = useState<TaskFilters>(NO_FILTERS);
   const [creating, setCreating] = useState<TaskStatus | undefined>(undefined);
   const [editing, setEditing] = useState(false);
@@ -89,12 +90,12 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
         </nav>
       }
     >
-      <Filters members={members.data ?? []} filters={filters} setFilters={setFilters} search={search} />
+      <Filters members={members.data ?? []} labels={labels.data ?? []} filters={filters} setFilters={setFilters} search={search} />
       <ErrorNote error={tasks.error} />
       {view === 'board' ? (
-        <Board tasks={visible} members={members.data ?? []} editable={editable} loading={tasks.loading} onNew={setCreating} />
+        <Board tasks={visible} members={members.data ?? []} labels={labels.data ?? []} editable={editable} loading={tasks.loading} onNew={setCreating} />
       ) : (
-        <TaskList tasks={visible} members={members.data ?? []} editable={editable} />
+        <TaskList tasks={visible} members={members.data ?? []} labels={labels.data ?? []} editable={editable} />
       )}
       {creating && (
         <NewTaskDialog
@@ -112,6 +113,7 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
           taskId={taskId}
           project={project.data}
           members={members.data ?? []}
+          labels={labels.data ?? []}
           editFirst={editing}
           onClose={() => {
             setEditing(false);
@@ -159,6 +161,7 @@ function useKeepFocus(tasks: Task[], dialogOpen: boolean) {
 
 function Filters(props: {
   members: Member[];
+  labels: Label[];
   filters: TaskFilters;
   setFilters: (update: (current: TaskFilters) => TaskFilters) => void;
   search: { current: HTMLInputElement | null };
@@ -186,6 +189,19 @@ function Filters(props: {
           <EnumOptions labels={PRIORITY_LABELS} />
         </select>
       </label>
+      {props.labels.length > 0 && (
+        <label>
+          Label
+          <select value={filters.labelId} onChange={set('labelId')}>
+            <option value="">Any</option>
+            {props.labels.map((label) => (
+              <option key={label.id} value={label.id}>
+                {label.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       <label class="grow">
         <span>
           Search <kbd aria-hidden="true">/</kbd>
@@ -227,8 +243,8 @@ function useColumnJump() {
   return { getter, start: (status: TaskStatus) => (aimed.current = STATUSES.indexOf(status)) };
 }
 
-function Board(props: { tasks: Task[]; members: Member[]; editable: boolean; loading: boolean; onNew: (status: TaskStatus) => void }) {
-  const { tasks, members, editable } = props;
+function Board(props: { tasks: Task[]; members: Member[]; labels: Label[]; editable: boolean; loading: boolean; onNew: (status: TaskStatus) => void }) {
+  const { tasks, members, labels, editable } = props;
   const [dragged, setDragged] = useState<Task | undefined>(undefined);
   const jump = useColumnJump();
   const sensors = useSensors(
@@ -275,15 +291,15 @@ function Board(props: { tasks: Task[]; members: Member[]; editable: boolean; loa
     >
       <div class="board" aria-busy={props.loading}>
         {STATUSES.map((status) => (
-          <Column key={status} status={status} tasks={byStatus.get(status) ?? []} members={members} editable={editable} onNew={props.onNew} />
+          <Column key={status} status={status} tasks={byStatus.get(status) ?? []} members={members} labels={labels} editable={editable} onNew={props.onNew} />
         ))}
       </div>
-      <DragOverlay>{dragged ? <CardFace task={dragged} members={members} /> : null}</DragOverlay>
+      <DragOverlay>{dragged ? <CardFace task={dragged} members={members} labels={labels} /> : null}</DragOverlay>
     </DndContext>
   );
 }
 
-function Column(props: { status: TaskStatus; tasks: Task[]; members: Member[]; editable: boolean; onNew: (status: TaskStatus) => void }) {
+function Column(props: { status: TaskStatus; tasks: Task[]; members: Member[]; labels: Label[]; editable: boolean; onNew: (status: TaskStatus) => void }) {
   const { status, editable } = props;
   const { setNodeRef, isOver } = useDroppable({ id: status, disabled: !editable });
   const headingId = `column-${status}`;
@@ -301,18 +317,18 @@ function Column(props: { status: TaskStatus; tasks: Task[]; members: Member[]; e
       </div>
       <ul class="cards">
         {props.tasks.map((task) => (
-          <Card key={task.id} task={task} members={props.members} editable={editable} />
+          <Card key={task.id} task={task} members={props.members} labels={props.labels} editable={editable} />
         ))}
       </ul>
     </section>
   );
 }
 
-/** What a card shows: title, priority, due date, comment count, assignee. */
-function CardFace({ task, members, link = false }: { task: Task; members: Member[]; link?: boolean }) {
+/** What a card shows: title, labels, priority, due date, comment count, assignee. */
+function CardFace({ task, members, labels, link = false }: { task: Task; members: Member[]; labels: Label[]; link?: boolean }) {
   const overdue = isOverdue(task);
   const assignee = task.assigneeId ? (members.find((member) => member.userId === task.assigneeId)?.name ?? 'A former member') : undefined;
-  const comments = (task as Task & { commentCount?: number }).commentCount;
+  const comments = task.commentCount;
   return (
     <>
       {link ? (
@@ -322,6 +338,7 @@ function CardFace({ task, members, link = false }: { task: Task; members: Member
       ) : (
         <span class="task-title">{task.title}</span>
       )}
+      <LabelChips ids={task.labelIds} labels={labels} />
       <div class="meta">
         <span class={`priority priority-${task.priority.toLowerCase()}`}>{PRIORITY_LABELS[task.priority]}</span>
         {task.dueDate && (
@@ -343,7 +360,7 @@ function CardFace({ task, members, link = false }: { task: Task; members: Member
   );
 }
 
-function Card({ task, members, editable }: { task: Task; members: Member[]; editable: boolean }) {
+function Card({ task, members, labels, editable }: { task: Task; members: Member[]; labels: Label[]; editable: boolean }) {
   const { attributes, listeners, setNodeRef, setActivatorNodeRef, isDragging } = useDraggable({ id: task.id, disabled: !editable });
   const { role: _role, ...handleAttributes } = attributes; // the handle is a <button> already
   return (
@@ -353,7 +370,7 @@ function Card({ task, members, editable }: { task: Task; members: Member[]; edit
       data-task-id={task.id}
       {...(editable ? listeners : {})}
     >
-      <CardFace task={task} members={members} link />
+      <CardFace task={task} members={members} labels={labels} link />
       {editable && (
         <div class="card-tools">
           <button type="button" ref={setActivatorNodeRef} class="drag-handle" {...handleAttributes} aria-label={`Move ${task.title}`}>

@@ -1,4 +1,4 @@
-import type { Member, Project, Task, TaskPriority, TaskStatus } from '@tasklane/schemas';
+import type { Label, Member, Project, Task, TaskPriority, TaskStatus } from '@tasklane/schemas';
 import { TasklaneError } from '@tasklane/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { keys, loadTaskHistory, storeTask } from '../data';
@@ -13,13 +13,14 @@ interface Props {
   taskId: string;
   project: Project;
   members: Member[];
+  labels: Label[];
   /** Opened with `e`: the title field takes the focus, its text selected. */
   editFirst?: boolean;
   onClose: () => void;
 }
 
 /** The task in a modal dialog over the board: every field, delete, comments and history. */
-export function TaskDetail({ taskId, project, members, editFirst, onClose }: Props) {
+export function TaskDetail({ taskId, project, members, labels, editFirst, onClose }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
   // The live stream writes this task's changes into the cache, and refreshes its history and comments.
   const task = useQuery(keys.task(taskId), () => client.tasks.get({ id: taskId }));
@@ -46,6 +47,7 @@ export function TaskDetail({ taskId, project, members, editFirst, onClose }: Pro
             latest={task.data}
             project={project}
             members={members}
+            labels={labels}
             editFirst={editFirst}
             onSaved={(saved) => {
               storeTask(saved);
@@ -65,7 +67,7 @@ export function TaskDetail({ taskId, project, members, editFirst, onClose }: Pro
   );
 }
 
-type Draft = { title: string; description: string; status: TaskStatus; priority: TaskPriority; assigneeId: string; day: string };
+type Draft = { title: string; description: string; status: TaskStatus; priority: TaskPriority; assigneeId: string; day: string; labelIds: string };
 
 const draftOf = (task: Task): Draft => ({
   title: task.title,
@@ -74,6 +76,8 @@ const draftOf = (task: Task): Draft => ({
   priority: task.priority,
   assigneeId: task.assigneeId ?? '',
   day: dayFromDueDate(task.dueDate),
+  // Kept as one string so that comparing drafts stays a comparison of values.
+  labelIds: task.labelIds.join(','),
 });
 
 const sameDraft = (a: Draft, b: Draft) => (Object.keys(a) as (keyof Draft)[]).every((key) => a[key] === b[key]);
@@ -86,6 +90,7 @@ function TaskForm(props: {
   latest: Task;
   project: Project;
   members: Member[];
+  labels: Label[];
   editFirst: boolean | undefined;
   onSaved: (task: Task) => void;
   onStale: () => void;
@@ -129,6 +134,7 @@ function TaskForm(props: {
       priority: draft.priority,
       assigneeId: draft.assigneeId || null,
       dueDate: dueDateFromDay(draft.day),
+      labelIds: draft.labelIds ? draft.labelIds.split(',') : [],
     };
     // Saved only if nobody changed the task since this form loaded it (If-Match); else 412.
     const saved = await run(() =>
@@ -198,6 +204,26 @@ function TaskForm(props: {
             <input type="date" value={draft.day} onInput={(e) => set('day')(e.currentTarget.value)} />
           </label>
         </div>
+        {props.labels.length > 0 && (
+          <fieldset class="label-picker">
+            <legend>Labels</legend>
+            {props.labels.map((label) => {
+              const chosen = draft.labelIds ? draft.labelIds.split(',') : [];
+              const on = chosen.includes(label.id);
+              return (
+                <label key={label.id} class="check label-chip">
+                  <input
+                    type="checkbox"
+                    checked={on}
+                    onChange={() => set('labelIds')((on ? chosen.filter((id) => id !== label.id) : [...chosen, label.id]).sort().join(','))}
+                  />
+                  <span class="dot" style={{ background: label.color }} aria-hidden="true" />
+                  {label.name}
+                </label>
+              );
+            })}
+          </fieldset>
+        )}
       </fieldset>
       <ErrorNote error={error} />
       {editable && (

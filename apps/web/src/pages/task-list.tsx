@@ -1,9 +1,9 @@
-import type { Member, Task, TaskStatus } from '@tasklane/schemas';
+import type { Label, Member, Task, TaskStatus } from '@tasklane/schemas';
 import { useMemo, useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
 import { formatDay, isOverdue, PRIORITIES, PRIORITY_LABELS, STATUS_LABELS, STATUSES } from '../format';
 import { changeTask, type TaskPatch } from '../task-actions';
-import { announce, Avatar, EnumOptions, MemberOptions } from '../ui';
+import { announce, Avatar, EnumOptions, LabelChips, MemberOptions } from '../ui';
 
 type SortKey = 'title' | 'status' | 'priority' | 'assignee' | 'dueDate';
 const COLUMNS: [SortKey, string][] = [
@@ -15,7 +15,7 @@ const COLUMNS: [SortKey, string][] = [
 ];
 
 /** The same filtered tasks as the board, as a sortable table with multi-select and bulk changes. */
-export function TaskList({ tasks, members, editable }: { tasks: Task[]; members: Member[]; editable: boolean }) {
+export function TaskList({ tasks, members, labels, editable }: { tasks: Task[]; members: Member[]; labels: Label[]; editable: boolean }) {
   const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({ key: 'status', descending: false });
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const nameOf = (id: string | null) => (id ? (members.find((member) => member.userId === id)?.name ?? 'A former member') : '');
@@ -46,7 +46,7 @@ export function TaskList({ tasks, members, editable }: { tasks: Task[]; members:
 
   return (
     <>
-      {editable && <BulkBar count={chosen.length} tasks={chosen} members={members} onDone={() => setSelected(new Set())} />}
+      {editable && <BulkBar count={chosen.length} tasks={chosen} members={members} labels={labels} onDone={() => setSelected(new Set())} />}
       <div class="table-wrap">
         <table class="task-table">
           <caption class="visually-hidden">Tasks, sorted by {COLUMNS.find(([key]) => key === sort.key)?.[1]}</caption>
@@ -88,6 +88,7 @@ export function TaskList({ tasks, members, editable }: { tasks: Task[]; members:
                   <a class="task-title" href={`/projects/${task.projectId}/tasks/${task.id}?view=list`}>
                     {task.title}
                   </a>
+                  <LabelChips ids={task.labelIds} labels={labels} />
                 </td>
                 <td>{STATUS_LABELS[task.status]}</td>
                 <td>
@@ -114,18 +115,18 @@ export function TaskList({ tasks, members, editable }: { tasks: Task[]; members:
 }
 
 /** Changes every selected task at once; each change is optimistic and rolled back on its own if refused. */
-function BulkBar({ count, tasks, members, onDone }: { count: number; tasks: Task[]; members: Member[]; onDone: () => void }) {
+function BulkBar({ count, tasks, members, labels, onDone }: { count: number; tasks: Task[]; members: Member[]; labels: Label[]; onDone: () => void }) {
   const me = useCurrentUser();
   const [busy, setBusy] = useState(false);
-  const apply = async (patch: TaskPatch) => {
+  const apply = async (patch: TaskPatch | ((task: Task) => TaskPatch)) => {
     setBusy(true);
-    const results = await Promise.all(tasks.map((task) => changeTask(task, patch)));
+    const results = await Promise.all(tasks.map((task) => changeTask(task, typeof patch === 'function' ? patch(task) : patch)));
     setBusy(false);
     const refused = results.filter((ok) => !ok).length;
     if (refused === 0) announce(`${results.length} task${results.length === 1 ? '' : 's'} changed.`);
     onDone();
   };
-  const pick = (make: (value: string) => TaskPatch) => (event: Event) => {
+  const pick = (make: (value: string) => TaskPatch | ((task: Task) => TaskPatch)) => (event: Event) => {
     const select = event.currentTarget as HTMLSelectElement;
     if (select.value) void apply(make(select.value));
     select.value = '';
@@ -149,6 +150,19 @@ function BulkBar({ count, tasks, members, onDone }: { count: number; tasks: Task
           <MemberOptions members={members} />
         </select>
       </label>
+      {labels.length > 0 && (
+        <label>
+          Add label
+          <select disabled={count === 0 || busy} onChange={pick((id) => (task: Task) => ({ labelIds: [...new Set([...task.labelIds, id])] }))}>
+            <option value="">Choose…</option>
+            {labels.map((label) => (
+              <option key={label.id} value={label.id}>
+                {label.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
     </div>
   );
 }
