@@ -23,6 +23,7 @@ describe('the keyboard-first board in Chromium', () => {
   let projectId: string;
   let boardUrl: string;
   const tasks: Record<string, Task> = {};
+  const labels: Record<string, string> = {};
 
   /** A browser profile signed in with a token, on the board. */
   async function signedIn(person: Person, who: 'ada' | 'grace' | 'alan', path = boardUrl) {
@@ -62,6 +63,9 @@ describe('the keyboard-first board in Chromium', () => {
       tasks[key] = await api.ada.tasks.create({ projectId, ...input });
     }
     await api.grace.comments.create({ id: tasks.beta!.id, text: 'Build is green.' });
+    labels.bug = (await api.ada.labels.create({ id: projectId, name: 'Bug', color: '#d73a4a' })).id;
+    labels.design = (await api.ada.labels.create({ id: projectId, name: 'Design', color: '#0e8a16' })).id;
+    await api.ada.tasks.update({ id: tasks.beta!.id, labelIds: [labels.bug] });
     ada = await newPerson(browser, server.baseUrl);
     await signedIn(ada, 'ada');
   });
@@ -80,6 +84,8 @@ describe('the keyboard-first board in Chromium', () => {
     expect(await beta.textContent()).toContain('Urgent');
     expect(await beta.locator('.due').textContent()).toMatch(/^Overdue · /);
     expect(await beta.getAttribute('class')).toContain('overdue');
+    expect(await beta.getByRole('list', { name: 'Labels' }).textContent()).toBe('Bug');
+    expect(await beta.locator('.comment-count').textContent()).toBe('💬 1 comment');
     expect(await page.getByRole('button', { name: /^New task in / }).count()).toBe(5);
     expect(await page.locator('.task-card select').count()).toBe(0);
     // The status moved into the card's menu.
@@ -350,6 +356,72 @@ describe('the keyboard-first board in Chromium', () => {
     tasks.posters = added;
   });
 
+  it('filters by label, picks labels in the task dialog and adds one to several tasks in the list', async () => {
+    const { page } = ada;
+    await page.goto(boardUrl);
+    await card(page, 'Ship the beta').waitFor();
+    await page.getByRole('search').getByLabel('Label').selectOption({ label: 'Bug' });
+    await expect.poll(() => page.locator('.task-card .task-title').allTextContents()).toEqual(['Ship the beta']);
+    await page.getByRole('search').getByLabel('Label').selectOption('');
+    await card(page, 'Write the docs').getByRole('link').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('group', { name: 'Labels' }).getByLabel('Design').check();
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(async () => (await serverTask(tasks.docs!.id)).labelIds).toEqual([labels.design]);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => card(page, 'Write the docs').getByRole('list', { name: 'Labels' }).textContent()).toBe('Design');
+
+    await page.getByRole('link', { name: 'List', exact: true }).click();
+    const table = page.getByRole('table');
+    await table.getByLabel('Select Write the docs').check();
+    await table.getByLabel('Select Ship the beta').check();
+    await page.getByRole('group', { name: 'Change the selected tasks' }).getByLabel('Add label').selectOption({ label: 'Design' });
+    await expect.poll(async () => (await serverTask(tasks.beta!.id)).labelIds.length).toBe(2);
+    expect((await serverTask(tasks.docs!.id)).labelIds).toEqual([labels.design]);
+  });
+
+  it("completes @ mentions over the members and sends mentionIds; the mentioned member's bell and inbox update live", async () => {
+    const grace = await newPerson(browser, server.baseUrl);
+    await signedIn(grace, 'grace', '/');
+    const bell = grace.page.getByRole('link', { name: /^Notifications, \d+ unread$/ });
+    await bell.waitFor();
+    const before = Number((await bell.getAttribute('aria-label'))!.match(/\d+/)![0]);
+
+    const { page } = ada;
+    await page.goto(`${boardUrl}/tasks/${tasks.beta!.id}`);
+    const box = page.getByRole('dialog').getByLabel('Add a comment');
+    await box.fill('');
+    await box.pressSequentially('Thanks @Gra');
+    await page.getByRole('listbox', { name: 'Members to mention' }).getByRole('option', { name: 'Grace Hopper' }).waitFor();
+    await box.press('Enter');
+    await box.pressSequentially('ready to ship.');
+    expect(await box.inputValue()).toBe('Thanks @Grace Hopper ready to ship.');
+    await page.getByRole('dialog').getByRole('button', { name: 'Comment' }).click();
+    await page.getByRole('dialog').locator('.comment-list li', { hasText: 'ready to ship' }).waitFor();
+    const comments = await api.ada.comments.list({ id: tasks.beta!.id });
+    expect(comments.items.at(-1)?.mentionIds).toEqual([ids.grace]);
+
+    await expect.poll(async () => Number((await bell.getAttribute('aria-label'))!.match(/\d+/)![0])).toBeGreaterThan(before);
+    await bell.click();
+    const inbox = grace.page.locator('.inbox li', { hasText: 'Ada Lovelace mentioned you on Ship the beta' });
+    await inbox.waitFor();
+    await grace.page.getByRole('button', { name: 'Mark all as read' }).click();
+    await expect.poll(() => bell.getAttribute('aria-label')).toBe('Notifications, 0 unread');
+    expect((await api.grace.notifications.unreadCount()).count).toBe(0);
+    expect(grace.pageErrors).toEqual([]);
+    await grace.context.close();
+  });
+
+  it('sets how notifications arrive by email on the account page', async () => {
+    const { page } = ada;
+    await page.goto('/account');
+    await page.getByLabel('One digest a day').check();
+    await page.getByText('Saved.').waitFor();
+    expect((await api.ada.notificationSettings.get()).email).toBe('daily');
+    await page.reload();
+    expect(await page.getByLabel('One digest a day').isChecked()).toBe(true);
+  });
+
   it('follows the system theme, keeps a chosen one per browser; both themes have no serious axe violation on every page', async () => {
     const dark = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
     const person: Person = { context: dark, page: await dark.newPage(), foreignRequests: [], pageErrors: [] };
@@ -382,6 +454,12 @@ describe('the keyboard-first board in Chromium', () => {
       await page.goto(`${boardUrl}/members`);
       await page.locator('table.members tbody tr').first().waitFor();
       await serious(`members, ${theme}`);
+      await page.goto('/inbox');
+      await page.getByRole('heading', { name: 'Notifications', level: 1 }).waitFor();
+      await serious(`inbox, ${theme}`);
+      await page.goto('/account');
+      await page.getByLabel('No email').waitFor();
+      await serious(`account, ${theme}`);
     };
 
     await page.goto('/login');

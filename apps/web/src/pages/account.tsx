@@ -264,11 +264,11 @@ function EmailSetting() {
   const [saved, setSaved] = useState(false);
   const choose = async (email: keyof typeof EMAIL_MODES) => {
     setSaved(false);
+    const before = settings.data;
+    settings.setData(() => ({ email }));
     const updated = await run(() => client.notificationSettings.update({ email }));
-    if (updated) {
-      settings.setData(() => updated);
-      setSaved(true);
-    }
+    settings.setData(() => updated ?? before);
+    setSaved(Boolean(updated));
   };
   return (
     <section class="stack" aria-labelledby="email-title">

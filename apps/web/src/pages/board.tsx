@@ -266,9 +266,17 @@ function Board(props: { tasks: Task[]; members: Member[]; labels: Label[]; edita
     onDragEnd: ({ active, over }) => (over ? `“${titleOf(active.id)}” dropped in ${columnOf(over.id)}.` : `“${titleOf(active.id)}” dropped back.`),
     onDragCancel: ({ active }) => `Moving “${titleOf(active.id)}” cancelled.`,
   };
+  // While a card is lifted the board's shortcuts stand aside (`data-dragging`). It is set a tick
+  // after the lift, once dnd-kit's keyboard sensor listens (it starts listening in a timeout too).
+  const lifted = useRef(false);
+  const lift = (task: Task | undefined) => {
+    lifted.current = Boolean(task);
+    setDragged(task);
+    if (!task) delete document.body.dataset.dragging;
+    else setTimeout(() => lifted.current && (document.body.dataset.dragging = 'true'));
+  };
   const end = ({ active, over }: DragEndEvent) => {
-    setDragged(undefined);
-    delete document.body.dataset.dragging;
+    lift(undefined);
     const task = tasks.find((item) => item.id === active.id);
     const status = over?.id as TaskStatus | undefined;
     if (task && status && status !== task.status) void changeTask(task, { status });
@@ -278,16 +286,12 @@ function Board(props: { tasks: Task[]; members: Member[]; labels: Label[]; edita
       sensors={sensors}
       accessibility={{ announcements, screenReaderInstructions: { draggable: 'Press Space to lift the card, arrow keys to move it to another column, Space to drop it, Escape to cancel.' } }}
       onDragStart={({ active }: DragStartEvent) => {
-        document.body.dataset.dragging = 'true';
         const task = tasks.find((item) => item.id === active.id);
         if (task) jump.start(task.status);
-        setDragged(task);
+        lift(task);
       }}
       onDragEnd={end}
-      onDragCancel={() => {
-        setDragged(undefined);
-        delete document.body.dataset.dragging;
-      }}
+      onDragCancel={() => lift(undefined)}
     >
       <div class="board" aria-busy={props.loading}>
         {STATUSES.map((status) => (

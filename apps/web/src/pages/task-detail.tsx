@@ -118,7 +118,11 @@ function TaskForm(props: {
   const titleField = useRef<HTMLInputElement>(null);
   useEffect(() => {
     // After the dialog's showModal(), which focuses its first control.
-    if (props.editFirst && editable) requestAnimationFrame(() => titleField.current?.select());
+    if (props.editFirst && editable)
+      requestAnimationFrame(() => {
+        titleField.current?.focus();
+        titleField.current?.select();
+      });
   }, []);
 
   const set = <K extends keyof Draft>(key: K) => (value: Draft[K]) => setDraft((current) => ({ ...current, [key]: value }));
