@@ -100,6 +100,19 @@ export function LabelChips({ ids, labels }: { ids: string[]; labels: Label[] }) 
   );
 }
 
+/** Small line icons drawn inline (no icon font, no emoji font needed); decorative, hidden from screen readers. */
+export function Icon({ name }: { name: 'bell' | 'comment' }) {
+  const paths = {
+    bell: 'M6 8a6 6 0 0 1 12 0c0 7 3 9 3 9H3s3-2 3-9M10.3 21a1.94 1.94 0 0 0 3.4 0',
+    comment: 'M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z',
+  };
+  return (
+    <svg class="icon" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">
+      <path d={paths[name]} />
+    </svg>
+  );
+}
+
 /** Initials of a name ("Ada Lovelace" → "AL"), for the avatar. */
 export const initialsOf = (name: string) =>
   name

@@ -24,7 +24,7 @@ import { useProjectEvents } from '../live';
 import { client } from '../session';
 import { focusTask, useTaskShortcuts } from '../shortcuts';
 import { changeTask } from '../task-actions';
-import { Avatar, EnumOptions, ErrorNote, LabelChips, Loading, MemberOptions, Page } from '../ui';
+import { Avatar, EnumOptions, ErrorNote, Icon, LabelChips, Loading, MemberOptions, Page } from '../ui';
 import { NewTaskDialog } from './new-task';
 import { TaskList } from './task-list';
 import { TaskDetail } from './task-detail';
@@ -353,7 +353,8 @@ function CardFace({ task, members, labels, link = false }: { task: Task; members
         )}
         {comments ? (
           <span class="comment-count" title={`${comments} comment${comments === 1 ? '' : 's'}`}>
-            <span aria-hidden="true">💬</span> {comments}
+            <Icon name="comment" />
+            {comments}
             <span class="visually-hidden"> comment{comments === 1 ? '' : 's'}</span>
           </span>
         ) : null}

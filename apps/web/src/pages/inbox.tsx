@@ -5,7 +5,7 @@ import { collect, keys } from '../data';
 import { formatTime } from '../format';
 import { queryClient, useAction, useQuery } from '../hooks';
 import { client } from '../session';
-import { ErrorNote, Loading, Page } from '../ui';
+import { ErrorNote, Icon, Loading, Page } from '../ui';
 
 const unreadKey = [...keys.notifications, 'unread'] as const;
 const listKey = [...keys.notifications, 'list'] as const;
@@ -71,7 +71,7 @@ export function Bell({ current }: { current: boolean }) {
   const count = unread.data?.count ?? 0;
   return (
     <a href="/inbox" class="bell" aria-current={current ? 'page' : undefined} aria-label={`Notifications, ${count} unread`}>
-      <span aria-hidden="true">🔔</span>
+      <Icon name="bell" />
       {count > 0 && (
         <span class="badge" aria-hidden="true">
           {count > 99 ? '99+' : count}
