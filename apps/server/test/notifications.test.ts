@@ -331,6 +331,25 @@ describe('notifications', () => {
     expect(resumed.events.map((event) => event.event)).toEqual(['comment.created', 'comment.created']);
   });
 
+  it('serves the same stream as the tRPC subscription notifications.events, resumable by lastEventId', async () => {
+    const project = await team();
+    const task = await createTask(t, owner, project.id, { assigneeId: assignee.id });
+    const url = (input?: object) => `${baseUrl}/api/trpc/notifications.events${input ? `?input=${encodeURIComponent(JSON.stringify(input))}` : ''}`;
+    const live = await openStream(url(), { authorization: `Bearer ${assignee.token}` });
+    streams.push(live);
+    await live.waitFor(() => live.events.some((event) => event.event === 'connected'));
+    await comment(editor, task.id, { text: 'Over tRPC' });
+    await comment(editor, task.id, { text: 'Over tRPC again' });
+    await live.waitFor(() => live.events.filter((event) => event.id).length >= 2);
+    const [first, second] = live.events.filter((event) => event.id);
+    expect(JSON.parse(second!.data)).toMatchObject({ kind: 'comment.created', taskId: task.id });
+    live.close();
+    const resumed = await openStream(url({ lastEventId: first!.id }), { authorization: `Bearer ${assignee.token}` });
+    streams.push(resumed);
+    await resumed.waitFor(() => resumed.events.some((event) => event.id));
+    expect(resumed.events.filter((event) => event.id).map((event) => event.id)).toEqual([second!.id]);
+  });
+
   it('streams a notification written through another instance on the same database', async () => {
     const project = await team();
     const task = await createTask(t, owner, project.id, { assigneeId: assignee.id });
