@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import type { ZodType } from 'zod';
 import { DomainError } from '../errors';
+import { isDatabaseUnavailable } from '../lib/db-errors';
 import { escapeHtml } from '../mail/html';
 import type { NotificationSettingsService } from '../notification-email/service';
 import { UNSUBSCRIBE_PATH } from '../notification-email/unsubscribe-token';
@@ -30,6 +31,13 @@ function answer(request: FastifyRequest, reply: FastifyReply, status: number, js
 
 function refuse(request: FastifyRequest, reply: FastifyReply, status: number, body: ReturnType<typeof errorBody>) {
   return answer(request, reply, status, body, () => page('This link does not work', `<p>${escapeHtml(body.message)}</p>`));
+}
+
+/** A refusal of the service as a 400, an unreachable database as the API's 503; anything else is a bug. */
+function refuseFor(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof DomainError) return refuse(request, reply, 400, errorBody(400, error.message, error.reason));
+  if (isDatabaseUnavailable(error)) return refuse(request, reply, 503, errorBody(503, 'The database is unavailable; retry shortly', 'DATABASE_UNAVAILABLE'));
+  throw error;
 }
 
 const issuesOf = (schema: ZodType, value: unknown): ErrorIssue[] => {
@@ -64,8 +72,7 @@ export function registerUnsubscribeRoutes(app: FastifyInstance, settings: Notifi
       try {
         await settings.checkToken(token);
       } catch (error) {
-        if (error instanceof DomainError) return refuse(request, reply, 400, errorBody(400, error.message, error.reason));
-        throw error;
+        return refuseFor(error, request, reply);
       }
       return answer(request, reply, 200, { message: UNSUBSCRIBE_CONFIRM_MESSAGE }, () =>
         page(
@@ -90,8 +97,7 @@ export function registerUnsubscribeRoutes(app: FastifyInstance, settings: Notifi
         const result = await settings.unsubscribe(token);
         return answer(request, reply, 200, result, () => page('You are unsubscribed', '<p>Tasklane will send you no more notification emails. Your notifications stay in the app.</p>'));
       } catch (error) {
-        if (error instanceof DomainError) return refuse(request, reply, 400, errorBody(400, error.message, error.reason));
-        throw error;
+        return refuseFor(error, request, reply);
       }
     });
   });
