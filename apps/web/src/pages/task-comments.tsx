@@ -76,12 +76,11 @@ function MentionBox({ text, setText, members }: { text: string; setText: (text: 
     const element = box.current!;
     const caret = element.selectionStart;
     const inserted = `@${member.name} `;
-    setText(text.slice(0, mention!.start) + inserted + text.slice(caret));
+    // Written into the field at once, caret after the name, so typing on continues right there.
+    element.value = text.slice(0, mention!.start) + inserted + text.slice(caret);
+    element.setSelectionRange(mention!.start + inserted.length, mention!.start + inserted.length);
+    setText(element.value);
     setMention(undefined);
-    requestAnimationFrame(() => {
-      element.focus();
-      element.setSelectionRange(mention!.start + inserted.length, mention!.start + inserted.length);
-    });
   };
   return (
     <div class="mention-box">
