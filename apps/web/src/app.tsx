@@ -19,6 +19,9 @@ import { Announcements, Loading } from './ui';
 
 const AUTH_PATHS = ['/login', '/register'];
 
+/** Counts the overlays opened (palette, shortcuts), to tell one from the next. */
+let overlays = 0;
+
 /** Links into the API (single sign-on) leave the app: the router handles every other path. */
 const APP_PATHS = /^\/(?!api\/)/;
 
@@ -35,7 +38,11 @@ function Session() {
   const [user, setUser] = useState<User | null>(null);
   const [checking, setChecking] = useState(hasStoredToken());
   const [notice, setNotice] = useState<string | undefined>(undefined);
-  const [overlay, setOverlay] = useState<'palette' | 'help' | undefined>(undefined);
+  // Each opening is a new overlay (its own id): a closing one clears only itself, since the next may
+  // already be open (Esc or a choice, then Ctrl K at once, before the old dialog's close event).
+  const [overlay, setOverlayState] = useState<{ kind: 'palette' | 'help'; id: number } | undefined>(undefined);
+  const setOverlay = (kind: 'palette' | 'help') => setOverlayState({ kind, id: ++overlays });
+  const closeOverlay = (id: number) => () => setOverlayState((open) => (open?.id === id ? undefined : open));
   const [theme, toggleTheme] = useTheme();
   const online = useOnline();
   useGlobalKeys((which) => user && setOverlay(which));
@@ -143,9 +150,8 @@ function Session() {
         <Route path="/projects/:projectId/members" component={MembersPage} />
         <Route default component={ProjectsPage} />
       </Router>
-      {/* A closing overlay clears only itself: the next one may already be open (Esc, then Ctrl K at once). */}
-      {overlay === 'palette' && <CommandPalette actions={actions} onClose={() => setOverlay((open) => (open === 'palette' ? undefined : open))} />}
-      {overlay === 'help' && <ShortcutHelp onClose={() => setOverlay((open) => (open === 'help' ? undefined : open))} />}
+      {overlay?.kind === 'palette' && <CommandPalette key={overlay.id} actions={actions} onClose={closeOverlay(overlay.id)} />}
+      {overlay?.kind === 'help' && <ShortcutHelp key={overlay.id} onClose={closeOverlay(overlay.id)} />}
     </CurrentUser.Provider>
   );
 }

@@ -18,21 +18,45 @@ function refusal(error: unknown, title: string): string {
   return `“${title}” was not changed: ${describeError(error)}`;
 }
 
+/** Per task: the version the server last confirmed, and the queue of changes on their way. */
+const confirmed = new Map<string, Task>();
+const queues = new Map<string, Promise<unknown>>();
+
 /**
  * Shows the change at once, then asks the server, which applies it only if nobody changed the task
- * since (`If-Match`). A refusal puts the task back as it was (or as the server now has it) and says why.
+ * since (`If-Match`). A refusal puts the task back as the server has it and says why. Quick changes
+ * to one task (`2` then `4`) go one after another, each matching the version the previous one saved.
  */
-export async function changeTask(task: Task, patch: TaskPatch): Promise<boolean> {
+export function changeTask(task: Task, patch: TaskPatch): Promise<boolean> {
+  if (!queues.has(task.id)) confirmed.set(task.id, task);
   storeTask({ ...task, ...patch });
-  try {
-    storeTask(await client.tasks.update({ id: task.id, ...patch }, { ifMatch: task }));
-    return true;
-  } catch (error) {
-    storeTask(task);
-    announce(refusal(error, task.title));
-    if (TasklaneError.from(error).code === 'PRECONDITION_FAILED') {
-      await client.tasks.get({ id: task.id }).then(storeTask, () => undefined);
+  const send = async (): Promise<boolean> => {
+    const base = confirmed.get(task.id) ?? task;
+    try {
+      const saved = await client.tasks.update({ id: task.id, ...patch }, { ifMatch: base });
+      confirmed.set(task.id, saved);
+      storeTask(saved);
+      return true;
+    } catch (error) {
+      storeTask(base);
+      announce(refusal(error, task.title));
+      if (TasklaneError.from(error).code === 'PRECONDITION_FAILED') {
+        const latest = await client.tasks.get({ id: task.id }).catch(() => undefined);
+        if (latest) {
+          confirmed.set(task.id, latest);
+          storeTask(latest);
+        }
+      }
+      return false;
     }
-    return false;
-  }
+  };
+  const result = (queues.get(task.id) ?? Promise.resolve()).then(send);
+  const queued = result.finally(() => {
+    if (queues.get(task.id) === queued) {
+      queues.delete(task.id);
+      confirmed.delete(task.id);
+    }
+  });
+  queues.set(task.id, queued);
+  return result;
 }

@@ -46,7 +46,6 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
   const labels = useQuery(keys.labels(projectId), () => loadLabels(projectId));
   const [filters, setFilters] = useState<TaskFilters>(NO_FILTERS);
   const [creating, setCreating] = useState<TaskStatus | undefined>(undefined);
-  const [editing, setEditing] = useState(false);
   const search = useRef<HTMLInputElement>(null);
   const live = useProjectEvents(projectId);
 
@@ -59,10 +58,8 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
     editable,
     onNew: () => setCreating('TODO'),
     onSearch: () => search.current?.focus(),
-    onEdit: (task) => {
-      setEditing(true);
-      route(`/projects/${projectId}/tasks/${task.id}${view === 'list' ? '?view=list' : ''}`);
-    },
+    // `?edit`: the dialog opens with the title selected (the address carries it across the route change).
+    onEdit: (task) => route(`/projects/${projectId}/tasks/${task.id}?edit${view === 'list' ? '&view=list' : ''}`),
     onAssignToMe: (task) => void changeTask(task, { assigneeId: me.id }),
     onStatus: (task, status) => void changeTask(task, { status }),
   });
@@ -114,9 +111,8 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
           project={project.data}
           members={members.data ?? []}
           labels={labels.data ?? []}
-          editFirst={editing}
+          editFirst={query.edit !== undefined}
           onClose={() => {
-            setEditing(false);
             route(new URLSearchParams(window.location.search).get('view') === 'list' ? `/projects/${projectId}/list` : `/projects/${projectId}`);
             requestAnimationFrame(() => focusTask(taskId));
           }}

@@ -28,7 +28,9 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
 
   useEffect(() => {
     const element = dialog.current;
-    if (element && !element.open) element.showModal();
+    if (!element || element.open) return;
+    element.showModal();
+    if (editFirst && canEditTasks(project.role)) selectTitle(element.querySelector<HTMLInputElement>('input[name="title"]'));
   }, []);
 
   return (
@@ -117,12 +119,8 @@ function TaskForm(props: {
 
   const titleField = useRef<HTMLInputElement>(null);
   useEffect(() => {
-    // After the dialog's showModal(), which focuses its first control.
-    if (props.editFirst && editable)
-      requestAnimationFrame(() => {
-        titleField.current?.focus();
-        titleField.current?.select();
-      });
+    // Loaded after the dialog opened: take the focus now (else the dialog gives it on opening).
+    if (props.editFirst && editable && titleField.current?.closest('dialog')?.open) selectTitle(titleField.current);
   }, []);
 
   const set = <K extends keyof Draft>(key: K) => (value: Draft[K]) => setDraft((current) => ({ ...current, [key]: value }));
@@ -177,7 +175,7 @@ function TaskForm(props: {
       <fieldset disabled={!editable} class="stack">
         <label>
           Title
-          <input ref={titleField} value={draft.title} onInput={(e) => set('title')(e.currentTarget.value)} required maxLength={500} />
+          <input ref={titleField} name="title" value={draft.title} onInput={(e) => set('title')(e.currentTarget.value)} required maxLength={500} />
         </label>
         <label>
           Description
@@ -251,4 +249,10 @@ function TaskForm(props: {
       </p>
     </form>
   );
+}
+
+/** `e` opens the task to edit it: the title field focused, its text selected. */
+function selectTitle(input: HTMLInputElement | null) {
+  input?.focus();
+  input?.select();
 }
