@@ -22,6 +22,12 @@ interface Props {
 /** The task in a modal dialog over the board: every field, delete, comments and history. */
 export function TaskDetail({ taskId, project, members, labels, editFirst, onClose }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
+  // Closing leaves the task's address at once (Esc's `cancel` comes synchronously; the `close` event
+  // comes a task later, when the next key may already have opened the task again).
+  const close = () => {
+    dialog.current?.close();
+    onClose();
+  };
   // The live stream writes this task's changes into the cache, and refreshes its history and comments.
   const task = useQuery(keys.task(taskId), () => client.tasks.get({ id: taskId }));
   const history = useQuery(keys.history(taskId), () => loadTaskHistory(taskId));
@@ -34,10 +40,13 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
   }, []);
 
   return (
-    <dialog ref={dialog} class="task-dialog" aria-labelledby="task-dialog-title" onClose={onClose}>
+    <dialog ref={dialog} class="task-dialog" aria-labelledby="task-dialog-title" onCancel={(event) => {
+        event.preventDefault();
+        close();
+      }}>
       <div class="dialog-head">
         <h2 id="task-dialog-title">{task.data?.title ?? 'Task'}</h2>
-        <button type="button" onClick={() => dialog.current?.close()} aria-label="Close">
+        <button type="button" onClick={close} aria-label="Close">
           ✕
         </button>
       </div>
@@ -58,7 +67,7 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
             onStale={task.reload}
             onDeleted={() => {
               storeTask(undefined, taskId);
-              dialog.current?.close();
+              close();
             }}
           />
           <Comments task={task.data} project={project} members={members} editable={canEditTasks(project.role)} onAdded={history.reload} />
