@@ -15,7 +15,8 @@ const RECIPIENT_LOCK_CLASS = 7416;
 export const userChannel = (userId: string) => `tasklane_u_${userId.replaceAll('-', '').toLowerCase()}`;
 
 /**
- * CTEs `recipients_locked` and `notified` that insert one notification for each row of the CTE
+ * CTEs `recipients_locked` and `notified` (the new rows, for later steps of the statement to use)
+ * that insert one notification for each row of the CTE
  * `recipients` (user_id, kind, project_id, task_id, comment_id, actor_id). Recipient locks are
  * taken in one pass, in the order of their keys, so two writers never wait on each other in a cycle;
  * a transaction writes notifications once (after its project's activity lock, if any).
@@ -30,7 +31,7 @@ export const deliveryCtes = (createdAt: SQL) => sql`
     insert into ${notifications} (id, user_id, kind, project_id, task_id, comment_id, actor_id, created_at)
     select tasklane_uuid_v7(), user_id, kind, project_id, task_id, comment_id, actor_id, ${createdAt}
     from recipients_locked
-    returning user_id, seq
+    returning id, seq, user_id, kind, project_id, task_id, comment_id, actor_id
   )`;
 
 /** Announces each row of `notified` on its recipient's channel (at commit); the value is how many. */
