@@ -5,7 +5,15 @@ const sdkSource = fileURLToPath(new URL('../../packages/sdk/src/index.ts', impor
 
 export default defineConfig({
   // The SDK's TypeScript source, bundled like the app's own code (its built dist needs no extra step).
-  resolve: { alias: { '@tasklane/sdk': sdkSource } },
+  // @dnd-kit/core is written for React: preact/compat stands in for it (a few KB, no second renderer).
+  resolve: {
+    alias: {
+      '@tasklane/sdk': sdkSource,
+      react: 'preact/compat',
+      'react-dom': 'preact/compat',
+      'react/jsx-runtime': 'preact/jsx-runtime',
+    },
+  },
   // Preact's automatic JSX runtime, compiled by Vite's own transformer (no Babel preset needed).
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: { target: 'es2022', outDir: 'dist', emptyOutDir: true, assetsInlineLimit: 0 },

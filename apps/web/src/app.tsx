@@ -1,18 +1,26 @@
 import type { User } from '@tasklane/schemas';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { CurrentUser } from './current-user';
 import { AccountPage } from './pages/account';
 import { AuthPage } from './pages/auth';
-import { BoardPage } from './pages/board';
+import { BoardPage, NEW_TASK_EVENT } from './pages/board';
+import { Bell, InboxPage, useNotificationStream } from './pages/inbox';
 import { MembersPage } from './pages/members';
 import { MyTasksPage } from './pages/my-tasks';
 import { ForgotPasswordPage, ResetPasswordPage } from './pages/password-reset';
 import { ProjectsPage } from './pages/projects';
 import { client, describeError, hasStoredToken, onSessionChange, signOut } from './session';
-import { Loading } from './ui';
+import { queryClient } from './hooks';
+import { useOnline } from './live';
+import { type Command, CommandPalette, ShortcutHelp, useGlobalKeys } from './palette';
+import { useTheme } from './theme';
+import { Announcements, Loading } from './ui';
 
 const AUTH_PATHS = ['/login', '/register'];
+
+/** Counts the overlays opened (palette, shortcuts), to tell one from the next. */
+let overlays = 0;
 
 /** Links into the API (single sign-on) leave the app: the router handles every other path. */
 const APP_PATHS = /^\/(?!api\/)/;
@@ -30,12 +38,41 @@ function Session() {
   const [user, setUser] = useState<User | null>(null);
   const [checking, setChecking] = useState(hasStoredToken());
   const [notice, setNotice] = useState<string | undefined>(undefined);
+  // Each opening is a new overlay (its own id): a closing one clears only itself, since the next may
+  // already be open (Esc or a choice, then Ctrl K at once, before the old dialog's close event).
+  const [overlay, setOverlayState] = useState<{ kind: 'palette' | 'help'; id: number } | undefined>(undefined);
+  const setOverlay = (kind: 'palette' | 'help') => setOverlayState({ kind, id: ++overlays });
+  const closeOverlay = (id: number) => () => setOverlayState((open) => (open?.id === id ? undefined : open));
+  const [theme, toggleTheme] = useTheme();
+  const online = useOnline();
+  useGlobalKeys((which) => user && setOverlay(which));
+  const projectId = /^\/projects\/([^/]+)/.exec(path)?.[1];
+  const actions = useMemo<Command[]>(
+    () => [
+      ...(projectId
+        ? [
+            { id: 'new-task', label: 'New task', group: 'Actions' as const, run: () => window.dispatchEvent(new Event(NEW_TASK_EVENT)) },
+            { id: 'board', label: 'Show the board', group: 'Actions' as const, run: () => route(`/projects/${projectId}`) },
+            { id: 'list', label: 'Show the list', group: 'Actions' as const, run: () => route(`/projects/${projectId}/list`) },
+            { id: 'members', label: 'Show the members', group: 'Actions' as const, run: () => route(`/projects/${projectId}/members`) },
+          ]
+        : []),
+      { id: 'projects', label: 'Go to projects', group: 'Actions', run: () => route('/') },
+      { id: 'my-tasks', label: 'Go to my tasks', group: 'Actions', run: () => route('/my-tasks') },
+      { id: 'account', label: 'Go to account', group: 'Actions', run: () => route('/account') },
+      { id: 'inbox', label: 'Go to notifications', group: 'Actions', run: () => route('/inbox') },
+      { id: 'theme', label: theme === 'dark' ? 'Use the light theme' : 'Use the dark theme', group: 'Actions', run: toggleTheme },
+      { id: 'help', label: 'Show keyboard shortcuts', group: 'Actions', run: () => setTimeout(() => setOverlay('help')) },
+    ],
+    [projectId, theme],
+  );
 
   useEffect(
     () =>
       onSessionChange((next, message) => {
         setUser(next);
         setNotice(message);
+        if (!next) queryClient.clear();
         if (!next) route('/login');
         else if (AUTH_PATHS.includes(window.location.pathname)) route('/');
       }),
@@ -83,20 +120,46 @@ function Session() {
             Account
           </a>
         </nav>
+        <Bell current={path === '/inbox'} />
+        <button type="button" class="palette-button" onClick={() => setOverlay('palette')} aria-keyshortcuts="Control+K Meta+K">
+          Search <kbd>Ctrl K</kbd>
+        </button>
+        <button type="button" onClick={toggleTheme} aria-pressed={theme === 'dark'}>
+          Dark theme
+        </button>
         <span class="who">{user.name}</span>
         <button type="button" onClick={() => signOut()}>
           Log out
         </button>
       </header>
+      {!online && (
+        <p class="offline-banner" role="status">
+          You are offline. Changes you make now are not saved; the board catches up when the connection is back.
+        </p>
+      )}
+      <Announcements />
+      <NotificationStream />
       <Router>
         <Route path="/" component={ProjectsPage} />
         <Route path="/my-tasks" component={MyTasksPage} />
         <Route path="/account" component={AccountPage} />
+        <Route path="/inbox" component={InboxPage} />
         <Route path="/projects/:projectId" component={BoardPage} />
+        <Route path="/projects/:projectId/list" component={ListPage} />
         <Route path="/projects/:projectId/tasks/:taskId" component={BoardPage} />
         <Route path="/projects/:projectId/members" component={MembersPage} />
         <Route default component={ProjectsPage} />
       </Router>
+      {overlay?.kind === 'palette' && <CommandPalette key={overlay.id} actions={actions} onClose={closeOverlay(overlay.id)} />}
+      {overlay?.kind === 'help' && <ShortcutHelp key={overlay.id} onClose={closeOverlay(overlay.id)} />}
     </CurrentUser.Provider>
   );
+}
+
+const ListPage = ({ params }: { params: { projectId: string } }) => <BoardPage params={params} view="list" />;
+
+/** Follows the signed-in person's notifications while the app is open (renders nothing). */
+function NotificationStream() {
+  useNotificationStream();
+  return null;
 }

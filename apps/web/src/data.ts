@@ -1,4 +1,5 @@
-import type { Member, Task, TaskPriority } from '@tasklane/schemas';
+import type { Label, Member, Project, Task, TaskPriority } from '@tasklane/schemas';
+import { queryClient } from './hooks';
 import { client } from './session';
 
 /** Every item of a paged list; the board shows a whole project, so it reads every page. */
@@ -8,28 +9,48 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return all;
 }
 
+/** The cache's keys: one place names them, so a live event or an edit updates what every page reads. */
+export const keys = {
+  projects: ['projects'] as const,
+  project: (id: string) => ['project', id] as const,
+  tasks: (projectId: string) => ['tasks', projectId] as const,
+  task: (id: string) => ['task', id] as const,
+  members: (projectId: string) => ['members', projectId] as const,
+  labels: (projectId: string) => ['labels', projectId] as const,
+  notifications: ['notifications'] as const,
+  comments: (taskId: string) => ['comments', taskId] as const,
+  history: (taskId: string) => ['history', taskId] as const,
+  myTasks: ['my-tasks'] as const,
+};
+
 export interface TaskFilters {
   /** A member's user id, `me`, `none`, or empty for anyone. */
   assigneeId: string;
   priority: TaskPriority | '';
+  /** A label id, or empty for any. */
+  labelId: string;
   text: string;
 }
 
-export const NO_FILTERS: TaskFilters = { assigneeId: '', priority: '', text: '' };
+export const NO_FILTERS: TaskFilters = { assigneeId: '', priority: '', labelId: '', text: '' };
 
-/** The project's tasks matching the filters, filtered by the server. */
-export function loadTasks(projectId: string, filters: TaskFilters): Promise<Task[]> {
-  const text = filters.text.trim();
-  return collect(
-    client.paginate(client.tasks.list, {
-      projectId,
-      limit: 500,
-      ...(filters.assigneeId ? { assigneeId: filters.assigneeId } : {}),
-      ...(filters.priority ? { priority: [filters.priority] } : {}),
-      ...(text ? { q: text } : {}),
-    }),
-  );
+/** Every task of the project, loaded once; the board and the list filter it in the browser, at once. */
+export const loadTasks = (projectId: string): Promise<Task[]> => collect(client.paginate(client.tasks.list, { projectId, limit: 500 }));
+
+export function matches(task: Task, filters: TaskFilters, meId: string): boolean {
+  const { assigneeId, priority } = filters;
+  if (assigneeId === 'me' && task.assigneeId !== meId) return false;
+  if (assigneeId === 'none' && task.assigneeId !== null) return false;
+  if (assigneeId && assigneeId !== 'me' && assigneeId !== 'none' && task.assigneeId !== assigneeId) return false;
+  if (priority && task.priority !== priority) return false;
+  if (filters.labelId && !task.labelIds.includes(filters.labelId)) return false;
+  const text = filters.text.trim().toLowerCase();
+  return !text || task.title.toLowerCase().includes(text) || task.description.toLowerCase().includes(text);
 }
+
+export const loadProjects = (): Promise<Project[]> => collect(client.paginate(client.projects.list, { limit: 500 }));
+
+export const loadLabels = (projectId: string): Promise<Label[]> => collect(client.paginate(client.labels.list, { id: projectId, limit: 500 }));
 
 export const loadMembers = (projectId: string): Promise<Member[]> => collect(client.paginate(client.members.list, { id: projectId, limit: 500 }));
 
@@ -39,3 +60,26 @@ export const loadComments = (taskId: string) => collect(client.paginate(client.c
 export type HistoryEntry = Awaited<ReturnType<typeof client.activity.listForTask>>['items'][number];
 
 export const loadTaskHistory = (taskId: string): Promise<HistoryEntry[]> => collect(client.paginate(client.activity.listForTask, { id: taskId }));
+
+/** Puts a task into the project's cached list (or takes it out), keeping fields the event lacks. */
+export function storeTask(task: Task | undefined, removedId?: string) {
+  const projectId = task?.projectId;
+  if (task) {
+    queryClient.setQueryData<Task>(keys.task(task.id), (current) => ({ ...current, ...task }));
+    queryClient.setQueryData<Task[]>(keys.tasks(task.projectId), (list) => {
+      if (!list) return list;
+      const index = list.findIndex((item) => item.id === task.id);
+      if (index < 0) return [...list, task];
+      const next = list.slice();
+      next[index] = { ...list[index], ...task };
+      return next;
+    });
+  }
+  if (removedId) {
+    for (const [key] of queryClient.getQueriesData<Task[]>({ queryKey: ['tasks'] })) {
+      queryClient.setQueryData<Task[]>(key, (list) => list?.filter((item) => item.id !== removedId));
+    }
+    queryClient.removeQueries({ queryKey: keys.task(removedId) });
+  }
+  if (projectId || removedId) void queryClient.invalidateQueries({ queryKey: keys.myTasks, refetchType: 'none' });
+}

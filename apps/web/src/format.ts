@@ -10,7 +10,9 @@ export const STATUS_LABELS = {
 } as const satisfies Record<TaskStatus, string>;
 export const STATUSES = Object.keys(STATUS_LABELS) as TaskStatus[];
 
+/** In rank order (lowest first), as the server sorts them. */
 export const PRIORITY_LABELS = { LOW: 'Low', MEDIUM: 'Medium', HIGH: 'High', URGENT: 'Urgent' } as const satisfies Record<TaskPriority, string>;
+export const PRIORITIES = Object.keys(PRIORITY_LABELS) as TaskPriority[];
 
 export const ROLE_LABELS = { VIEWER: 'Viewer', EDITOR: 'Editor', ADMIN: 'Admin' } as const satisfies Record<Role, string>;
 

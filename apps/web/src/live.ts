@@ -1,17 +1,55 @@
-import type { EventSubscription } from '@tasklane/sdk';
+import type { Task } from '@tasklane/schemas';
+import type { EventSubscription, ProjectEvent } from '@tasklane/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { HistoryEntry } from './data';
+import { keys, storeTask } from './data';
+import { queryClient } from './hooks';
 import { client, describeError } from './session';
 
-/** What the pages read of a change in the project (the stream delivers whole activity entries). */
-export type ProjectEvent = Pick<HistoryEntry, 'id' | 'type' | 'taskId' | 'actorId'>;
+export type { ProjectEvent };
+
+/** Writes one change of the project into the cache: the event carries the changed resource whole. */
+export function applyEvent(event: ProjectEvent) {
+  const { type, taskId, projectId } = event;
+  const resource = event.resource as unknown as Task;
+  if (type === 'task.created' || type === 'task.updated') storeTask(resource);
+  if (type === 'task.deleted' && taskId) storeTask(undefined, taskId);
+  if (type.startsWith('comment.') && taskId) {
+    const step = type === 'comment.created' ? 1 : type === 'comment.deleted' ? -1 : 0;
+    const cached = queryClient.getQueryData<Task[]>(keys.tasks(projectId))?.find((task) => task.id === taskId);
+    if (cached && step) storeTask({ ...cached, commentCount: Math.max(0, cached.commentCount + step) });
+    void queryClient.invalidateQueries({ queryKey: keys.comments(taskId) });
+  }
+  if (taskId) void queryClient.invalidateQueries({ queryKey: keys.history(taskId) });
+  if (type.startsWith('member.')) {
+    void queryClient.invalidateQueries({ queryKey: keys.members(projectId) });
+    void queryClient.invalidateQueries({ queryKey: keys.project(projectId) });
+  }
+  if (type.startsWith('label.')) void queryClient.invalidateQueries({ queryKey: keys.labels(projectId) });
+  if (type === 'project.updated') void queryClient.invalidateQueries({ queryKey: keys.project(projectId) });
+}
+
+/** Whether the browser says it is online, kept current. */
+export function useOnline(): boolean {
+  const [online, setOnline] = useState(navigator.onLine);
+  useEffect(() => {
+    const update = () => setOnline(navigator.onLine);
+    window.addEventListener('online', update);
+    window.addEventListener('offline', update);
+    return () => {
+      window.removeEventListener('online', update);
+      window.removeEventListener('offline', update);
+    };
+  }, []);
+  return online;
+}
 
 /**
- * Calls `onEvent` for every change in the project while the page is open, through the SDK's
- * subscription to the project's event stream (it resumes from the last event after a reconnect,
- * so nothing is missed). Returns a short status for the page header.
+ * Follows the project's event stream while the page is open and writes every change into the cache
+ * (`onEvent` hears them too). When the browser comes back online the stream is opened again at once
+ * from the last event seen (`Last-Event-ID`): the server replays what was missed, nothing is reloaded.
+ * Returns a short status for the page header.
  */
-export function useProjectEvents(projectId: string, onEvent: (event: ProjectEvent) => void): string {
+export function useProjectEvents(projectId: string, onEvent?: (event: ProjectEvent) => void): string {
   const handler = useRef(onEvent);
   handler.current = onEvent;
   const [status, setStatus] = useState('Connecting…');
@@ -19,26 +57,52 @@ export function useProjectEvents(projectId: string, onEvent: (event: ProjectEven
   useEffect(() => {
     let closed = false;
     let subscription: EventSubscription | undefined;
-    setStatus('Connecting…');
-    client.events
-      .subscribe(
-        { projectId },
-        {
-          onEvent: (event) => handler.current(event),
-          onError: (error) => setStatus(`Live updates stopped: ${describeError(error)}`),
-        },
-      )
-      .then(
-        (started) => {
-          subscription = started;
-          if (closed) started.close();
-          else setStatus('Live');
-        },
-        (error: unknown) => setStatus(`Live updates stopped: ${describeError(error)}`),
-      );
+    let lastEventId: string | undefined;
+    const start = () => {
+      setStatus(lastEventId ? 'Catching up…' : 'Connecting…');
+      client.events
+        .subscribe(
+          { projectId, lastEventId },
+          {
+            onEvent: (event) => {
+              applyEvent(event);
+              handler.current?.(event);
+            },
+            onError: (error) => setStatus(`Live updates stopped: ${describeError(error)}`),
+          },
+        )
+        .then(
+          (started) => {
+            subscription = started;
+            if (closed) started.close();
+            else setStatus('Live');
+          },
+          (error: unknown) => {
+            if (!closed) setStatus(navigator.onLine ? `Live updates stopped: ${describeError(error)}` : 'Offline');
+          },
+        );
+    };
+    const stop = () => {
+      lastEventId = subscription?.lastEventId ?? lastEventId;
+      subscription?.close();
+      subscription = undefined;
+    };
+    const offline = () => {
+      stop();
+      setStatus('Offline');
+    };
+    const online = () => {
+      stop();
+      start();
+    };
+    window.addEventListener('offline', offline);
+    window.addEventListener('online', online);
+    start();
     return () => {
       closed = true;
-      subscription?.close();
+      window.removeEventListener('offline', offline);
+      window.removeEventListener('online', online);
+      stop();
     };
   }, [projectId]);
 

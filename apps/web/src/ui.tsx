@@ -1,5 +1,6 @@
-import type { Member } from '@tasklane/schemas';
+import type { Label, Member } from '@tasklane/schemas';
 import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
 
 /** An API refusal or failure, with the server's message; announced to screen readers. */
 export function ErrorNote({ error }: { error: string | undefined }) {
@@ -80,5 +81,82 @@ export function MemberOptions({ members }: { members: Member[] }) {
         </option>
       ))}
     </>
+  );
+}
+
+/** A task's labels as chips: the label's colour as a dot beside its name (the text keeps the theme's contrast). */
+export function LabelChips({ ids, labels }: { ids: string[]; labels: Label[] }) {
+  const shown = ids.map((id) => labels.find((label) => label.id === id)).filter((label): label is Label => Boolean(label));
+  if (shown.length === 0) return null;
+  return (
+    <ul class="labels" aria-label="Labels">
+      {shown.map((label) => (
+        <li key={label.id} class="label-chip">
+          <span class="dot" style={{ background: label.color }} aria-hidden="true" />
+          {label.name}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Small line icons drawn inline (no icon font, no emoji font needed); decorative, hidden from screen readers. */
+export function Icon({ name }: { name: 'bell' | 'comment' }) {
+  const paths = {
+    bell: 'M6 8a6 6 0 0 1 12 0c0 7 3 9 3 9H3s3-2 3-9M10.3 21a1.94 1.94 0 0 0 3.4 0',
+    comment: 'M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z',
+  };
+  return (
+    <svg class="icon" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">
+      <path d={paths[name]} />
+    </svg>
+  );
+}
+
+/** Initials of a name ("Ada Lovelace" → "AL"), for the avatar. */
+export const initialsOf = (name: string) =>
+  name
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((part) => part[0]!.toUpperCase())
+    .join('');
+
+/** An initials avatar; the full name in its tooltip and for screen readers. Its colour follows the name. */
+export function Avatar({ name }: { name: string }) {
+  let hash = 0;
+  for (const char of name) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return (
+    <span class={`avatar avatar-${hash % 6}`} title={name} role="img" aria-label={name}>
+      {initialsOf(name)}
+    </span>
+  );
+}
+
+type MessageListener = (message: string | undefined) => void;
+const messageListeners = new Set<MessageListener>();
+
+/** Shows a message to everyone looking (a refused optimistic change, for one): the app's one alert area. */
+export function announce(message: string | undefined) {
+  for (const listener of messageListeners) listener(message);
+}
+
+export function Announcements() {
+  const [message, setMessage] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    messageListeners.add(setMessage);
+    return () => void messageListeners.delete(setMessage);
+  }, []);
+  return (
+    <div class="toast-area" role="alert">
+      {message && (
+        <p class="toast">
+          {message}{' '}
+          <button type="button" onClick={() => setMessage(undefined)}>
+            Dismiss
+          </button>
+        </p>
+      )}
+    </div>
   );
 }

@@ -101,13 +101,13 @@ export const column = (page: Page, label: string) => page.getByRole('region', { 
 export const card = (page: Page | Locator, title: string) => page.locator('.task-card', { hasText: title });
 
 /** The axe-core violations of the page as it is now (WCAG 2.1 A and AA rules). */
-export async function accessibilityViolations(page: Page): Promise<{ id: string; help: string; nodes: number }[]> {
+export async function accessibilityViolations(page: Page): Promise<{ id: string; impact: string | null; help: string; nodes: number }[]> {
   // Evaluated through the browser's debugging protocol, which the app's content security policy does not govern.
   await page.evaluate(AXE_SOURCE);
   return page.evaluate(async () => {
-    const results = await (window as unknown as { axe: { run(options: object): Promise<{ violations: { id: string; help: string; nodes: unknown[] }[] }> } }).axe.run({
+    const results = await (window as unknown as { axe: { run(options: object): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[] }> } }).axe.run({
       runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
     });
-    return results.violations.map((violation) => ({ id: violation.id, help: violation.help, nodes: violation.nodes.length }));
+    return results.violations.map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, nodes: violation.nodes.length }));
   });
 }

@@ -1,8 +1,8 @@
 import type { AccessToken, CreatedAccessToken, Project, Session, TokenScope } from '@tasklane/schemas';
 import { useState } from 'preact/hooks';
-import { collect } from '../data';
+import { collect, keys, loadProjects } from '../data';
 import { formatDay, formatTime } from '../format';
-import { useAction, useLoad } from '../hooks';
+import { useAction, useQuery } from '../hooks';
 import { client } from '../session';
 import { ConfirmButton, EnumOptions, ErrorNote, Loading, Page } from '../ui';
 
@@ -16,6 +16,7 @@ const SCOPE_LABELS = {
 export function AccountPage() {
   return (
     <Page title="Account">
+      <EmailSetting />
       <Tokens />
       <Sessions />
     </Page>
@@ -23,7 +24,7 @@ export function AccountPage() {
 }
 
 function Tokens() {
-  const tokens = useLoad(() => collect(client.paginate(client.tokens.list, { limit: 500 })), []);
+  const tokens = useQuery(['tokens'], () => collect(client.paginate(client.tokens.list, { limit: 500 })));
   const [created, setCreated] = useState<CreatedAccessToken | undefined>(undefined);
   return (
     <section class="stack" aria-labelledby="tokens-title">
@@ -77,7 +78,7 @@ function Tokens() {
 }
 
 function NewToken({ onCreated }: { onCreated: (token: CreatedAccessToken) => void }) {
-  const projects = useLoad(() => collect(client.paginate(client.projects.list, { limit: 500 })), []);
+  const projects = useQuery(keys.projects, loadProjects);
   const [name, setName] = useState('');
   const [scope, setScope] = useState<TokenScope>('read');
   const [expires, setExpires] = useState('');
@@ -171,7 +172,7 @@ function TokenRow({ token, onRevoked }: { token: AccessToken; onRevoked: () => v
 }
 
 function Sessions() {
-  const sessions = useLoad(() => collect(client.paginate(client.sessions.list, { limit: 500 })), []);
+  const sessions = useQuery(['sessions'], () => collect(client.paginate(client.sessions.list, { limit: 500 })));
   const { busy, error, run } = useAction();
   const [done, setDone] = useState<string | undefined>(undefined);
   const others = sessions.data?.filter((session) => !session.current) ?? [];
@@ -247,5 +248,48 @@ function SessionRow({ session, onEnded }: { session: Session; onEnded: () => voi
         <ErrorNote error={error} />
       </td>
     </tr>
+  );
+}
+
+const EMAIL_MODES = {
+  instant: 'One email for each notification, within seconds',
+  daily: 'One digest a day',
+  off: 'No email',
+} as const;
+
+/** How notifications reach you by email (the server mails only when it has SMTP configured). */
+function EmailSetting() {
+  const settings = useQuery(['notification-settings'], () => client.notificationSettings.get());
+  const { busy, error, run } = useAction();
+  const [saved, setSaved] = useState(false);
+  const choose = async (email: keyof typeof EMAIL_MODES) => {
+    setSaved(false);
+    const before = settings.data;
+    settings.setData(() => ({ email }));
+    const updated = await run(() => client.notificationSettings.update({ email }));
+    settings.setData(() => updated ?? before);
+    setSaved(Boolean(updated));
+  };
+  return (
+    <section class="stack" aria-labelledby="email-title">
+      <h2 id="email-title">Email notifications</h2>
+      <ErrorNote error={settings.error ?? error} />
+      {settings.data && (
+        <fieldset class="stack" disabled={busy}>
+          <legend class="visually-hidden">Email notifications</legend>
+          {(Object.keys(EMAIL_MODES) as (keyof typeof EMAIL_MODES)[]).map((mode) => (
+            <label key={mode} class="check">
+              <input type="radio" name="email-mode" value={mode} checked={settings.data?.email === mode} onChange={() => void choose(mode)} />
+              {EMAIL_MODES[mode]}
+            </label>
+          ))}
+        </fieldset>
+      )}
+      {saved && (
+        <p class="muted small" role="status">
+          Saved.
+        </p>
+      )}
+    </section>
   );
 }

@@ -2,16 +2,16 @@ import type { Member, Project, Role } from '@tasklane/schemas';
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
-import { loadMembers } from '../data';
+import { keys, loadMembers } from '../data';
 import { canAdminister, ROLE_LABELS } from '../format';
-import { useAction, useLoad } from '../hooks';
+import { useAction, useQuery } from '../hooks';
 import { client } from '../session';
 import { ConfirmButton, EnumOptions, ErrorNote, Loading, Page } from '../ui';
 
 export function MembersPage({ params }: { params: { projectId: string } }) {
   const { projectId } = params;
-  const project = useLoad(() => client.projects.get({ id: projectId }), [projectId]);
-  const members = useLoad(() => loadMembers(projectId), [projectId]);
+  const project = useQuery(keys.project(projectId), () => client.projects.get({ id: projectId }));
+  const members = useQuery(keys.members(projectId), () => loadMembers(projectId));
 
   if (project.error) return <Page title="Members"><ErrorNote error={project.error} /></Page>;
   if (!project.data) return <Loading what="the project" />;

@@ -1,44 +1,72 @@
 import type { Project, Task } from '@tasklane/schemas';
-import { collect } from '../data';
+import { collect, keys, loadProjects } from '../data';
 import { formatDay, isOverdue, PRIORITY_LABELS, STATUS_LABELS } from '../format';
-import { useLoad } from '../hooks';
+import { useQuery } from '../hooks';
 import { client } from '../session';
 import { ErrorNote, Loading, Page } from '../ui';
 
 async function loadMyTasks(): Promise<{ tasks: Task[]; projects: Map<string, Project> }> {
   const [tasks, projects] = await Promise.all([
     collect(client.paginate(client.tasks.listMine, { assigneeId: 'me', sort: 'dueDate', limit: 500 })),
-    collect(client.paginate(client.projects.list, {})),
+    loadProjects(),
   ]);
   return { tasks, projects: new Map(projects.map((project) => [project.id, project])) };
 }
 
-/** The tasks assigned to me in every project, soonest due first. */
+const DAY = 86_400_000;
+const GROUPS = ['Overdue', 'Today', 'Tomorrow', 'This week', 'Later', 'No due date'] as const;
+type Group = (typeof GROUPS)[number];
+
+/** Which heading a task falls under, by its due date in the browser's time zone. */
+function groupOf(task: Task, now = new Date()): Group {
+  if (!task.dueDate) return 'No due date';
+  if (isOverdue(task, now.getTime())) return 'Overdue';
+  const today = new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime();
+  const due = Date.parse(task.dueDate);
+  if (due < today + DAY) return 'Today';
+  if (due < today + 2 * DAY) return 'Tomorrow';
+  if (due < today + 7 * DAY) return 'This week';
+  return 'Later';
+}
+
+/** The tasks assigned to me in every project, grouped by when they are due, soonest first. */
 export function MyTasksPage() {
-  const mine = useLoad(loadMyTasks, []);
+  const mine = useQuery(keys.myTasks, loadMyTasks);
+  const groups = new Map<Group, Task[]>();
+  for (const task of mine.data?.tasks ?? []) {
+    const group = groupOf(task);
+    groups.set(group, [...(groups.get(group) ?? []), task]);
+  }
   return (
     <Page title="My tasks">
       <ErrorNote error={mine.error} />
       {!mine.data && !mine.error && <Loading what="your tasks" />}
       {mine.data?.tasks.length === 0 && <p class="muted">Nothing is assigned to you.</p>}
-      <ul class="my-tasks">
-        {mine.data?.tasks.map((task) => (
-          <li key={task.id} class={`card${isOverdue(task) ? ' overdue' : ''}`}>
-            <a class="task-title" href={`/projects/${task.projectId}/tasks/${task.id}`}>
-              {task.title}
-            </a>
-            <span class="muted">{mine.data?.projects.get(task.projectId)?.name}</span>
-            <span class="status">{STATUS_LABELS[task.status]}</span>
-            <span class={`priority priority-${task.priority.toLowerCase()}`}>{PRIORITY_LABELS[task.priority]}</span>
-            {task.dueDate && (
-              <span class="due">
-                {isOverdue(task) ? <strong>Overdue · </strong> : 'Due '}
-                {formatDay(task.dueDate)}
-              </span>
-            )}
-          </li>
-        ))}
-      </ul>
+      {GROUPS.filter((group) => groups.has(group)).map((group) => (
+        <section key={group} class="due-group" aria-labelledby={`due-${group}`}>
+          <h2 id={`due-${group}`}>
+            {group} <span class="count">{groups.get(group)!.length}</span>
+          </h2>
+          <ul class="my-tasks">
+            {groups.get(group)!.map((task) => (
+              <li key={task.id} class={`card${isOverdue(task) ? ' overdue' : ''}`} data-task-id={task.id}>
+                <a class="task-title" href={`/projects/${task.projectId}/tasks/${task.id}`}>
+                  {task.title}
+                </a>
+                <span class="muted">{mine.data?.projects.get(task.projectId)?.name}</span>
+                <span class="status">{STATUS_LABELS[task.status]}</span>
+                <span class={`priority priority-${task.priority.toLowerCase()}`}>{PRIORITY_LABELS[task.priority]}</span>
+                {task.dueDate && (
+                  <span class="due">
+                    {isOverdue(task) ? <strong>Overdue · </strong> : 'Due '}
+                    {formatDay(task.dueDate)}
+                  </span>
+                )}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ))}
     </Page>
   );
 }

@@ -1,22 +1,25 @@
 import type { Project } from '@tasklane/schemas';
+import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
+import { keys, loadProjects } from '../data';
 import { useCurrentUser } from '../current-user';
 import { canAdminister, ROLE_LABELS } from '../format';
-import { useAction, useLoad } from '../hooks';
+import { useAction, useQuery } from '../hooks';
 import { client } from '../session';
 import { ConfirmButton, ErrorNote, Loading, Page } from '../ui';
 
-async function allProjects(): Promise<Project[]> {
-  const projects: Project[] = [];
-  for await (const project of client.paginate(client.projects.list, {})) projects.push(project);
-  return projects;
-}
-
 export function ProjectsPage() {
-  const projects = useLoad(allProjects, []);
+  const projects = useQuery(keys.projects, loadProjects);
+  const { route } = useLocation();
   return (
     <Page title="Projects">
-      <NewProject onCreated={(project) => projects.setData((list) => [...(list ?? []), project])} />
+      <NewProject
+        onCreated={(project) => {
+          // A new project opens at once, on its (empty) board.
+          projects.setData((list) => [...(list ?? []), project]);
+          route(`/projects/${project.id}`);
+        }}
+      />
       <ErrorNote error={projects.error} />
       {projects.loading && !projects.data ? <Loading what="projects" /> : null}
       {projects.data?.length === 0 && <p class="muted">No projects yet: create one above, or ask to be invited.</p>}

@@ -1,20 +1,24 @@
-import type { Task } from '@tasklane/schemas';
-import { useState } from 'preact/hooks';
-import { loadComments } from '../data';
+import type { Member, Project, Task } from '@tasklane/schemas';
+import { useRef, useState } from 'preact/hooks';
+import { useCurrentUser } from '../current-user';
+import { keys, loadComments } from '../data';
 import { formatTime } from '../format';
-import { useAction, useLoad } from '../hooks';
+import { useAction, useQuery } from '../hooks';
 import { client } from '../session';
 import { ErrorNote } from '../ui';
 
 /** The task's comments, oldest first, re-read whenever the live stream reports a change to them. */
-export function Comments({ task, editable, liveChanges, onAdded }: { task: Task; editable: boolean; liveChanges: number; onAdded: () => void }) {
-  const comments = useLoad(() => loadComments(task.id), [task.id, liveChanges]);
+export function Comments(props: { task: Task; project: Project; members: Member[]; editable: boolean; onAdded: () => void }) {
+  const { task, editable, onAdded } = props;
+  const comments = useQuery(keys.comments(task.id), () => loadComments(task.id));
   const [text, setText] = useState('');
   const { busy, error, run } = useAction();
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const comment = await run(() => client.comments.create({ id: task.id, text }));
+    // A member is mentioned while their "@Name" is still in the text.
+    const mentionIds = props.members.filter((member) => text.includes(`@${member.name}`)).map((member) => member.userId);
+    const comment = await run(() => client.comments.create({ id: task.id, text, ...(mentionIds.length > 0 ? { mentionIds } : {}) }));
     if (!comment) return;
     comments.setData((list) => (list?.some((item) => item.id === comment.id) ? list : [...(list ?? []), comment]));
     setText('');
@@ -38,10 +42,7 @@ export function Comments({ task, editable, liveChanges, onAdded }: { task: Task;
       </ol>
       {editable && (
         <form class="stack" onSubmit={submit}>
-          <label>
-            Add a comment
-            <textarea value={text} onInput={(e) => setText(e.currentTarget.value)} rows={2} required />
-          </label>
+          <MentionBox text={text} setText={setText} members={props.members} />
           <ErrorNote error={error} />
           <button type="submit" disabled={busy}>
             Comment
@@ -49,5 +50,89 @@ export function Comments({ task, editable, liveChanges, onAdded }: { task: Task;
         </form>
       )}
     </section>
+  );
+}
+
+/** The words before the caret when they start with "@": what to complete, and where it starts. */
+function mentionAt(text: string, caret: number): { start: number; query: string } | undefined {
+  const match = /(^|\s)@([^\s@]{0,30}(?: [^\s@]{0,30})?)$/.exec(text.slice(0, caret));
+  return match ? { start: caret - match[2]!.length - 1, query: match[2]!.toLowerCase() } : undefined;
+}
+
+/**
+ * The comment box: typing "@" offers the project's members (arrows to choose, Enter or Tab to take,
+ * Esc to dismiss); taking one writes "@Full Name", and the comment is sent with their id in mentionIds.
+ */
+function MentionBox({ text, setText, members }: { text: string; setText: (text: string) => void; members: Member[] }) {
+  const me = useCurrentUser();
+  const box = useRef<HTMLTextAreaElement>(null);
+  const [mention, setMention] = useState<{ start: number; query: string } | undefined>(undefined);
+  const [active, setActive] = useState(0);
+  const options = mention
+    ? members.filter((member) => member.userId !== me.id && member.name.toLowerCase().includes(mention.query)).slice(0, 6)
+    : [];
+  const open = options.length > 0;
+  const take = (member: Member) => {
+    const element = box.current!;
+    const caret = element.selectionStart;
+    const inserted = `@${member.name} `;
+    // Written into the field at once, caret after the name, so typing on continues right there.
+    element.value = text.slice(0, mention!.start) + inserted + text.slice(caret);
+    element.setSelectionRange(mention!.start + inserted.length, mention!.start + inserted.length);
+    setText(element.value);
+    setMention(undefined);
+  };
+  return (
+    <div class="mention-box">
+      <label>
+        Add a comment
+        <textarea
+          ref={box}
+          value={text}
+          rows={2}
+          required
+          aria-autocomplete="list"
+          aria-controls="mention-options"
+          aria-activedescendant={open ? `mention-${active}` : undefined}
+          onInput={(event) => {
+            const element = event.currentTarget;
+            setText(element.value);
+            setMention(mentionAt(element.value, element.selectionStart));
+            setActive(0);
+          }}
+          onKeyDown={(event) => {
+            if (!open) return;
+            if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+              event.preventDefault();
+              setActive((current) => (current + (event.key === 'ArrowDown' ? 1 : -1) + options.length) % options.length);
+            } else if (event.key === 'Enter' || event.key === 'Tab') {
+              event.preventDefault();
+              take(options[active]!);
+            } else if (event.key === 'Escape') {
+              event.preventDefault();
+              event.stopPropagation();
+              setMention(undefined);
+            }
+          }}
+        />
+      </label>
+      <ul id="mention-options" role="listbox" aria-label="Members to mention" hidden={!open}>
+        {options.map((member, index) => (
+          <li
+            key={member.userId}
+            id={`mention-${index}`}
+            role="option"
+            aria-selected={index === active}
+            class={index === active ? 'active' : undefined}
+            onMouseDown={(event) => {
+              event.preventDefault();
+              take(member);
+            }}
+          >
+            {member.name}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

@@ -1,9 +1,9 @@
-import type { Member, Project, Task, TaskPriority, TaskStatus } from '@tasklane/schemas';
+import type { Label, Member, Project, Task, TaskPriority, TaskStatus } from '@tasklane/schemas';
 import { TasklaneError } from '@tasklane/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { loadTaskHistory } from '../data';
+import { keys, loadTaskHistory, storeTask } from '../data';
 import { canEditTasks, dayFromDueDate, dueDateFromDay, formatTime, PRIORITY_LABELS, STATUS_LABELS } from '../format';
-import { useAction, useLoad } from '../hooks';
+import { useAction, useQuery } from '../hooks';
 import { client } from '../session';
 import { ConfirmButton, EnumOptions, ErrorNote, Loading, MemberOptions } from '../ui';
 import { Comments } from './task-comments';
@@ -13,28 +13,40 @@ interface Props {
   taskId: string;
   project: Project;
   members: Member[];
-  /** Goes up whenever the live stream reports a change to this task or its comments. */
-  liveChanges: number;
+  labels: Label[];
+  /** Opened with `e`: the title field takes the focus, its text selected. */
+  editFirst?: boolean;
   onClose: () => void;
-  onChanged: () => void;
 }
 
 /** The task in a modal dialog over the board: every field, delete, comments and history. */
-export function TaskDetail({ taskId, project, members, liveChanges, onClose, onChanged }: Props) {
+export function TaskDetail({ taskId, project, members, labels, editFirst, onClose }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const task = useLoad(() => client.tasks.get({ id: taskId }), [taskId, liveChanges]);
-  const history = useLoad(() => loadTaskHistory(taskId), [taskId, liveChanges]);
+  // Closing leaves the task's address at once (Esc's `cancel` comes synchronously; the `close` event
+  // comes a task later, when the next key may already have opened the task again).
+  const close = () => {
+    dialog.current?.close();
+    onClose();
+  };
+  // The live stream writes this task's changes into the cache, and refreshes its history and comments.
+  const task = useQuery(keys.task(taskId), () => client.tasks.get({ id: taskId }));
+  const history = useQuery(keys.history(taskId), () => loadTaskHistory(taskId));
 
   useEffect(() => {
     const element = dialog.current;
-    if (element && !element.open) element.showModal();
+    if (!element || element.open) return;
+    element.showModal();
+    if (editFirst && canEditTasks(project.role)) selectTitle(element.querySelector<HTMLInputElement>('input[name="title"]'));
   }, []);
 
   return (
-    <dialog ref={dialog} class="task-dialog" aria-labelledby="task-dialog-title" onClose={onClose}>
+    <dialog ref={dialog} class="task-dialog" aria-labelledby="task-dialog-title" onCancel={(event) => {
+        event.preventDefault();
+        close();
+      }}>
       <div class="dialog-head">
         <h2 id="task-dialog-title">{task.data?.title ?? 'Task'}</h2>
-        <button type="button" onClick={() => dialog.current?.close()} aria-label="Close">
+        <button type="button" onClick={close} aria-label="Close">
           ✕
         </button>
       </div>
@@ -46,18 +58,19 @@ export function TaskDetail({ taskId, project, members, liveChanges, onClose, onC
             latest={task.data}
             project={project}
             members={members}
+            labels={labels}
+            editFirst={editFirst}
             onSaved={(saved) => {
-              task.setData(() => saved);
+              storeTask(saved);
               history.reload();
-              onChanged();
             }}
             onStale={task.reload}
             onDeleted={() => {
-              onChanged();
-              dialog.current?.close();
+              storeTask(undefined, taskId);
+              close();
             }}
           />
-          <Comments task={task.data} editable={canEditTasks(project.role)} liveChanges={liveChanges} onAdded={history.reload} />
+          <Comments task={task.data} project={project} members={members} editable={canEditTasks(project.role)} onAdded={history.reload} />
           <TaskHistory history={history} members={members} />
         </>
       )}
@@ -65,7 +78,7 @@ export function TaskDetail({ taskId, project, members, liveChanges, onClose, onC
   );
 }
 
-type Draft = { title: string; description: string; status: TaskStatus; priority: TaskPriority; assigneeId: string; day: string };
+type Draft = { title: string; description: string; status: TaskStatus; priority: TaskPriority; assigneeId: string; day: string; labelIds: string };
 
 const draftOf = (task: Task): Draft => ({
   title: task.title,
@@ -74,6 +87,8 @@ const draftOf = (task: Task): Draft => ({
   priority: task.priority,
   assigneeId: task.assigneeId ?? '',
   day: dayFromDueDate(task.dueDate),
+  // Kept as one string so that comparing drafts stays a comparison of values.
+  labelIds: task.labelIds.join(','),
 });
 
 const sameDraft = (a: Draft, b: Draft) => (Object.keys(a) as (keyof Draft)[]).every((key) => a[key] === b[key]);
@@ -86,6 +101,8 @@ function TaskForm(props: {
   latest: Task;
   project: Project;
   members: Member[];
+  labels: Label[];
+  editFirst: boolean | undefined;
   onSaved: (task: Task) => void;
   onStale: () => void;
   onDeleted: () => void;
@@ -107,7 +124,13 @@ function TaskForm(props: {
   useEffect(() => {
     // Only a new version from the server moves the form: at once when untouched or after a refused save.
     if (changedElsewhere && (!dirty || refusedAsStale)) showLatest();
-  }, [latest]);
+  }, [latest, refusedAsStale]);
+
+  const titleField = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    // Loaded after the dialog opened: take the focus now (else the dialog gives it on opening).
+    if (props.editFirst && editable && titleField.current?.closest('dialog')?.open) selectTitle(titleField.current);
+  }, []);
 
   const set = <K extends keyof Draft>(key: K) => (value: Draft[K]) => setDraft((current) => ({ ...current, [key]: value }));
 
@@ -122,6 +145,7 @@ function TaskForm(props: {
       priority: draft.priority,
       assigneeId: draft.assigneeId || null,
       dueDate: dueDateFromDay(draft.day),
+      labelIds: draft.labelIds ? draft.labelIds.split(',') : [],
     };
     // Saved only if nobody changed the task since this form loaded it (If-Match); else 412.
     const saved = await run(() =>
@@ -160,7 +184,7 @@ function TaskForm(props: {
       <fieldset disabled={!editable} class="stack">
         <label>
           Title
-          <input value={draft.title} onInput={(e) => set('title')(e.currentTarget.value)} required maxLength={500} />
+          <input ref={titleField} name="title" value={draft.title} onInput={(e) => set('title')(e.currentTarget.value)} required maxLength={500} />
         </label>
         <label>
           Description
@@ -191,6 +215,26 @@ function TaskForm(props: {
             <input type="date" value={draft.day} onInput={(e) => set('day')(e.currentTarget.value)} />
           </label>
         </div>
+        {props.labels.length > 0 && (
+          <fieldset class="label-picker">
+            <legend>Labels</legend>
+            {props.labels.map((label) => {
+              const chosen = draft.labelIds ? draft.labelIds.split(',') : [];
+              const on = chosen.includes(label.id);
+              return (
+                <label key={label.id} class="check label-chip">
+                  <input
+                    type="checkbox"
+                    checked={on}
+                    onChange={() => set('labelIds')((on ? chosen.filter((id) => id !== label.id) : [...chosen, label.id]).sort().join(','))}
+                  />
+                  <span class="dot" style={{ background: label.color }} aria-hidden="true" />
+                  {label.name}
+                </label>
+              );
+            })}
+          </fieldset>
+        )}
       </fieldset>
       <ErrorNote error={error} />
       {editable && (
@@ -214,4 +258,10 @@ function TaskForm(props: {
       </p>
     </form>
   );
+}
+
+/** `e` opens the task to edit it: the title field focused, its text selected. */
+function selectTitle(input: HTMLInputElement | null) {
+  input?.focus();
+  input?.select();
 }

@@ -1,0 +1,53 @@
+import type { Task, TaskStatus } from '@tasklane/schemas';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { storeTask } from '../data';
+import { STATUS_LABELS } from '../format';
+import { useAction } from '../hooks';
+import { client } from '../session';
+import { EnumOptions, ErrorNote } from '../ui';
+
+/** The one "New task" form (`c`, a column's +, the palette): a title and a column, then Enter. */
+export function NewTaskDialog({ projectId, status, onClose }: { projectId: string; status: TaskStatus; onClose: (created?: Task) => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const created = useRef<Task | undefined>(undefined);
+  const [title, setTitle] = useState('');
+  const [column, setColumn] = useState<TaskStatus>(status);
+  const { busy, error, run } = useAction();
+  useEffect(() => {
+    if (dialog.current && !dialog.current.open) dialog.current.showModal();
+  }, []);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const task = await run(() => client.tasks.create({ projectId, title, status: column }));
+    if (!task) return;
+    storeTask(task);
+    created.current = task;
+    dialog.current?.close();
+  };
+  return (
+    <dialog ref={dialog} class="small-dialog" aria-labelledby="new-task-title" onClose={() => onClose(created.current)}>
+      <form class="stack" onSubmit={submit}>
+        <h2 id="new-task-title">New task</h2>
+        <label>
+          Title
+          <input value={title} onInput={(e) => setTitle(e.currentTarget.value)} required maxLength={500} autoFocus />
+        </label>
+        <label>
+          Column
+          <select value={column} onChange={(e) => setColumn(e.currentTarget.value as TaskStatus)}>
+            <EnumOptions labels={STATUS_LABELS} />
+          </select>
+        </label>
+        <ErrorNote error={error} />
+        <div class="row">
+          <button type="submit" class="primary" disabled={busy}>
+            Create task
+          </button>
+          <button type="button" onClick={() => dialog.current?.close()}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}

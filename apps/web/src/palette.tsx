@@ -1,0 +1,163 @@
+import type { Project, Task } from '@tasklane/schemas';
+import { useLocation } from 'preact-iso';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { keys, loadProjects } from './data';
+import { queryClient, useQuery } from './hooks';
+import { SHORTCUTS, typingIn } from './shortcuts';
+
+export interface Command {
+  id: string;
+  label: string;
+  group: 'Actions' | 'Projects' | 'Tasks';
+  run: () => void;
+}
+
+/** The app-wide keys: Ctrl/⌘ K opens the palette, `?` the shortcut list. */
+export function useGlobalKeys(open: (which: 'palette' | 'help') => void) {
+  const latest = useRef(open);
+  latest.current = open;
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
+        event.preventDefault();
+        latest.current('palette');
+      } else if (event.key === '?' && !event.ctrlKey && !event.metaKey && !typingIn(event.target)) {
+        event.preventDefault();
+        latest.current('help');
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+}
+
+/** A modal `<dialog>` opened on mount; closing it (Esc, a choice) calls `onClose`. */
+function useModal(onClose: () => void) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const returnTo = useRef(document.activeElement as HTMLElement | null);
+  useEffect(() => {
+    if (dialog.current && !dialog.current.open) dialog.current.showModal();
+  }, []);
+  const close = () => {
+    onClose();
+    // Focus goes back where it was, unless the choice moved it (a route change focuses the page).
+    requestAnimationFrame(() => {
+      if (!document.activeElement || document.activeElement === document.body) returnTo.current?.focus();
+    });
+  };
+  return { dialog, close };
+}
+
+/** Ctrl/⌘ K: type to find a project, a task (of the boards seen in this tab) or an action; Enter runs it. */
+export function CommandPalette({ actions, onClose }: { actions: Command[]; onClose: () => void }) {
+  const { route } = useLocation();
+  const { dialog, close } = useModal(onClose);
+  const projects = useQuery(keys.projects, loadProjects);
+  const [query, setQuery] = useState('');
+  const [active, setActive] = useState(0);
+
+  const commands = useMemo(() => {
+    const names = new Map((projects.data ?? []).map((project: Project) => [project.id, project.name]));
+    const tasks = queryClient
+      .getQueriesData<Task[]>({ queryKey: ['tasks'] })
+      .flatMap(([, list]) => list ?? [])
+      .map<Command>((task) => ({
+        id: `task-${task.id}`,
+        label: `${task.title} (${names.get(task.projectId) ?? 'task'})`,
+        group: 'Tasks',
+        run: () => route(`/projects/${task.projectId}/tasks/${task.id}`),
+      }));
+    const projectCommands = (projects.data ?? []).map<Command>((project) => ({
+      id: `project-${project.id}`,
+      label: project.name,
+      group: 'Projects',
+      run: () => route(`/projects/${project.id}`),
+    }));
+    const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+    return [...actions, ...projectCommands, ...tasks].filter((command) => words.every((word) => command.label.toLowerCase().includes(word))).slice(0, 50);
+  }, [projects.data, query, actions]);
+
+  useEffect(() => setActive(0), [query]);
+  const choose = (command: Command | undefined) => {
+    if (!command) return;
+    dialog.current?.close();
+    command.run();
+  };
+  const optionId = (index: number) => `palette-option-${index}`;
+
+  return (
+    <dialog ref={dialog} class="palette" aria-label="Command palette" onClose={close}>
+      <input
+        type="text"
+        role="combobox"
+        aria-label="Search projects, tasks and actions"
+        aria-expanded="true"
+        aria-controls="palette-options"
+        aria-autocomplete="list"
+        aria-activedescendant={commands.length > 0 ? optionId(active) : undefined}
+        placeholder="Search projects, tasks and actions…"
+        value={query}
+        autoFocus
+        onInput={(event) => setQuery(event.currentTarget.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+            event.preventDefault();
+            const step = event.key === 'ArrowDown' ? 1 : -1;
+            setActive((current) => (current + step + commands.length) % Math.max(commands.length, 1));
+          } else if (event.key === 'Enter') {
+            event.preventDefault();
+            choose(commands[active]);
+          }
+        }}
+      />
+      <ul id="palette-options" role="listbox" aria-label="Results">
+        {commands.map((command, index) => (
+          <li
+            key={command.id}
+            id={optionId(index)}
+            role="option"
+            aria-selected={index === active}
+            class={index === active ? 'active' : undefined}
+            onClick={() => choose(command)}
+            onMouseMove={() => setActive(index)}
+          >
+            <span class="muted small">{command.group}</span> {command.label}
+          </li>
+        ))}
+        {commands.length === 0 && (
+          <li role="option" aria-selected="false" aria-disabled="true" class="muted">
+            Nothing matches.
+          </li>
+        )}
+      </ul>
+    </dialog>
+  );
+}
+
+/** `?`: every shortcut. */
+export function ShortcutHelp({ onClose }: { onClose: () => void }) {
+  const { dialog, close } = useModal(onClose);
+  return (
+    <dialog ref={dialog} class="small-dialog" aria-labelledby="shortcuts-title" onClose={close}>
+      <div class="dialog-head">
+        <h2 id="shortcuts-title">Keyboard shortcuts</h2>
+        <button type="button" onClick={() => dialog.current?.close()} aria-label="Close" autoFocus>
+          ✕
+        </button>
+      </div>
+      <table class="shortcuts">
+        <caption class="visually-hidden">Keyboard shortcuts</caption>
+        <tbody>
+          {SHORTCUTS.map(([keys, what]) => (
+            <tr key={keys}>
+              <th scope="row">
+                <kbd>{keys}</kbd>
+              </th>
+              <td>{what}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </dialog>
+  );
+}

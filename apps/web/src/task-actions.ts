@@ -1,0 +1,62 @@
+import type { Task } from '@tasklane/schemas';
+import { TasklaneError } from '@tasklane/sdk';
+import { storeTask } from './data';
+import { client, describeError } from './session';
+import { announce } from './ui';
+
+/** The fields a quick change (drag, menu, shortcut, bulk edit) may set. */
+export type TaskPatch = Partial<Pick<Task, 'status' | 'priority' | 'assigneeId' | 'dueDate' | 'title' | 'labelIds'>>;
+
+/** Why the server refused, in words a person can act on. */
+function refusal(error: unknown, title: string): string {
+  const failure = TasklaneError.from(error);
+  if (failure.code === 'PRECONDITION_FAILED')
+    return `“${title}” was not changed: someone else changed it first. The board now shows their version.`;
+  if (failure.code === 'FORBIDDEN') return `“${title}” was not changed: your role in this project does not allow changing tasks.`;
+  if (failure.code === 'CLIENT_ERROR') return `“${title}” was not changed: the server could not be reached. Check your connection and try again.`;
+  if (failure.code === 'NOT_FOUND') return `“${title}” was not changed: it no longer exists.`;
+  return `“${title}” was not changed: ${describeError(error)}`;
+}
+
+/** Per task: the version the server last confirmed, and the queue of changes on their way. */
+const confirmed = new Map<string, Task>();
+const queues = new Map<string, Promise<unknown>>();
+
+/**
+ * Shows the change at once, then asks the server, which applies it only if nobody changed the task
+ * since (`If-Match`). A refusal puts the task back as the server has it and says why. Quick changes
+ * to one task (`2` then `4`) go one after another, each matching the version the previous one saved.
+ */
+export function changeTask(task: Task, patch: TaskPatch): Promise<boolean> {
+  if (!queues.has(task.id)) confirmed.set(task.id, task);
+  storeTask({ ...task, ...patch });
+  const send = async (): Promise<boolean> => {
+    const base = confirmed.get(task.id) ?? task;
+    try {
+      const saved = await client.tasks.update({ id: task.id, ...patch }, { ifMatch: base });
+      confirmed.set(task.id, saved);
+      storeTask(saved);
+      return true;
+    } catch (error) {
+      storeTask(base);
+      announce(refusal(error, task.title));
+      if (TasklaneError.from(error).code === 'PRECONDITION_FAILED') {
+        const latest = await client.tasks.get({ id: task.id }).catch(() => undefined);
+        if (latest) {
+          confirmed.set(task.id, latest);
+          storeTask(latest);
+        }
+      }
+      return false;
+    }
+  };
+  const result = (queues.get(task.id) ?? Promise.resolve()).then(send);
+  const queued = result.finally(() => {
+    if (queues.get(task.id) === queued) {
+      queues.delete(task.id);
+      confirmed.delete(task.id);
+    }
+  });
+  queues.set(task.id, queued);
+  return result;
+}
