@@ -15,9 +15,18 @@ export interface RestRoute {
 
 type Operation = {
   parameters?: { in?: string; name?: string }[];
+  responses?: Record<string, { content?: Record<string, unknown> }>;
   requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> };
   security?: unknown[];
 };
+
+/**
+ * A live event stream (`text/event-stream`: a project's events, the caller's notifications) is
+ * documented too, but it streams rather than answers: the route walks leave it out; its refusals
+ * are tested in events.test.ts and notifications.test.ts, its scope in the tRPC subscriptions'.
+ */
+export const isEventStream = (operation: { responses?: Record<string, { content?: Record<string, unknown> }> }): boolean =>
+  operation.responses?.['200']?.content?.['text/event-stream'] !== undefined;
 
 /**
  * Every REST route, read from the served OpenAPI document: a route someone adds later is fuzzed
@@ -26,10 +35,8 @@ type Operation = {
 export async function discoverRestRoutes(t: TestApp): Promise<RestRoute[]> {
   const response = await t.request('GET', '/api/v1/openapi.json');
   const paths = (response.body as { paths: Record<string, Record<string, Operation>> }).paths;
-  // The live event stream is documented too, but it streams rather than answers: its refusals
-  // are tested in events.test.ts, its scope in the tRPC subscription's.
-  return Object.entries(paths).filter(([path]) => path !== '/projects/{id}/events').flatMap(([path, operations]) =>
-    Object.entries(operations).map(([method, operation]) => {
+  return Object.entries(paths).flatMap(([path, operations]) =>
+    Object.entries(operations).filter(([, operation]) => !isEventStream(operation)).map(([method, operation]) => {
       const parameters = operation.parameters ?? [];
       const schema = operation.requestBody?.content?.['application/json']?.schema;
       return {
