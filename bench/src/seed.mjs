@@ -72,6 +72,11 @@ insert into comments (id, task_id, author_id, text, created_at, updated_at)
   select ${id('comment', 'c')}, ${id('task', `c % ${TASKS}`)}, ${id('user', `(p * 5) % ${USERS}`)},
     'Comment ' || c || ': looks good to me, one small remark below.', now() - (${COMMENTS} - c) * interval '1 second', now()
   from (select c, ${projectOfTask(`c % ${TASKS}`)} as p from generate_series(0, ${COMMENTS - 1}) c) t;
+-- Watchers, as the service keeps them: each task's creator and assignee (its commenter here is its creator).
+insert into task_watchers (task_id, user_id, subscribed, created_at, updated_at)
+  select id, created_by_id, true, created_at, created_at from tasks
+  union
+  select id, assignee_id, true, created_at, created_at from tasks where assignee_id is not null;
 set session_replication_role = origin;
 -- Triggers were off while seeding (replica role), so the per-status task counts that the tasks
 -- trigger keeps (migration 0004) are filled here once, as that migration does for existing data.
