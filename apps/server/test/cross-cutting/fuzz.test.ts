@@ -348,7 +348,10 @@ describe('fuzzing every route on both transports', () => {
   }, 600_000);
 
   it(`native tRPC: ${RUNS} generated requests over every procedure`, async () => {
-    const procedures = trpcProcedures();
+    // A subscription streams rather than answers, as the REST walks leave out the event streams: a
+    // generated call that happens to be valid would wait for events. Its refusals are tested in
+    // events.test.ts and notifications.test.ts.
+    const procedures = trpcProcedures().filter((procedure) => procedure.type !== 'subscription');
     expect(procedures.length).toBeGreaterThanOrEqual(15);
     const request = fc.constantFrom(...procedures).chain((procedure) => trpcRequest(fixture, procedure));
     await fc.assert(
