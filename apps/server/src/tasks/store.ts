@@ -1,4 +1,4 @@
-import { type Db, isoFromTimestamptz, labels, memberships, projects, tasks, users } from '@tasklane/db';
+import { type Db, isoFromTimestamptz, labels, memberships, projects, tasks, users, uuidsFromArrayText } from '@tasklane/db';
 import { TASK_PRIORITIES, type Task, type TaskPriority, type TaskSortField, type TaskStatus } from '@tasklane/schemas';
 import { type SQL, and, eq, getTableColumns, gt, ilike, isNull, lt, or, sql } from 'drizzle-orm';
 import { callerRoleIn } from '../access';
@@ -252,12 +252,9 @@ const TASK_FIELDS = sql`${tasks.id} as "id", ${tasks.title} as "title", ${tasks.
   ${tasks.createdAt} as "createdAt", ${tasks.updatedAt} as "updatedAt", ${tasks.completedAt} as "completedAt",
   ${tasks.labelIds} as "labelIds", ${tasks.commentCount} as "commentCount"`;
 
-/** A uuid[] as the driver gives it: postgres.js parses arrays, PGlite hands over the literal (`{a,b}`; uuids need no quoting). */
-const uuidArray = (value: string[] | string): string[] => (typeof value !== 'string' ? value : value === '{}' ? [] : value.slice(1, -1).split(','));
-
 function fromListRows(rows: Task[]): Task[] {
   for (const row of rows) {
-    row.labelIds = uuidArray(row.labelIds);
+    row.labelIds = uuidsFromArrayText(row.labelIds);
     row.createdAt = isoFromTimestamptz(row.createdAt);
     row.updatedAt = isoFromTimestamptz(row.updatedAt);
     if (row.dueDate !== null) row.dueDate = isoFromTimestamptz(row.dueDate);
