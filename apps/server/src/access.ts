@@ -1,8 +1,8 @@
-import { type Db, labels, memberships, projects } from '@tasklane/db';
+import { arrayLiteral, type Db, labels, memberships, projects } from '@tasklane/db';
 import type { Role } from '@tasklane/schemas';
 import { type SQL, and, eq, inArray, sql } from 'drizzle-orm';
 import { isId } from './lib/ids';
-import { arrayLiteral, preparedFor } from './lib/prepared';
+import { preparedFor } from './lib/prepared';
 import { type ProjectAccess, requireReach } from './policy';
 import { notFound } from './errors';
 

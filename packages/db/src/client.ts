@@ -11,7 +11,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { type QueryListener, type QueryTiming, withNamedStatements } from './pglite-statements';
-import { arrayTextFromUuids, UUID_ARRAY_OID, uuidsFromArrayText } from './uuid-arrays';
+import { UUID_ARRAY_OID, uuidArrayParameter, uuidsFromArrayText } from './arrays';
 
 export type { QueryListener } from './pglite-statements';
 import * as schema from './schema';
@@ -159,8 +159,8 @@ async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Pr
     connect_timeout: 5,
     idle_timeout: 60,
     connection: SESSION_SETTINGS,
-    // Set for uuid[] before postgres.js would install its generic array parser (uuid-arrays.ts).
-    types: { uuidArray: { to: UUID_ARRAY_OID, from: [UUID_ARRAY_OID], parse: uuidsFromArrayText, serialize: arrayTextFromUuids } },
+    // Set for uuid[] before postgres.js would install its generic array parser (arrays.ts).
+    types: { uuidArray: { to: UUID_ARRAY_OID, from: [UUID_ARRAY_OID], parse: uuidsFromArrayText, serialize: uuidArrayParameter } },
   });
   const timing: QueryTiming = { listener: undefined };
   const db = drizzlePostgres(alwaysPrepared(client, timing), { schema }) as unknown as Db;

@@ -1,4 +1,4 @@
-import type { Db } from '@tasklane/db';
+import { arrayLiteral, type Db } from '@tasklane/db';
 import { type Placeholder, type Query, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { PgDialect, type PgPreparedQuery, type PreparedQueryConfig } from 'drizzle-orm/pg-core';
 import { currentHandle } from './ambient-transaction';
@@ -87,11 +87,3 @@ export function valuesFor(row: object, prefix: string): Record<string, unknown> 
   }
   return values;
 }
-
-/**
- * An array as PostgreSQL's array literal (`{"a","b"}`), which both drivers pass as text for the
- * statement to cast (`::uuid[]`): neither serialises a JavaScript array for a parameter whose type
- * it does not know.
- */
-export const arrayLiteral = (values: readonly unknown[]): string =>
-  `{${values.map((value) => `"${String(value).replace(/[\\"]/g, (match) => `\\${match}`)}"`).join(',')}}`;

@@ -1,6 +1,6 @@
-import { memberships, notifications, taskWatchers } from '@tasklane/db';
+import { arrayLiteral, memberships, notifications, taskWatchers } from '@tasklane/db';
 import { type SQL, sql } from 'drizzle-orm';
-import { arrayLiteral, placeholderIn, valuesFor } from '../lib/prepared';
+import { placeholderIn, valuesFor } from '../lib/prepared';
 import type { NotificationPlan } from './plan';
 
 /**

@@ -1,9 +1,9 @@
-import { type Db, isoFromTimestamptz, labels, memberships, projects, tasks, users, uuidsFromArrayText } from '@tasklane/db';
+import { arrayLiteral, type Db, isoFromTimestamptz, labels, memberships, projects, tasks, users, uuidsFromArrayText } from '@tasklane/db';
 import { TASK_PRIORITIES, type Task, type TaskPriority, type TaskSortField, type TaskStatus } from '@tasklane/schemas';
 import { type SQL, and, eq, getTableColumns, gt, ilike, isNull, lt, or, sql } from 'drizzle-orm';
 import { callerRoleIn } from '../access';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../lib/paging';
-import { arrayLiteral, placeholderIn, placeholdersFor, preparedFor, runStatement, type StatementPart, valuesFor } from '../lib/prepared';
+import { placeholderIn, placeholdersFor, preparedFor, runStatement, type StatementPart, valuesFor } from '../lib/prepared';
 import { nextVersionSql } from '../lib/versions';
 import { type Change, recordChange } from '../recorded-write';
 
