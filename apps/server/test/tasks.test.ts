@@ -73,6 +73,11 @@ describe('tasks: create, list, get, update, delete', () => {
     expect(response.body).toMatchObject({ projectId, assigneeId: colleague.id });
     const read = await t.request('GET', `/api/v1/tasks/${response.body.id}`, { token: owner.token });
     expect(read.body).toEqual(response.body);
+    // The project's page, named in capitals in the path, and the cross-project list agree with it.
+    const page = await t.request('GET', `/api/v1/tasks/project/${projectId.toUpperCase()}?limit=100`, { token: owner.token });
+    expect(page.body.find((task: { id: string }) => task.id === response.body.id)).toEqual(response.body);
+    const across = await t.request('GET', '/api/v1/tasks?limit=100', { token: owner.token });
+    expect(across.body.find((task: { id: string }) => task.id === response.body.id)).toEqual(response.body);
     await t.request('DELETE', `/api/v1/tasks/${response.body.id}`, { token: owner.token });
   });
   it('reads back due dates at the edges of the accepted years the same through every read', async () => {
