@@ -162,7 +162,10 @@ export function createTasksService(db: Db) {
     },
 
     async get(userId: string, taskId: string): Promise<Task> {
-      return toTask((await loadTask(userId, taskId)).task);
+      const task = isId(taskId) ? await store.findTaskViewForUser(db, taskId, userId) : undefined;
+      if (!task) throw notFound('Task');
+      requireReach(task.projectId, 'Task');
+      return task;
     },
 
     async create(userId: string, input: CreateTaskInput): Promise<Task> {

@@ -274,6 +274,24 @@ const taskFromValues = (values: unknown[], projectId: string | null): Task => {
   };
 };
 
+const viewValue = placeholderIn('view_');
+
+/**
+ * A task as the API shows it, if `userId` is a member of its project: one statement, its row read
+ * as a page's rows are (taskFromValues), not through drizzle's Date mapping and back to text.
+ */
+export async function findTaskViewForUser(db: Db, taskId: string, userId: string): Promise<Task | undefined> {
+  const statement: StatementPart = {
+    key: 'task.view',
+    build: () => sql`select ${taskFields(sql`${tasks.projectId}`)},
+        exists (select 1 from ${memberships} as m where m.project_id = ${tasks.projectId} and m.user_id = ${viewValue('userId')})
+      from ${tasks} where ${tasks.id} = ${viewValue('taskId')} limit 1`,
+    values: valuesFor({ taskId, userId }, 'view_'),
+  };
+  const [found] = await runStatementAs(db, statement, (row) => (row[14] === true ? taskFromValues(row, null) : undefined));
+  return found;
+}
+
 /**
  * One page of tasks in (field, id) order after the cursor. `projectId` scope lists that project's
  * tasks only if `memberId` is a member of it — checked in the same statement, so a page costs one
