@@ -1,5 +1,5 @@
 // What a named statement saves on PGlite (packages/db/src/pglite-statements.ts): the service's
-// task-and-access read (the statement behind GET /tasks/{id}) run through PGlite's query(), which
+// task-and-access read (the statement behind a task's writes and comments) run through PGlite's query(), which
 // parses and plans it on every call, and as a statement parsed once and then only bound and run
 // through PGlite's protocol API. SQL EXECUTE cannot serve: it takes no bind parameters.
 // Usage: node bench/src/pglite-statements.mjs [calls per round]
