@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What a page of 50 tasks costs PostgreSQL itself, by the form its columns are read in: the page
 # statement of GET /tasks/project/{id} (membership check, 50 rows in created_at order) with the
-# timestamps as they are stored (what the service reads since session 5 and formats in JS), formatted
+# timestamps as they are stored (what the service reads and formats in JS), formatted
 # by to_char (what it read before), and each row built as JSON (an alternative that was measured and
 # not taken). Runs against a database seeded by the suite (`npm run bench -- --db postgres --keep-db`
 # prints its name), on its largest project, with pgbench. Usage: bench/src/pg-page-cost.sh <database> [seconds]

@@ -27,7 +27,7 @@ SQL
 
 run "as it is"
 run "as it is (again)"
-# Fewer clients, fewer backends competing for the cores (the service's pool: section "Session 6").
+# Fewer clients, fewer backends competing for the cores (the service's pool size: docs/operations.md).
 for round in 1 2; do
   run "as it is, 3 clients ($round)" -c 3
   run "as it is, 10 clients ($round)" -c 10
