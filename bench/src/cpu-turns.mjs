@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { benchServerEnv, startServer, stopAll } from './processes.mjs';
-import { requestFor } from './scenarios.mjs';
+import { sendRequests } from './scenarios.mjs';
 import { fixtures, logIn } from './seed.mjs';
 
 const { values: options, positionals: mains } = parseArgs({
@@ -33,25 +33,10 @@ const chunkSize = Number(options['chunk-size']);
 const median = (values) => [...values].sort((x, y) => x - y)[values.length >> 1];
 const say = (message) => console.error(`[cpu-turns ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
-async function send(server, fixtureList, scenario, turn) {
-  const request = requestFor(scenario, fixtureList[turn % fixtureList.length], turn);
-  const response = await fetch(server.url + request.path, {
-    method: request.method,
-    headers: { ...request.headers, ...(request.body ? { 'content-type': 'application/json' } : {}) },
-    body: request.body,
-  });
-  await response.arrayBuffer();
-  if (response.status >= 400) throw new Error(`${request.method} ${request.path}: ${response.status}`);
-}
-
 /** `count` requests, 8 in flight: the server's CPU seconds for them. */
 async function chunk(server, fixtureList, scenario, count) {
   const before = server.cpuSeconds();
-  let next = 0;
-  const worker = async () => {
-    while (next < count) await send(server, fixtureList, scenario, next++);
-  };
-  await Promise.all(Array.from({ length: 8 }, worker));
+  await sendRequests(server.url, fixtureList, scenario, count);
   return server.cpuSeconds() - before;
 }
 

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { benchServerEnv } from './processes.mjs';
-import { requestFor } from './scenarios.mjs';
+import { sendRequests } from './scenarios.mjs';
 import { fixtures, logIn } from './seed.mjs';
 
 const { values: options, positionals: mains } = parseArgs({
@@ -33,25 +33,6 @@ if (!options['reuse-db'] || mains.length < 1) throw new Error('usage: instructio
 const databaseUrl = new URL(options['pg-url']);
 databaseUrl.pathname = `/${options['reuse-db']}`;
 const say = (message) => console.error(`[instructions ${new Date().toISOString().slice(11, 19)}] ${message}`);
-
-async function send(url, fixtureList, scenario, turn) {
-  const request = requestFor(scenario, fixtureList[turn % fixtureList.length], turn);
-  const response = await fetch(url + request.path, {
-    method: request.method,
-    headers: { ...request.headers, ...(request.body ? { 'content-type': 'application/json' } : {}) },
-    body: request.body,
-  });
-  await response.arrayBuffer();
-  if (response.status >= 400) throw new Error(`${request.method} ${request.path}: ${response.status}`);
-}
-
-async function requests(url, fixtureList, scenario, count) {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) await send(url, fixtureList, scenario, next++);
-  };
-  await Promise.all(Array.from({ length: 8 }, worker));
-}
 
 // valgrind names its control pipe after $HOST, which the server's environment sets (HOST).
 const control = (pid, ...args) => execFileSync('callgrind_control', [...args, String(pid)], { env: { ...process.env, HOST: '127.0.0.1' } });
@@ -79,10 +60,10 @@ for (const [index, main] of mains.entries()) {
     const fixtureList = await logIn(url, fixtures(8));
     const row = { main };
     for (const scenario of scenarios) {
-      await requests(url, fixtureList, scenario, Number(options.warmup));
+      await sendRequests(url, fixtureList, scenario, Number(options.warmup));
       control(child.pid, '--zero');
       control(child.pid, '-i', 'on');
-      await requests(url, fixtureList, scenario, Number(options.requests));
+      await sendRequests(url, fixtureList, scenario, Number(options.requests));
       control(child.pid, '-i', 'off');
       control(child.pid, '--dump');
       const dumps = execFileSync('sh', ['-c', `ls -t ${out}*`], { encoding: 'utf8' }).trim().split('\n');

@@ -87,3 +87,25 @@ export function requestFor(scenario, fixture, turn) {
 }
 
 export const SCENARIOS = Object.keys(build).concat('mix');
+
+/**
+ * `count` requests of `scenario` to the server at `url`, 8 in flight, with fetch (the tools that
+ * compare builds by cost rather than by load); the fixtures take turns. Throws on a 4xx or 5xx.
+ */
+export async function sendRequests(url, fixtureList, scenario, count) {
+  let next = 0;
+  const send = async (turn) => {
+    const request = requestFor(scenario, fixtureList[turn % fixtureList.length], turn);
+    const response = await fetch(url + request.path, {
+      method: request.method,
+      headers: { ...request.headers, ...(request.body ? { 'content-type': 'application/json' } : {}) },
+      body: request.body,
+    });
+    await response.arrayBuffer();
+    if (response.status >= 400) throw new Error(`${request.method} ${request.path}: ${response.status}`);
+  };
+  const worker = async () => {
+    while (next < count) await send(next++);
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+}
