@@ -252,7 +252,7 @@ const taskFields = (projectId: SQL) => sql`${tasks.id}, ${tasks.title}, ${tasks.
   ${tasks.dueDate}, ${tasks.assigneeId}, ${projectId}, ${tasks.createdById}, ${tasks.createdAt}, ${tasks.updatedAt},
   ${tasks.completedAt}, ${tasks.labelIds}, ${tasks.commentCount}`;
 
-/** A listed task from its row's values (taskFields), as one object literal (see runStatementAs). */
+/** A task from its row's values (taskFields), as one object literal (see runStatementAs). */
 const taskFromValues = (values: unknown[], projectId: string | null): Task => {
   const dueDate = values[5] as string | null;
   const completedAt = values[11] as string | null;
