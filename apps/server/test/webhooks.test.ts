@@ -176,6 +176,38 @@ describe('webhook targets (SSRF)', () => {
       const response = await t.request('POST', `/api/v1/projects/${project.id}/webhooks`, { token: owner.token, body: { url } });
       expect({ url, status: response.status, reason: response.body.reason }).toEqual({ url, status: 400, reason: 'WEBHOOK_TARGET_REFUSED' });
     }
+  });
+
+  it('refuses loopback and private addresses written inside IPv6: IPv4-compatible, -mapped, translated, NAT64, 6to4', async () => {
+    const owner = await registerUser(t);
+    const project = await createProject(t, owner);
+    const forms = [
+      'http://[::127.0.0.1]/',
+      'http://[0::127.0.0.1]/',
+      'http://[::7f00:1]/',
+      'http://[0:0:0:0:0:0:7f00:1]/',
+      'http://[::10.0.0.1]/',
+      'http://[::ffff:7f00:1]/',
+      'http://[0:0:0:0:0:ffff:127.0.0.1]/',
+      'http://[::ffff:0:127.0.0.1]/',
+      'http://[64:ff9b::127.0.0.1]/',
+      'http://[2002:7f00:1::]/',
+    ];
+    for (const url of forms) {
+      const response = await t.request('POST', `/api/v1/projects/${project.id}/webhooks`, { token: owner.token, body: { url } });
+      expect({ url, status: response.status, reason: response.body.reason }).toEqual({ url, status: 400, reason: 'WEBHOOK_TARGET_REFUSED' });
+    }
+    const fine = await t.request('POST', `/api/v1/projects/${project.id}/webhooks`, { token: owner.token, body: { url: 'https://93.184.216.34/hook', active: false } });
+    expect(fine.status).toBe(201);
+    for (const url of ['http://[::127.0.0.1]/', 'http://[::ffff:127.0.0.1]/']) {
+      const moved = await t.request('PATCH', `/api/v1/projects/${project.id}/webhooks/${fine.body.id}`, { token: owner.token, body: { url } });
+      expect({ url, status: moved.status, reason: moved.body.reason }).toEqual({ url, status: 400, reason: 'WEBHOOK_TARGET_REFUSED' });
+    }
+  });
+
+  it('accepts a public address, and refuses moving it to a loopback one', async () => {
+    const owner = await registerUser(t);
+    const project = await createProject(t, owner);
     const fine = await t.request('POST', `/api/v1/projects/${project.id}/webhooks`, { token: owner.token, body: { url: 'https://93.184.216.34/hook', active: false } });
     expect(fine.status).toBe(201);
     const moved = await t.request('PATCH', `/api/v1/projects/${project.id}/webhooks/${fine.body.id}`, { token: owner.token, body: { url: 'http://127.0.0.1/' } });

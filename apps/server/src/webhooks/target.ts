@@ -4,8 +4,19 @@ import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { DomainError } from '../errors';
 
+/**
+ * IPv4-compatible IPv6 addresses (`::127.0.0.1`), deprecated by RFC 4291: ipaddr.js calls them
+ * unicast, yet a stack may deliver them to the IPv4 address they embed. No public host is reached
+ * through one, so all are refused.
+ */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
 /** Only ordinary public unicast addresses; ipaddr.js names every special range (private, loopback, linkLocal, …). */
-const isPublic = (address: string): boolean => ipaddr.process(address).range() === 'unicast';
+function isPublic(address: string): boolean {
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv6' && parsed.match(IPV4_COMPATIBLE)) return false;
+  return parsed.range() === 'unicast';
+}
 
 const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
