@@ -130,6 +130,20 @@ describe('personal access tokens', () => {
     expect((await t.request('GET', '/api/v1/auth/tokens', { token: owner.token })).body).toEqual([]);
   });
 
+  it('refuses an expiry whose UTC year is past 9999 with a 400 naming expiresAt, on REST and tRPC', async () => {
+    const owner = await registerUser(t);
+    for (const expiresAt of ['9999-12-31T23:59:59-01:00', '9999-12-31T23:00:00-23:59']) {
+      const body = { name: 'far', scopes: ['read'], expiresAt };
+      expectErrorBody(await t.request('POST', '/api/v1/auth/tokens', { token: owner.token, body }), 400, { issues: [issueAt(['expiresAt'])] });
+      const trpc = await t.request('POST', '/api/trpc/auth.tokens.create', { token: owner.token, body });
+      expect(trpc.status).toBe(400);
+      expect(trpc.body.error.data.issues).toEqual([expect.objectContaining({ path: ['expiresAt'] })]);
+    }
+    // The last instant PostgreSQL stores, written with an offset, is still a valid expiry.
+    expect((await t.request('POST', '/api/v1/auth/tokens', { token: owner.token, body: { name: 'late', scopes: ['read'], expiresAt: '9999-12-31T22:59:59-01:00' } })).status).toBe(201);
+    expect((await t.request('GET', '/api/v1/auth/tokens', { token: owner.token })).body.map((token: { name: string }) => token.name)).toEqual(['late']);
+  });
+
   it('cannot manage the account: tokens, sessions, password, logout need a login token', async () => {
     const owner = await registerUser(t);
     const { id, token } = await createToken(t, owner, { scopes: ['admin'] });

@@ -8,6 +8,24 @@ export const TimestampSchema = z.string().meta({
   example: '2026-11-21T09:30:00.000Z',
 });
 
+/** Any RFC 3339 date-time (a `Z` or an offset is required); stored and returned in UTC. */
+/** `abort`: a value that is no date-time at all gets one issue, not a second 'Invalid date'. */
+export const dateTime = () => z.iso.datetime({ offset: true, abort: true }).refine(isRealDate, { message: 'Invalid date', abort: true });
+
+/**
+ * Date.parse accepts 2026-02-30 (as 2 March); a date that does not exist is refused instead,
+ * and so is one whose UTC year falls outside 1–9999 (0000-01-01, or 9999-12-31 with a negative
+ * offset), which PostgreSQL cannot store and the API's timestamps cannot write.
+ */
+function isRealDate(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) return false;
+  const utcYear = new Date(time).getUTCFullYear();
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day && utcYear >= 1 && utcYear <= 9999;
+}
+
 /**
  * An id a client sends names a row or nothing: a malformed id is a 404 like an unknown one, not a
  * 400, and the services check its format before asking the database, so an id is never stored as

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IdRefSchema, IdSchema, PageQueryShape, TimestampSchema, trimmed } from './common';
+import { dateTime, IdRefSchema, IdSchema, PageQueryShape, TimestampSchema, trimmed } from './common';
 import { text } from './text';
 import { EmailSchema, PasswordSchema } from './auth';
 
@@ -41,8 +41,7 @@ export const CreateAccessTokenInput = z
       .max(100)
       .optional()
       .meta({ description: 'Limit the token to these projects (others answer 404, as for non-members); every project when left out' }),
-    expiresAt: z.iso
-      .datetime({ offset: true, abort: true })
+    expiresAt: dateTime()
       .refine(isFuture, 'expiresAt must be in the future')
       .optional()
       .meta({ description: 'When the token stops working; never when left out' }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { enumList, IdRefSchema, IdSchema, PageQueryShape, PathIdSchema, TimestampSchema, trimmed } from './common';
+import { dateTime, enumList, IdRefSchema, IdSchema, PageQueryShape, PathIdSchema, TimestampSchema, trimmed } from './common';
 import { text } from './text';
 
 export const TASK_STATUSES = ['TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELLED'] as const;
@@ -12,24 +12,6 @@ export const TASK_LABELS_MAX = 20;
 
 export const TaskStatusSchema = z.enum(TASK_STATUSES).meta({ id: 'TaskStatus' });
 export const TaskPrioritySchema = z.enum(TASK_PRIORITIES).meta({ id: 'TaskPriority' });
-
-/** Any RFC 3339 date-time (a `Z` or an offset is required); stored and returned in UTC. */
-/** `abort`: a value that is no date-time at all gets one issue, not a second 'Invalid date'. */
-const dateTime = () => z.iso.datetime({ offset: true, abort: true }).refine(isRealDate, 'Invalid date');
-
-/**
- * Date.parse accepts 2026-02-30 (as 2 March); a due date that does not exist is refused instead,
- * and so is one whose UTC year falls outside 1–9999 (0000-01-01, or 9999-12-31 with a negative
- * offset), which PostgreSQL cannot store and the API's timestamps cannot write.
- */
-function isRealDate(value: string): boolean {
-  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  const time = Date.parse(value);
-  if (Number.isNaN(time)) return false;
-  const utcYear = new Date(time).getUTCFullYear();
-  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day && utcYear >= 1 && utcYear <= 9999;
-}
 
 const DueDateSchema = dateTime().meta({ description: 'RFC 3339 date-time (returned normalised to UTC)', example: '2026-12-01T17:00:00.000Z' });
 

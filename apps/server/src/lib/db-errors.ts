@@ -30,6 +30,6 @@ export const isDatabaseUnavailable = (error: unknown): boolean =>
 /**
  * True when PostgreSQL refused a value the input schemas let through: a NUL character in text
  * (22021; PostgreSQL text cannot hold one), a character the encoding cannot represent (22P05), a
- * date or time it cannot store (22007, 22008). The request is wrong, not the service: a 400.
+ * date or time it cannot store (22007, 22008, 22009). The request is wrong, not the service: a 400.
  */
-export const isUnstorableValue = (error: unknown): boolean => hasCode(error, (code) => ['22021', '22P05', '22007', '22008'].includes(code));
+export const isUnstorableValue = (error: unknown): boolean => hasCode(error, (code) => ['22021', '22P05', '22007', '22008', '22009'].includes(code));
