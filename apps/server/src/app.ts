@@ -16,7 +16,7 @@ import type { Config } from './config';
 import { registerAdminRoutes } from './http/admin';
 import { registerRateLimits } from './http/rate-limits';
 import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from './http/rest-errors';
-import { requestSerializer } from './http/log-serializers';
+import { errorSerializer, requestSerializer } from './http/log-serializers';
 import { clientErrorHandler, registerSecurity } from './http/security';
 import { registerTrpcTransport } from './http/trpc-transport';
 import { matchedRestTemplate, registerBodilessRequests, registerRestInputChecks, restTemplateFinder } from './http/rest-input';
@@ -130,7 +130,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
       ...(options.logStream ? { stream: options.logStream } : {}),
-      serializers: { req: requestSerializer },
+      serializers: { req: requestSerializer, err: errorSerializer },
     },
     bodyLimit: BODY_LIMIT,
     requestIdHeader: 'x-request-id',

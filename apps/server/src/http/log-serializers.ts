@@ -1,10 +1,12 @@
 import type { FastifyRequest } from 'fastify';
+import { wrapErrorSerializer } from 'pino-std-serializers';
 
 /**
- * Query parameters that carry credentials: EventSource and tRPC's SSE link cannot send headers, and
- * an OpenID provider returns its authorization code and state in the callback's query.
+ * Query parameters that carry credentials: EventSource and tRPC's SSE link cannot send headers, an
+ * OpenID provider returns its authorization code and state in the callback's query, and the
+ * unsubscribe link of notification emails carries a signed token that never expires.
  */
-const SECRET_PARAMS = ['access_token', 'connectionParams', 'code', 'state'];
+const SECRET_PARAMS = ['access_token', 'token', 'connectionParams', 'code', 'state'];
 
 /** The URL with secret query values replaced, for logs. */
 export function redactUrl(url: string): string {
@@ -28,3 +30,36 @@ export const requestSerializer = (request: FastifyRequest) => ({
   remoteAddress: request.ip,
   remotePort: request.socket?.remotePort,
 });
+
+/** Where a failed statement's parameters sit: drizzle's query error (`params`), postgres.js's in debug mode (`parameters`). */
+const PARAMETER_FIELDS = new Set(['params', 'parameters']);
+
+/** The text drizzle adds to its error's message (and so its stack) for each error of the chain that carries parameters. */
+function parameterTexts(error: unknown): string[] {
+  const texts: string[] = [];
+  const seen = new Set<unknown>();
+  for (let current = error; current && typeof current === 'object' && !seen.has(current); current = (current as { cause?: unknown }).cause) {
+    seen.add(current);
+    const { params } = current as { params?: unknown };
+    if (params !== undefined) texts.push(`\nparams: ${String(params)}`);
+  }
+  return texts;
+}
+
+/** A copy of the serialized error without parameter fields, nor the parameters' text in its messages and stacks. */
+function withoutParameters(value: unknown, texts: string[]): unknown {
+  if (typeof value === 'string') return texts.reduce((text, parameters) => text.split(parameters).join(''), value);
+  if (Array.isArray(value)) return value.map((item) => withoutParameters(item, texts));
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([key, field]) => (PARAMETER_FIELDS.has(key) ? [] : [[key, withoutParameters(field, texts)]])),
+  );
+}
+
+/**
+ * pino's error serializer, without the parameters of a failed statement: they are what was
+ * written or looked up (a token's digest, a user's text), which logs must never hold.
+ */
+export const errorSerializer = wrapErrorSerializer(
+  (serialized) => withoutParameters(serialized, parameterTexts(serialized.raw)) as Record<string, unknown>,
+);

@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../support/checks';
-import { startTestApp, testConfig, type TestApp } from '../support/harness';
+import { registerUser, startTestApp, testConfig, type TestApp } from '../support/harness';
 
 /**
  * The whole flow with the server's own logger at its most talkative level, errors included:
@@ -52,5 +53,38 @@ describe('secrets never reach the logs', () => {
       'JWT secret': testConfig().jwtSecret,
     };
     for (const [what, secret] of Object.entries(secrets)) expect(output.includes(secret), `${what} found in the log`).toBe(false);
+  });
+
+  it('answers an expiry PostgreSQL cannot store with a 400, and logs a failed statement without its parameters', async () => {
+    const user = await registerUser(t);
+    const farFuture = { name: 'far', scopes: ['read'], expiresAt: '9999-12-31T23:59:59-01:00' };
+    expect((await t.request('POST', '/api/v1/auth/tokens', { token: user.token, body: farFuture })).status).toBe(400);
+    expect((await t.request('POST', '/api/trpc/auth.tokens.create', { token: user.token, body: farFuture })).status).toBe(400);
+
+    // A statement the database refuses (a constraint added for this test): a 500, logged.
+    const name = `refused-${randomBytes(6).toString('hex')}`;
+    await queryRows(t, `alter table personal_access_tokens add constraint logs_test_refusal check (name <> '${name}')`);
+    try {
+      expect((await t.request('POST', '/api/v1/auth/tokens', { token: user.token, body: { name, scopes: ['read'] } })).status).toBe(500);
+    } finally {
+      await queryRows(t, 'alter table personal_access_tokens drop constraint logs_test_refusal');
+    }
+    const output = lines.join('');
+    expect(output).toContain('Failed query: insert into \\"personal_access_tokens\\"');
+    expect(output).not.toContain('params');
+    // The name is one of the statement's parameters, beside the new token's digest.
+    expect(output, 'a parameter of the statement is in the log').not.toContain(name);
+  });
+
+  it('redacts the token of unsubscribe links in the request log', async () => {
+    const token = `eyJunsubscribe${randomBytes(8).toString('hex')}`;
+    await t.request('GET', `/api/v1/notification-settings/unsubscribe?token=${token}`);
+    await t.request('POST', `/api/v1/notification-settings/unsubscribe?token=${token}`, {
+      rawBody: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    const output = lines.join('');
+    expect(output).toContain('"url":"/api/v1/notification-settings/unsubscribe?token=%5Bredacted%5D"');
+    expect(output).not.toContain(token);
   });
 });
