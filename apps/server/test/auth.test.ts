@@ -99,7 +99,18 @@ describe('account: PATCH /auth/me and POST /auth/logout', () => {
     expect((await patchMe(user, { email: 'not-an-email', currentPassword: user.password })).status).toBe(400);
   });
 
-  it('changes the password only with the current one, and revokes every token issued before', async () => {
+  it('keeps personal access tokens working across a password change, as a reset does', async () => {
+    const user = await registerUser(t);
+    const created = await t.request('POST', '/api/v1/auth/tokens', { token: user.token, body: { name: 'CI', scopes: ['read'] } });
+    expect(created.status).toBe(201);
+    const personal: string = created.body.token;
+    expect((await patchMe(user, { password: 'brand-new-secret', currentPassword: user.password })).status).toBe(200);
+    expect((await me(user.token)).status).toBe(401);
+    expect((await t.request('GET', '/api/v1/projects', { token: personal })).status).toBe(200);
+    expect((await t.request('GET', '/api/trpc/projects.list', { token: personal })).status).toBe(200);
+  });
+
+  it('changes the password only with the current one, and signs every session out', async () => {
     const user = await registerUser(t);
     const second = (await login(user.email, user.password)).body.access_token as string;
     expect((await patchMe(user, { password: 'brand-new-secret' })).status).toBe(400);

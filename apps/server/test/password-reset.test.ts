@@ -81,6 +81,35 @@ describe('password reset by email', () => {
     expect((await login(user.email, 'a brand new secret')).status).toBe(200);
   });
 
+  it('ends every earlier link once a newer one sets a password', async () => {
+    const user = await registerUser(t);
+    let before = smtp.received.length;
+    await requestReset(user.email);
+    const older = codeIn((await nextMailTo(user.email, before)).text)!;
+    before = smtp.received.length;
+    await requestReset(user.email);
+    const newer = codeIn((await nextMailTo(user.email, before)).text)!;
+    expect(newer).not.toBe(older);
+
+    expect((await confirm(newer, 'the newest secret')).status).toBe(200);
+    expectErrorBody(await confirm(older, 'an older secret'), 400, { reason: 'INVALID_RESET_TOKEN' });
+    expect((await login(user.email, 'the newest secret')).status).toBe(200);
+    expect((await login(user.email, 'an older secret')).status).toBe(401);
+  });
+
+  it('ends every link once the password is changed on the account page', async () => {
+    const user = await registerUser(t);
+    const before = smtp.received.length;
+    await requestReset(user.email);
+    const code = codeIn((await nextMailTo(user.email, before)).text)!;
+
+    const changed = await t.request('PATCH', '/api/v1/auth/me', { token: user.token, body: { password: 'changed-by-hand', currentPassword: user.password } });
+    expect(changed.status).toBe(200);
+    expectErrorBody(await confirm(code, 'taken-over-secret'), 400, { reason: 'INVALID_RESET_TOKEN' });
+    expect((await login(user.email, 'changed-by-hand')).status).toBe(200);
+    expect((await login(user.email, 'taken-over-secret')).status).toBe(401);
+  });
+
   it('refuses a link older than 30 minutes, a forged one, and a weak password', async () => {
     const user = await registerUser(t);
     const before = smtp.received.length;

@@ -43,7 +43,7 @@ export const UpdateMeInput = z
   .object({
     name: trimmed(1, 200).optional(),
     email: EmailSchema.optional(),
-    password: PasswordSchema.optional().meta({ description: 'The new password; revokes every token issued before the change' }),
+    password: PasswordSchema.optional().meta({ description: 'The new password; signs every session out (this one included) and ends earlier reset links; personal access tokens stay' }),
     currentPassword: text({ min: 1, max: 1024 })
       .optional()
       .meta({ description: 'Required to change email or password' }),

@@ -2,8 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Db } from '@tasklane/db';
 import { isId, newId } from '../lib/ids';
 import * as store from './store';
-
-export type CodePurpose = 'password-reset' | 'sso-handoff';
+import type { CodePurpose } from './store';
 
 /**
  * Single-use codes: a row (id, purpose, user, expiry) and, for the user, `<id>.<HMAC of id and

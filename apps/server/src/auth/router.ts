@@ -47,7 +47,7 @@ export const authRouter = router({
 
   updateMe: protectedProcedure
     .meta({
-      openapi: { method: 'PATCH', path: '/auth/me', tags, summary: 'Update my account', description: 'Name; email and password need `currentPassword` (403 INVALID_CURRENT_PASSWORD when wrong). A new password revokes every token issued before it, this one included: log in again.' },
+      openapi: { method: 'PATCH', path: '/auth/me', tags, summary: 'Update my account', description: 'Name; email and password need `currentPassword` (403 INVALID_CURRENT_PASSWORD when wrong). A new password signs every session out, this one included (log in again), and ends earlier reset links; personal access tokens keep working.' },
       errors: [403, 409],
     })
     .input(UpdateMeInput)
@@ -95,7 +95,7 @@ export const authRouter = router({
         tags,
         protect: false,
         summary: 'Set a new password with a reset link',
-        description: 'The `token` of the emailed link and the new password: the password is set and every session of the account is signed out. 400 INVALID_RESET_TOKEN for a link that is wrong, used or older than 30 minutes. Rate-limited like login.',
+        description: 'The `token` of the emailed link and the new password: the password is set, every session of the account is signed out and every other link ends (personal access tokens stay). 400 INVALID_RESET_TOKEN for a link that is wrong, used, older than 30 minutes or ended by a newer password. Rate-limited like login.',
       },
       errors: [403, 429],
     })

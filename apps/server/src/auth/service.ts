@@ -125,7 +125,7 @@ export function createAuthService(
       return startSession(user, 'password', client);
     },
 
-    /** The operator's reset (CLI `reset-password`): a new password, every existing token revoked. */
+    /** The operator's reset (CLI `reset-password`): a new password, every session signed out (personal access tokens stay). */
     async resetPassword(email: string, password: string): Promise<User> {
       const user = await store.findUserByEmail(db, email.trim().toLowerCase());
       if (!user) throw new DomainError('NOT_FOUND', 'No user with this email', 'USER_NOT_FOUND');
@@ -143,8 +143,9 @@ export function createAuthService(
     },
 
     /**
-     * Name at will; email and password only with the current password. A new password revokes
-     * every token issued before it, the one of this request included: the client logs in again.
+     * Name at will; email and password only with the current password. A new password signs every
+     * session out, the one of this request included (the client logs in again), and ends every
+     * reset link sent before it; personal access tokens stay, as after a reset.
      */
     async updateMe(userId: string, { currentPassword, password, ...patch }: UpdateMeInput): Promise<User> {
       const user = await store.findUserById(db, userId);
@@ -157,7 +158,7 @@ export function createAuthService(
         const passwordHash = password !== undefined ? await passwords.hash(password) : undefined;
         const updated = await db.transaction(async (tx) => {
           const row = await store.updateUser(tx, userId, { ...patch, ...(passwordHash ? { passwordHash } : {}) });
-          if (row && passwordHash) await store.deleteSessionsOf(tx, userId);
+          if (row && passwordHash) await store.endSignInsOf(tx, userId);
           return row;
         });
         if (!updated) throw unauthorized();

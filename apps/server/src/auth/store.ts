@@ -89,6 +89,9 @@ export async function touchSession(db: Db, id: string): Promise<void> {
   await db.update(sessions).set({ lastUsedAt: new Date() }).where(eq(sessions.id, id));
 }
 
+/** What a single-use code is for: a reset link, or the hand-off of a single sign-on to the web app. */
+export type CodePurpose = 'password-reset' | 'sso-handoff';
+
 export async function insertOneTimeCode(db: Db, code: typeof oneTimeCodes.$inferInsert): Promise<void> {
   await db.delete(oneTimeCodes).where(lt(oneTimeCodes.expiresAt, new Date()));
   await db.insert(oneTimeCodes).values(code);
@@ -113,9 +116,16 @@ export const consumeOneTimeCode = async (db: Db, id: string, purpose: string) =>
       .returning({ userId: oneTimeCodes.userId })
   )[0];
 
-/** A new password, every earlier login token revoked and every session signed out: run it in a transaction. */
+/** What a new password ends: every session of the user, and every reset link issued before it. */
+export async function endSignInsOf(db: Db, userId: string): Promise<void> {
+  await deleteSessionsOf(db, userId);
+  const purpose: CodePurpose = 'password-reset';
+  await db.delete(oneTimeCodes).where(and(eq(oneTimeCodes.userId, userId), eq(oneTimeCodes.purpose, purpose)));
+}
+
+/** A new password, every earlier login token revoked, every session signed out and every reset link ended: run it in a transaction. */
 export async function replacePasswordSigningOut(db: Db, id: string, passwordHash: string) {
   const row = await replacePassword(db, id, passwordHash);
-  await deleteSessionsOf(db, id);
+  await endSignInsOf(db, id);
   return row;
 }

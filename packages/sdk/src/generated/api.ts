@@ -52,7 +52,7 @@ export interface ProcedureInputs {
     name?: string;
     email?: string;
     /**
-     * The new password; revokes every token issued before the change
+     * The new password; signs every session out (this one included) and ends earlier reset links; personal access tokens stay
      */
     password?: string;
     /**
