@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { createDatabase, type Database } from '@tasklane/db';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import { startActivityHub } from './activity/hub';
 import { registerEventStreamRoute } from './activity/sse';
@@ -49,6 +49,7 @@ declare module 'fastify' {
   }
 }
 const BODY_LIMIT = 1024 * 1024;
+const TRPC_PREFIX = '/api/trpc';
 
 export interface BuildOptions {
   /** A database opened (and migrated) by the caller, as tests do; otherwise one is opened from the config. */
@@ -71,8 +72,8 @@ export async function openDatabase(config: Config): Promise<Database> {
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const database = options.database ?? (await openDatabase(config));
-  const passwords = createPasswordHasher(config.bcryptCost);
   const metrics = createMetrics();
+  const passwords = createPasswordHasher(config.bcryptCost, (operation) => metrics.passwordWork.inc({ operation }));
   metrics.observeDatabase(database);
   const hub = await startActivityHub(database, database.db, (error) => app.log.error({ err: error }, 'reading new activity failed'), config.eventHeartbeatMs);
   const notificationHub = startFeedHub(database, notificationFeed(database.db), (error) => app.log.error({ err: error }, 'reading new notifications failed'), config.eventHeartbeatMs);
@@ -184,14 +185,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await registerSecurity(app, config.corsOrigins);
   registerBodilessRequests(app);
-  await registerRateLimits(app, {
+  const limits = await registerRateLimits(app, {
     authPerMinute: config.authRateLimit,
     tokenPerMinute: config.tokenRateLimit,
+    trpcRoute: `${TRPC_PREFIX}/:path`,
     ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
     onRefused: (limit) => metrics.rateLimited.inc({ limit }),
   });
 
-  const contextFor = (transport: Context['transport'], request: FastifyRequest, url: string): Context => ({
+  const contextFor = (transport: Context['transport'], request: FastifyRequest, reply: FastifyReply, url: string): Context => ({
     transport,
     requestId: request.id,
     authorization: request.headers.authorization,
@@ -203,6 +205,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     accept: request.headers.accept,
     response: { headers: {} },
     dropConnection: () => request.raw.destroy(),
+    countAttempt: (input) => limits.countAttempt(request, reply, input),
     services: servicesHandle,
   });
   const logFailure = ({ error, req }: { error: { code: string; cause?: unknown }; req: unknown }) => {
@@ -224,7 +227,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await rest.register(fastifyTRPCOpenApiPlugin, {
       basePath: '/api/v1',
       router: appRouter,
-      createContext: ({ req }: { req: FastifyRequest }) => contextFor('rest', req, `/api/v1${req.url}`),
+      createContext: ({ req, res }: { req: FastifyRequest; res: FastifyReply }) => contextFor('rest', req, res, `/api/v1${req.url}`),
       onError: logFailure,
       responseMeta: ({ ctx, paths, errors, data }: { ctx?: Context; paths?: readonly string[]; errors: { code: string }[]; data?: unknown[] }) => {
         if (errors.length > 0) {
@@ -245,11 +248,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     } as never);
   });
 
-  await registerTrpcTransport(app, '/api/trpc', {
+  await registerTrpcTransport(app, TRPC_PREFIX, {
     router: appRouter,
     // An SSE subscription cannot send headers: the SDK passes the token as a connection parameter.
-    createContext: ({ req, info }: { req: FastifyRequest; info: { connectionParams: Record<string, string> | null } }) => {
-      const context = contextFor('trpc', req, req.url);
+    createContext: ({ req, res, info }: { req: FastifyRequest; res: FastifyReply; info: { connectionParams: Record<string, string> | null } }) => {
+      const context = contextFor('trpc', req, res, req.url);
       const token = info.connectionParams?.token;
       return token && !context.authorization ? { ...context, authorization: `Bearer ${token}` } : context;
     },

@@ -23,6 +23,7 @@ const QUERY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 
 export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed';
 export type RateLimit = 'auth_ip' | 'auth_email' | 'token';
+export type PasswordOperation = 'hash' | 'verify';
 
 /** One registry per app, so several apps in one process (tests, two instances) keep their own counts. */
 export function createMetrics() {
@@ -89,8 +90,14 @@ export function createMetrics() {
     }),
     rateLimited: new Counter({
       name: 'tasklane_rate_limit_rejections_total',
-      help: 'Requests refused with 429, by limit: auth_ip, auth_email or token',
+      help: 'Requests (or calls of a tRPC batch) refused with 429, by limit: auth_ip, auth_email or token',
       labelNames: ['limit'] as const,
+      registers,
+    }),
+    passwordWork: new Counter({
+      name: 'tasklane_password_hashing_total',
+      help: 'bcrypt runs (the CPU a password costs), by operation: hash (a new password) or verify (a login or a current password)',
+      labelNames: ['operation'] as const,
       registers,
     }),
     /** The database whose pool and statements are measured from now on. */
@@ -105,6 +112,7 @@ export function createMetrics() {
   };
   for (const outcome of ['delivered', 'retrying', 'failed'] satisfies DeliveryOutcome[]) metrics.webhookDeliveries.inc({ outcome }, 0);
   for (const limit of ['auth_ip', 'auth_email', 'token'] satisfies RateLimit[]) metrics.rateLimited.inc({ limit }, 0);
+  for (const operation of ['hash', 'verify'] satisfies PasswordOperation[]) metrics.passwordWork.inc({ operation }, 0);
   // Merged last: merge copies the metrics registered so far.
   return { ...metrics, registry: Registry.merge([processMetrics(), registry]) };
 }

@@ -44,6 +44,9 @@ const HEADERS = {
   Link: 'RFC 8288 link to the next page: `<…>; rel="next"` (absent on the last page)',
   Location: 'URL of the created resource',
   'Retry-After': 'Seconds until the limit resets',
+  'RateLimit-Limit': 'Calls allowed a minute (IETF RateLimit header fields): per bearer token, or per client address and per email for register, login, password reset and sign-on; each call of a tRPC batch counts',
+  'RateLimit-Remaining': 'Calls left in the current minute; 0 on the 429',
+  'RateLimit-Reset': 'Seconds until the current minute ends and the count starts again',
   'WWW-Authenticate': 'Always `Bearer`',
   'Idempotent-Replayed': '`true` when this is the stored response of an earlier request with the same Idempotency-Key',
 } as const;
@@ -297,6 +300,15 @@ function errorResponse(status: number): Response {
   };
 }
 
+/** Every response of a rate-limited operation (one that can answer 429) announces its limit, the 429 included. */
+function announceRateLimits(paths: Record<string, Record<string, Operation>>): void {
+  const fields = Object.assign({}, header('RateLimit-Limit'), header('RateLimit-Remaining'), header('RateLimit-Reset'));
+  for (const operation of Object.values(paths).flatMap((operations) => Object.values(operations))) {
+    if (!operation.responses['429']) continue;
+    for (const response of Object.values(operation.responses)) response.headers = { ...response.headers, ...fields };
+  }
+}
+
 /** A redirect: Location, and the same address in a `{ location }` body. */
 const redirectResponse = (description: string): Response => ({
   description,
@@ -366,6 +378,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
     }
   }
   document.paths = { ...document.paths, [EVENTS_PATH]: { get: eventsOperation() }, [NOTIFICATION_EVENTS_PATH]: { get: notificationEventsOperation() }, [UNSUBSCRIBE_DOC_PATH]: unsubscribeOperations() } as never;
+  announceRateLimits(document.paths ?? {});
   // trpc-to-openapi's own per-code error schemas are replaced by the one Error schema above.
   const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];

@@ -9,21 +9,28 @@ export interface PasswordHasher {
   close(): Promise<void>;
 }
 
-/** bcryptjs in worker threads, so a login flood cannot stall other requests. */
-export function createPasswordHasher(cost: number): PasswordHasher {
+/** bcryptjs in worker threads, so a login flood cannot stall other requests; `onRun` is told of each run (the metrics). */
+export function createPasswordHasher(cost: number, onRun: (operation: 'hash' | 'verify') => void = () => {}): PasswordHasher {
   const pool = new Piscina({
     filename: new URL('./password-worker.mjs', import.meta.url).href,
     maxThreads: Math.max(1, Math.min(4, availableParallelism() - 1)),
     idleTimeout: 30_000,
   });
-  const hash = (password: string) => pool.run({ op: 'hash', password, cost }) as Promise<string>;
+  const hash = (password: string) => {
+    onRun('hash');
+    return pool.run({ op: 'hash', password, cost }) as Promise<string>;
+  };
+  const verify = (password: string, hashed: string) => {
+    onRun('verify');
+    return pool.run({ op: 'verify', password, hash: hashed }) as Promise<boolean>;
+  };
   let dummyHash: Promise<string> | undefined;
   return {
     hash,
-    verify: (password, hashed) => pool.run({ op: 'verify', password, hash: hashed }) as Promise<boolean>,
+    verify,
     async verifyAgainstDummy(password) {
       dummyHash ??= hash('timing-equaliser-not-a-password');
-      await pool.run({ op: 'verify', password, hash: await dummyHash });
+      await verify(password, await dummyHash);
     },
     close: () => pool.close(),
   };

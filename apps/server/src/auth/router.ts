@@ -13,13 +13,13 @@ import {
   UserSchema,
 } from '@tasklane/schemas';
 import { z } from 'zod';
-import { protectedProcedure, publicProcedure, router } from '../trpc/init';
+import { attemptProcedure, protectedProcedure, publicProcedure, router } from '../trpc/init';
 import { pagedList } from '../trpc/paged-list';
 
 const tags = ['auth'];
 
 export const authRouter = router({
-  register: publicProcedure
+  register: attemptProcedure
     .meta({
       openapi: { method: 'POST', path: '/auth/register', tags, protect: false, summary: 'Create a user', description: 'Registers a user and returns a token for later requests (a new session). 403 PASSWORD_LOGIN_DISABLED when the server allows single sign-on only.' },
       successStatus: 201,
@@ -30,7 +30,7 @@ export const authRouter = router({
     .output(AuthResponseSchema)
     .mutation(({ ctx, input }) => ctx.services.auth.register(input, ctx.client)),
 
-  login: publicProcedure
+  login: attemptProcedure
     .meta({
       openapi: { method: 'POST', path: '/auth/login', tags, protect: false, summary: 'Log in', description: 'Exchanges email and password for a token of a new session. Wrong email and wrong password get the same 401. 403 PASSWORD_LOGIN_DISABLED when the server allows single sign-on only.' },
       errors: [401, 403, 429],
@@ -66,7 +66,7 @@ export const authRouter = router({
     .output(AuthProvidersSchema)
     .query(({ ctx }) => ctx.services.providers),
 
-  requestPasswordReset: publicProcedure
+  requestPasswordReset: attemptProcedure
     .meta({
       openapi: {
         method: 'POST',
@@ -87,7 +87,7 @@ export const authRouter = router({
       return ctx.services.passwordReset.request(input.email);
     }),
 
-  confirmPasswordReset: publicProcedure
+  confirmPasswordReset: attemptProcedure
     .meta({
       openapi: {
         method: 'POST',

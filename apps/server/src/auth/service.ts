@@ -10,7 +10,7 @@ import { createLastUsedRecorder } from './last-used';
 import type { PasswordHasher } from './password';
 import * as store from './store';
 import { createTokenStateCache, type TokenStateCache } from './token-state';
-import type { TokenClaims, TokenService } from './tokens';
+import { bearerTokenOf, type TokenClaims, type TokenService } from './tokens';
 
 /** The client a session is started for, as the server saw it. */
 export interface ClientInfo {
@@ -201,8 +201,7 @@ export function createAuthService(
 
     /** The claims of an `Authorization: Bearer` header: a login token whose signature and expiry hold, or a known personal access token. */
     async identify(authorization: string | undefined): Promise<TokenClaims | null> {
-      const match = authorization ? /^Bearer ([A-Za-z0-9_.-]{1,4096})$/i.exec(authorization.trim()) : null;
-      const token = match?.[1];
+      const token = authorization ? bearerTokenOf(authorization) : undefined;
       if (!token) return null;
       if (token.startsWith(ACCESS_TOKEN_PREFIX)) return (await accessTokens?.identify(token)) ?? null;
       return (await tokens.verify(token)) ?? null;

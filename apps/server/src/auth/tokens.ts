@@ -19,6 +19,9 @@ export interface TokenClaims {
   grant?: Grant;
 }
 
+/** The token of an `Authorization: Bearer <token>` header (the scheme in any case, RFC 9110); undefined for any other value. */
+export const bearerTokenOf = (authorization: string): string | undefined => /^Bearer ([A-Za-z0-9_.-]{1,4096})$/i.exec(authorization.trim())?.[1];
+
 const CACHE_LIMIT = 10_000;
 /** Clocks of two instances may disagree a little; a token issued further ahead was not issued by us. */
 const CLOCK_SKEW_SECONDS = 60;

@@ -1,7 +1,7 @@
 import { AuthResponseSchema, OidcCallbackInput, OidcExchangeInput, RedirectSchema } from '@tasklane/schemas';
 import { z } from 'zod';
 import { DomainError } from '../errors';
-import { publicProcedure, router } from '../trpc/init';
+import { attemptProcedure, publicProcedure, router } from '../trpc/init';
 
 const tags = ['auth'];
 
@@ -71,7 +71,7 @@ export const ssoRouter = router({
       return { location };
     }),
 
-  exchange: publicProcedure
+  exchange: attemptProcedure
     .meta({
       openapi: {
         method: 'POST',

@@ -32,6 +32,8 @@ export interface Context {
   response: ResponseMeta;
   /** Drops the request's connection at once: a live subscription ends so for a client too slow to read. */
   dropConnection: () => void;
+  /** Counts one call of a password, email or single-use code check against the rate limits (http/rate-limits.ts); throws the 429 past them. */
+  countAttempt: (input: unknown) => Promise<void>;
   services: ServicesHandle;
 }
 
@@ -92,6 +94,17 @@ export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
   const refusal = domainErrorOf(result.error);
   if (refusal) throw toTRPCError(refusal);
   return result;
+});
+
+/**
+ * Procedures that check a password, an email or a single-use code. Each call is counted against
+ * the attempt limits before it runs, however it was reached (any spelling of the REST path, native
+ * tRPC, each call of a batch), so a call past the limit is refused before any password is hashed
+ * or compared.
+ */
+export const attemptProcedure = publicProcedure.use(async ({ ctx, getRawInput, next }) => {
+  await ctx.countAttempt(await getRawInput());
+  return next();
 });
 
 const unauthorized = () => new DomainError('UNAUTHORIZED', 'Missing, invalid or expired token');

@@ -120,21 +120,24 @@ describe('GET /api/v1/openapi.json', () => {
   });
 
   it('lists every error status with the Error schema, and the headers a client reads', () => {
+    const RATE_LIMIT_FIELDS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
     for (const { path, method, operation } of operations) {
       for (const [status, response] of Object.entries(operation.responses)) {
         if (Number(status) < 400) continue;
         expect(response.content?.['application/json'].schema, `${method} ${path} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
       }
       expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['400', '500']));
-      if (operation.responses['429']) expect(operation.responses['429'].headers?.['Retry-After']).toBeDefined();
+      if (operation.responses['429']) expect(Object.keys(operation.responses['429'].headers ?? {})).toEqual(expect.arrayContaining(['Retry-After', ...RATE_LIMIT_FIELDS]));
       if (method === 'post' || method === 'patch') expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['413', '415']));
     }
     expect(document.paths['/auth/register']!.post!.responses['409']).toBeDefined();
     expect(document.paths['/auth/login']!.post!.responses['401']).toBeDefined();
     expect(document.paths['/projects/{id}']!.patch!.responses['403']).toBeDefined();
     for (const { meta, openapi } of restProcedures) {
-      const success = document.paths[openapi.path]![openapi.method.toLowerCase()]!.responses[String(meta.successStatus ?? 200)]!;
-      expect(Object.keys(success.headers ?? {}).sort()).toEqual([...(meta.headers ?? []), ...(meta.location ? ['Location'] : [])].sort());
+      const { responses } = document.paths[openapi.path]![openapi.method.toLowerCase()]!;
+      const success = responses[String(meta.successStatus ?? 200)]!;
+      const limited = responses['429'] ? RATE_LIMIT_FIELDS : [];
+      expect(Object.keys(success.headers ?? {}).sort()).toEqual([...(meta.headers ?? []), ...(meta.location ? ['Location'] : []), ...limited].sort());
     }
     expect(document.paths['/tasks/project/{projectId}']!.get!.responses['200']!.headers?.Link).toBeDefined();
     expect(document.components.schemas.Error!.required).toEqual(['message', 'code']);

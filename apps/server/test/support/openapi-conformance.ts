@@ -5,13 +5,13 @@ import type { FastifyInstance } from 'fastify';
 /**
  * Every REST response a test receives through the harness is checked against the served OpenAPI
  * document: the operation must list the status, the body must match its schema, and the headers
- * a client reads (ETag, Link, Location, Retry-After) must be documented. A response the document
+ * a client reads (ETag, Link, Location, Retry-After, the RateLimit fields) must be documented. A response the document
  * does not describe fails the test that received it.
  */
 
 const REST_PREFIX = '/api/v1';
 const DOCUMENT_URL = `${REST_PREFIX}/openapi.json`;
-const DOCUMENTED_HEADERS = ['etag', 'link', 'location', 'retry-after'];
+const DOCUMENTED_HEADERS = ['etag', 'link', 'location', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'];
 
 type Response = { headers?: Record<string, unknown>; content?: Record<string, { schema?: object }> };
 type Operation = { responses: Record<string, Response> };
