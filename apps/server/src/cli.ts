@@ -20,7 +20,7 @@ export const COMMANDS: Record<string, Command> = {
   backup: { args: ['<file>'], summary: 'write the PGlite database to <file> as a checked .tar.gz (asks a running server when one answers)' },
   restore: { args: ['<file>'], summary: 'restore a backup into an empty PGlite data directory (server stopped)' },
   'create-user': { args: ['<email>', '<name>...'], summary: 'create an account; the password comes from TASKLANE_PASSWORD' },
-  'reset-password': { args: ['<email>'], summary: "replace a user's password from TASKLANE_PASSWORD and revoke their tokens" },
+  'reset-password': { args: ['<email>'], summary: "replace a user's password from TASKLANE_PASSWORD and sign every session of theirs out" },
 };
 
 const usageLine = (name: string) => `tasklane ${name}${COMMANDS[name]!.args.map((arg) => ` ${arg}`).join('')}`;
@@ -125,7 +125,7 @@ export async function runCommand(config: Config, command: string, args: string[]
       const password = RegisterInput.shape.password.safeParse(passwordFromEnv());
       if (!password.success) throw new CliError(`password: ${password.error.issues[0]?.message}`);
       const user = await withAuth(config, (auth) => auth.resetPassword(first, password.data));
-      return `Password of ${user.email} replaced; their existing tokens no longer work.`;
+      return `Password of ${user.email} replaced; their sessions are signed out and reset links ended (personal access tokens keep working).`;
     }
     default:
       throw new Error(`no runner for the command ${command}`);
