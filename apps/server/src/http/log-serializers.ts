@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { wrapErrorSerializer } from 'pino-std-serializers';
+// A CommonJS module whose exports Node cannot name statically: imported whole.
+import stdSerializers from 'pino-std-serializers';
 
 /**
  * Query parameters that carry credentials: EventSource and tRPC's SSE link cannot send headers, an
@@ -60,6 +61,6 @@ function withoutParameters(value: unknown, texts: string[]): unknown {
  * pino's error serializer, without the parameters of a failed statement: they are what was
  * written or looked up (a token's digest, a user's text), which logs must never hold.
  */
-export const errorSerializer = wrapErrorSerializer(
+export const errorSerializer = stdSerializers.wrapErrorSerializer(
   (serialized) => withoutParameters(serialized, parameterTexts(serialized.raw)) as Record<string, unknown>,
 );
