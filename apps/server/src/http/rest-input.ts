@@ -52,6 +52,9 @@ function decodeQuery(query: Record<string, unknown>, kinds: Map<string, QueryKin
   return decoded;
 }
 
+/** A document path template (`/tasks/{id}`) under `basePath` as a pattern of the request paths it names. */
+export const templatePattern = (basePath: string, path: string): RegExp => new RegExp(`^${basePath}${path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
+
 /** Each REST route as a matcher naming its path parameters and the query fields to decode. */
 function routeMatchers(basePath: string, routes: RestRoute[]) {
   // A fixed path before a templated one it also matches.
@@ -59,7 +62,7 @@ function routeMatchers(basePath: string, routes: RestRoute[]) {
   return ordered.map(({ method, path, input }) => ({
     method: method.toUpperCase(),
     template: `${basePath}${path}`,
-    pattern: new RegExp(`^${basePath}${path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+    pattern: templatePattern(basePath, path),
     names: [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!),
     kinds: queryKinds(input),
   }));
