@@ -6,6 +6,8 @@ import { discoverRestRoutes, fillPath, type RestRoute } from '../support/routes'
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
+const headerList = (value: unknown) => String(value).split(',').map((item) => item.trim());
+
 /** What HEAD must answer exactly as GET does. */
 const heading = (response: TestResponse) => ({
   status: response.status,
@@ -106,7 +108,7 @@ describe('HEAD and the methods of each path', () => {
         expect({ method, path, status: response.status }).toEqual({ method, path, status: 405 });
         // Every method of the path (and of another path the URL also matches: the harness checks
         // Allow against the document exactly), never the one refused.
-        const allow = String(response.headers.allow).split(', ');
+        const allow = headerList(response.headers.allow);
         expect(allow, `${method} ${path}`).toEqual(expect.arrayContaining([...own, ...(own.includes('GET') ? ['HEAD'] : [])]));
         expect(allow, `${method} ${path}`).not.toContain(method);
         if (method !== 'HEAD') expectErrorBody(response, 405);
@@ -122,5 +124,48 @@ describe('HEAD and the methods of each path', () => {
     const response = await t.request('PUT', `/api/v1/tasks/${ids.taskId}/subscription`, { token: owner.token });
     expect(response.status).toBe(200);
     expect((await t.request('DELETE', `/api/v1/tasks/${ids.taskId}/subscription`, { token: owner.token })).status).toBe(200);
+  });
+});
+
+describe('CORS for every method and every header a client reads', () => {
+  const ORIGIN = 'https://app.example.com';
+  let t: TestApp;
+  let routes: RestRoute[];
+
+  beforeAll(async () => {
+    t = await startTestApp({ corsOrigins: [ORIGIN] });
+    routes = await discoverRestRoutes(t);
+  });
+  afterAll(() => t.close());
+
+  const preflight = (url: string, headers: Record<string, string>) => t.request('OPTIONS', url, { headers });
+
+  it('a preflight allows every method of every path of the document, HEAD included', async () => {
+    const methods = new Set(routes.map((route) => route.method));
+    expect([...methods]).toEqual(expect.arrayContaining(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']));
+    for (const route of routes) {
+      for (const method of [route.method, ...(route.method === 'GET' ? ['HEAD'] : [])]) {
+        const response = await preflight(fillPath(route.path, {}), { origin: ORIGIN, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,if-none-match,if-match' });
+        expect({ path: route.path, method, status: response.status, origin: response.headers['access-control-allow-origin'] }).toEqual({ path: route.path, method, status: 204, origin: ORIGIN });
+        expect(headerList(response.headers['access-control-allow-methods']), `${method} ${route.path}`).toContain(method);
+      }
+    }
+  });
+
+  it('exposes every response header a client reads', async () => {
+    const user = await registerUser(t);
+    const response = await t.request('GET', '/api/v1/projects', { token: user.token, headers: { origin: ORIGIN } });
+    expect(response.status).toBe(200);
+    expect(headerList(response.headers['access-control-expose-headers']).sort()).toEqual(
+      ['ETag', 'Link', 'Location', 'Idempotent-Replayed', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'].sort(),
+    );
+  });
+
+  it('a malformed preflight gets the JSON error body; an OPTIONS that is no preflight, a 405', async () => {
+    expectErrorBody(await preflight('/api/v1/projects', { origin: ORIGIN }), 400);
+    expectErrorBody(await preflight('/api/v1/projects', { 'access-control-request-method': 'POST' }), 400);
+    const plain = await preflight('/api/v1/projects', {});
+    expectErrorBody(plain, 405);
+    expect(plain.headers.allow).toBe('GET, HEAD, POST');
   });
 });
