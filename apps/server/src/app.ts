@@ -18,8 +18,8 @@ import { registerRateLimits } from './http/rate-limits';
 import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from './http/rest-errors';
 import { requestSerializer } from './http/log-serializers';
 import { clientErrorHandler, registerSecurity } from './http/security';
-import { registerTrpcTransport } from './http/trpc-transport';
-import { matchedRestTemplate, registerBodilessRequests, registerRestInputChecks, restTemplateFinder } from './http/rest-input';
+import { registerTrpcTransport, trpcRouteLabel } from './http/trpc-transport';
+import { registerBodilessRequests, registerRestInputChecks, restRouteLabel } from './http/rest-input';
 import { allowOfPaths, refuseMethod, registerRestSemantics } from './http/rest-semantics';
 import { createBackgroundQueue } from './lib/background';
 import { createMailOutbox } from './mail/outbox';
@@ -154,10 +154,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     reply.header('x-request-id', request.id);
   });
   registerHttpMetrics(app, metrics, {
-    prefix: '/api/v1',
-    catchAll: '/api/v1/*',
-    matched: matchedRestTemplate,
-    find: restTemplateFinder('/api/v1', restRoutes(appRouter)),
+    '/api/v1/*': restRouteLabel('/api/v1', restRoutes(appRouter)),
+    '/api/trpc/:path': trpcRouteLabel('/api/trpc', appRouter),
   });
 
   app.addHook('onClose', async () => {
