@@ -120,6 +120,15 @@ describe('HEAD and the methods of each path', () => {
     for (const method of [...METHODS, 'OPTIONS']) expectErrorBody(await t.request(method, '/api/v1/nowhere/at/all'), 404);
   });
 
+  it('HEAD of a live event stream answers its head and ends, as GET would start it', async () => {
+    for (const url of [`/api/v1/projects/${ids.projectId}/events`, '/api/v1/notifications/events']) {
+      const head = await t.request('HEAD', url, { token: owner.token });
+      expect({ url, status: head.status, type: head.headers['content-type'], body: head.body }).toEqual({ url, status: 200, type: 'text/event-stream; charset=utf-8', body: undefined });
+      expect(heading(await t.request('HEAD', url)), url).toEqual(heading(await t.request('GET', url)));
+    }
+    expect((await t.request('HEAD', `/api/v1/projects/${ids.taskId}/events`, { token: owner.token })).status).toBe(404);
+  });
+
   it('the methods a path has still answer as before', async () => {
     const response = await t.request('PUT', `/api/v1/tasks/${ids.taskId}/subscription`, { token: owner.token });
     expect(response.status).toBe(200);
