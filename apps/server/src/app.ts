@@ -18,8 +18,9 @@ import { registerRateLimits } from './http/rate-limits';
 import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from './http/rest-errors';
 import { errorSerializer, requestSerializer } from './http/log-serializers';
 import { clientErrorHandler, registerSecurity } from './http/security';
-import { registerTrpcTransport } from './http/trpc-transport';
-import { matchedRestTemplate, registerBodilessRequests, registerRestInputChecks, restTemplateFinder } from './http/rest-input';
+import { registerTrpcTransport, trpcRouteLabel } from './http/trpc-transport';
+import { registerBodilessRequests, registerRestInputChecks, restRouteLabel } from './http/rest-input';
+import { allowOfPaths, refuseMethod, registerRestSemantics } from './http/rest-semantics';
 import { createBackgroundQueue } from './lib/background';
 import { createMailOutbox } from './mail/outbox';
 import { startNotificationMailer } from './notification-email/mailer';
@@ -154,10 +155,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     reply.header('x-request-id', request.id);
   });
   registerHttpMetrics(app, metrics, {
-    prefix: '/api/v1',
-    catchAll: '/api/v1/*',
-    matched: matchedRestTemplate,
-    find: restTemplateFinder('/api/v1', restRoutes(appRouter)),
+    '/api/v1/*': restRouteLabel('/api/v1', restRoutes(appRouter)),
+    '/api/trpc/:path': trpcRouteLabel('/api/trpc', appRouter),
   });
 
   app.addHook('onClose', async () => {
@@ -179,11 +178,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(request, reply, status, body);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, 404, errorBody(404, `No route for ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  const document = buildOpenApiDocument(appRouter, VERSION);
+  const allowOf = allowOfPaths('/api/v1', { ...document.paths, '/openapi.json': { get: {} } });
+  // Methods no route has (OPTIONS without CORS) end here too: a 405 on a path of the API.
+  app.setNotFoundHandler((request, reply) => refuseMethod(allowOf, request, reply));
 
-  await registerSecurity(app, config.corsOrigins);
+  await registerSecurity(app, config.corsOrigins, (request, reply) => refuseMethod(allowOf, request, reply));
   registerBodilessRequests(app);
   const limits = await registerRateLimits(app, {
     authPerMinute: config.authRateLimit,
@@ -212,7 +212,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     if (error.code === 'INTERNAL_SERVER_ERROR') (req as FastifyRequest).log.error({ err: error.cause ?? error }, 'procedure failed');
   };
 
-  const document = buildOpenApiDocument(appRouter, VERSION);
   const creates = createdPaths(appRouter);
   /** A 401 names the scheme that would be accepted (RFC 6750), on both transports. */
   const challengeHeaders = (errors: readonly { code: string }[]): Record<string, string> =>
@@ -220,6 +219,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.get('/api/v1/openapi.json', async () => document);
 
   await app.register(async (rest) => {
+    registerRestSemantics(rest, allowOf);
     registerRestInputChecks(rest, '/api/v1', restRoutes(appRouter));
     rest.addHook('onSend', async (_request, reply, payload) =>
       reply.statusCode >= 400 && typeof payload === 'string' ? toRestErrorPayload(payload) : payload,

@@ -119,34 +119,23 @@ export function createMetrics() {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
+/** The `route` label of a request that one Fastify route answers for many (REST's catch-all, tRPC's `/:path`). */
+export type RouteLabel = (request: FastifyRequest) => string;
+
 /**
  * Counts every answered request by its route *template* (`/api/v1/tasks/{id}`, never the raw URL,
- * so ids do not explode the series), method and status class. `restTemplate` names the REST
- * operation inside trpc-to-openapi's catch-all route; a request no route matched is `unmatched`.
+ * so ids do not explode the series), method and status class. `labels` name the requests of a
+ * route that stands for many, by the route's own URL; a request no route matched is `unmatched`.
  */
-export function registerHttpMetrics(
-  app: FastifyInstance,
-  metrics: Metrics,
-  restTemplate: {
-    prefix: string;
-    catchAll: string;
-    /** The template already matched for this request, if any. */
-    matched: (request: FastifyRequest) => string | undefined;
-    find: (method: string, path: string) => string | undefined;
-  },
-): void {
+export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics, labels: Record<string, RouteLabel>): void {
   // One child per label set, found by one string key, so label objects are built once per set
   // (prom-client still checks and hashes them per call: about 1.5 µs a request for both series).
   const children = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
   const routeOf = (request: FastifyRequest) => {
     const url = request.routeOptions.url;
-    if (url !== restTemplate.catchAll) return url ?? 'unmatched';
-    const matched = restTemplate.matched(request);
-    if (matched) return matched;
-    // trpc-to-openapi's handler strips the prefix from request.url (and originalUrl, read lazily,
-    // would see the stripped one too); a request refused before the input checks still has it.
-    const path = request.url.split('?')[0]!;
-    return restTemplate.find(request.method, path.startsWith(`${restTemplate.prefix}/`) ? path : `${restTemplate.prefix}${path}`) ?? 'unmatched';
+    if (url === undefined) return 'unmatched';
+    const label = labels[url];
+    return label ? label(request) : url;
   };
   // A callback hook, not an async one: no promise per request.
   app.addHook('onResponse', (request, reply, done) => {

@@ -49,11 +49,13 @@ const HEADERS = {
   'RateLimit-Reset': 'Seconds until the current minute ends and the count starts again',
   'WWW-Authenticate': 'Always `Bearer`',
   'Idempotent-Replayed': '`true` when this is the stored response of an earlier request with the same Idempotency-Key',
+  Allow: 'The methods the path has, such as `GET, HEAD, PATCH`',
 } as const;
 
 const REQUEST_HEADERS = {
   'If-Match': 'ETag of the version you read, or a comma-separated list of ETags (RFC 9110): the write is refused with 412 unless one of them is the current version, compared strongly (a weak `W/"…"` tag never matches); `*` alone matches any current version; a malformed value is a 400 INVALID_IF_MATCH (without the header, last write wins)',
   'Idempotency-Key': 'A unique key (1–255 visible ASCII characters) per intended create: a retry with the same key and body within 24 h replays the first response; the same key with another body is a 409 IDEMPOTENCY_KEY_REUSED',
+  'If-None-Match': 'ETag of the version you hold, or a comma-separated list of ETags (RFC 9110): when one of them is the current version (compared weakly), the answer is a 304 without a body; `*` matches any version; a malformed value is ignored',
 } as const;
 
 /** An entity tag as RFC 9110 writes it, strong or weak. */
@@ -63,6 +65,7 @@ const ENTITY_TAG = '(?:W/)?"[\\x21\\x23-\\x7e]*"';
 const REQUEST_HEADER_SCHEMAS: Record<keyof typeof REQUEST_HEADERS, Schema> = {
   'If-Match': { type: 'string', maxLength: 255, pattern: `^[ \\t]*(?:\\*|(?:,[ \\t]*)*${ENTITY_TAG}(?:[ \\t]*,(?:[ \\t]*${ENTITY_TAG})?)*)[ \\t]*$` },
   'Idempotency-Key': { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+  'If-None-Match': { type: 'string', maxLength: 255 },
 };
 
 /** Tags the document describes; a tag used by a route but missing here is still listed, undescribed. */
@@ -316,6 +319,24 @@ const redirectResponse = (description: string): Response => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Redirect' } as Schema } },
 });
 
+/** A read of one resource with an ETag: its conditional form (If-None-Match → 304). */
+function addConditionalRead(operation: Operation): void {
+  operation.responses['304'] = { description: 'Not modified: If-None-Match names the current version; no body', headers: header('ETag') };
+  operation.parameters = [...(operation.parameters ?? []), requestHeader('If-None-Match')];
+}
+
+const requestHeader = (name: keyof typeof REQUEST_HEADERS): Parameter => ({ name, in: 'header', description: REQUEST_HEADERS[name], schema: REQUEST_HEADER_SCHEMAS[name] });
+
+/**
+ * What a method a path does not have answers (no operation can say it, since it is about the
+ * operations a path lacks): a 405 naming the path's methods in `Allow`.
+ */
+const METHOD_NOT_ALLOWED: Response = {
+  description: 'A method the path does not have (any path of this document): `Allow` names the methods it has',
+  headers: header('Allow'),
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } as Schema } },
+};
+
 /** Swagger UI pre-fills "Try it out" from the media type's example: lift the schema's first one. */
 function liftExamples(operation: Operation): void {
   const media = operation.requestBody?.content?.['application/json'];
@@ -337,7 +358,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
   const document = generateOpenApiDocument(router, {
     title: 'Tasklane API',
     description:
-      'Self-hosted task and project management. Every operation except register, login, password reset and single sign-on needs `Authorization: Bearer <token>`: the `access_token` of a login (a session), or a personal access token (`tl_pat_…`) limited by its scopes and projects (in Swagger UI: log in with "Try it out", then paste the `access_token` into Authorize). Errors share one body: `{ message, code, reason?, issues? }`. Lists return JSON arrays paged by cursor: `?limit=` (1–500, default 100) and the `Link: <…>; rel="next"` header.',
+      'Self-hosted task and project management. Every operation except register, login, password reset and single sign-on needs `Authorization: Bearer <token>`: the `access_token` of a login (a session), or a personal access token (`tl_pat_…`) limited by its scopes and projects (in Swagger UI: log in with "Try it out", then paste the `access_token` into Authorize). Errors share one body: `{ message, code, reason?, issues? }`. Lists return JSON arrays paged by cursor: `?limit=` (1–500, default 100) and the `Link: <…>; rel="next"` header. Every GET answers HEAD too, with the same status and headers and no body; a read that returns an `ETag` answers `If-None-Match` naming it with 304; a method a path does not have is a 405 with `Allow` (`#/components/responses/MethodNotAllowed`).',
     version,
     baseUrl: '/api/v1',
     securitySchemes: {
@@ -372,15 +393,15 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
       );
       liftExamples(operation);
       for (const tag of meta?.openapi?.tags ?? []) usedTags.add(tag);
-      for (const name of meta?.requestHeaders ?? []) {
-        operation.parameters = [...(operation.parameters ?? []), { name, in: 'header', description: REQUEST_HEADERS[name], schema: REQUEST_HEADER_SCHEMAS[name] }];
-      }
+      for (const name of meta?.requestHeaders ?? []) operation.parameters = [...(operation.parameters ?? []), requestHeader(name)];
+      if (method === 'get' && meta?.headers?.includes('ETag')) addConditionalRead(operation);
     }
   }
   document.paths = { ...document.paths, [EVENTS_PATH]: { get: eventsOperation() }, [NOTIFICATION_EVENTS_PATH]: { get: notificationEventsOperation() }, [UNSUBSCRIBE_DOC_PATH]: unsubscribeOperations() } as never;
   announceRateLimits(document.paths ?? {});
   // trpc-to-openapi's own per-code error schemas are replaced by the one Error schema above.
   const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;
+  document.components = { ...document.components, responses: { ...(document.components?.responses as object), MethodNotAllowed: METHOD_NOT_ALLOWED } } as never;
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
   // Either scheme: a login token or a personal access token.
   document.security = [{ bearerAuth: [] }, { personalAccessToken: [] }];

@@ -11,7 +11,6 @@ import Negotiator from 'negotiator';
  */
 export const WEB_APP_ROOT = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
-const HASHED_ASSETS = /[/\\]assets[/\\]/;
 /** The server's own paths (API, docs, admin, probes, metrics) and file names: never a page of the app. */
 const NOT_AN_APP_PAGE = /^\/(api|docs|admin|metrics|healthz|livez|readyz|\.well-known)(\/|$)|\.[a-z0-9]+$/i;
 
@@ -34,14 +33,21 @@ export async function registerWebApp(app: FastifyInstance, root = WEB_APP_ROOT):
     app.log.info({ root }, 'web app not built: serving the API only');
     return;
   }
+  // The hashed assets are one route (`/assets/*`, one series in the metrics however many builds
+  // there were), cached for a year; the other files each a route of their own, never cached.
   await app.register(fastifyStatic, {
     root,
     wildcard: false,
+    globIgnore: ['assets/**'],
     cacheControl: false,
-    setHeaders(reply, path) {
-      if (HASHED_ASSETS.test(path)) reply.header('cache-control', 'public, max-age=31536000, immutable');
-      else reply.header('cache-control', 'no-cache');
-    },
+    setHeaders: (reply) => reply.header('cache-control', 'no-cache'),
+  });
+  await app.register(fastifyStatic, {
+    root: join(root, 'assets'),
+    prefix: '/assets/',
+    decorateReply: false,
+    cacheControl: false,
+    setHeaders: (reply) => reply.header('cache-control', 'public, max-age=31536000, immutable'),
   });
   app.get('/*', (request, reply) => {
     reply.header('vary', 'Accept');

@@ -83,6 +83,12 @@ export async function serveStream<Entry>(
   format: (entry: Entry) => string,
   start: (signal: AbortSignal, cutOff: (error: SlowConsumerError) => void) => Promise<AsyncGenerator<Entry>>,
 ): Promise<void> {
+  // HEAD: the head GET would send, and no stream behind it.
+  if (request.method === 'HEAD') {
+    reply.hijack();
+    reply.raw.writeHead(200, streamHead(request, reply)).end();
+    return;
+  }
   const controller = new AbortController();
   open.add(controller);
   // From here on: a client that leaves while the stream is still subscribing must release it too.
@@ -98,6 +104,16 @@ export async function serveStream<Entry>(
     open.delete(controller);
   }
 }
+
+/** The status line's headers of a stream. */
+const streamHead = (request: FastifyRequest, reply: FastifyReply) => ({
+  ...(reply.getHeaders() as Record<string, string>),
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+  'x-request-id': request.id,
+});
 
 /** The set of a Fastify app's open streams, each aborted when the app closes. */
 export function openStreamsOf(app: FastifyInstance): Set<AbortController> {
@@ -125,14 +141,7 @@ async function writeStream<Entry>(
 ): Promise<void> {
   reply.hijack();
   const response = reply.raw;
-  response.writeHead(200, {
-    ...(reply.getHeaders() as Record<string, string>),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-    'x-request-id': request.id,
-  });
+  response.writeHead(200, streamHead(request, reply));
   // Heartbeats ignore backpressure but are tiny. A client that stops reading is cut off when its
   // queue of events overflows; on a project too quiet for that, this bound catches it in the end.
   const heartbeat = setInterval(() => {

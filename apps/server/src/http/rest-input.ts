@@ -52,6 +52,9 @@ function decodeQuery(query: Record<string, unknown>, kinds: Map<string, QueryKin
   return decoded;
 }
 
+/** A document path template (`/tasks/{id}`) under `basePath` as a pattern of the request paths it names. */
+export const templatePattern = (basePath: string, path: string): RegExp => new RegExp(`^${basePath}${path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
+
 /** Each REST route as a matcher naming its path parameters and the query fields to decode. */
 function routeMatchers(basePath: string, routes: RestRoute[]) {
   // A fixed path before a templated one it also matches.
@@ -59,7 +62,7 @@ function routeMatchers(basePath: string, routes: RestRoute[]) {
   return ordered.map(({ method, path, input }) => ({
     method: method.toUpperCase(),
     template: `${basePath}${path}`,
-    pattern: new RegExp(`^${basePath}${path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+    pattern: templatePattern(basePath, path),
     names: [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!),
     kinds: queryKinds(input),
   }));
@@ -85,15 +88,26 @@ export function registerBodilessRequests(app: FastifyInstance): void {
   });
 }
 
-/** The document's path template (`/api/v1/tasks/{id}`) of a REST request, when one matches. */
-export function restTemplateFinder(basePath: string, routes: RestRoute[]): (method: string, path: string) => string | undefined {
-  const matchers = routeMatchers(basePath, routes);
-  return (method, path) => matchers.find((route) => route.method === method && route.pattern.test(path))?.template;
-}
-
 /** The template the input checks matched for a request, kept so the metrics need not match it again. */
 const matchedTemplates = new WeakMap<FastifyRequest, string>();
-export const matchedRestTemplate = (request: FastifyRequest): string | undefined => matchedTemplates.get(request);
+
+/**
+ * The document's path template (`/api/v1/tasks/{id}`) of a REST request, for the metrics; `unmatched`
+ * when none matches. A request refused before the input checks is matched here.
+ */
+export function restRouteLabel(basePath: string, routes: RestRoute[]): (request: FastifyRequest) => string {
+  const matchers = routeMatchers(basePath, routes);
+  return (request) => {
+    const matched = matchedTemplates.get(request);
+    if (matched) return matched;
+    // trpc-to-openapi's handler strips the prefix from request.url (and originalUrl, read lazily,
+    // would see the stripped one too); a request refused before it runs still has it.
+    const url = request.url.split('?')[0]!;
+    const path = url.startsWith(`${basePath}/`) ? url : `${basePath}${url}`;
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    return matchers.find((route) => route.method === method && route.pattern.test(path))?.template ?? 'unmatched';
+  };
+}
 
 const invalidInput = (issues: ErrorIssue[]) => ({ message: summarizeIssues(issues), code: 'BAD_REQUEST', issues });
 

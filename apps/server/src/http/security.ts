@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import cors from '@fastify/cors';
-import { errorCodes, type FastifyInstance } from 'fastify';
+import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import secureJson from 'secure-json-parse';
 import { errorBody, sendError } from './rest-errors';
@@ -80,26 +80,48 @@ function securityHeaders(): Record<string, string> {
   return headers;
 }
 
+/** Every method a REST operation may have (the procedures' `openapi.method`), and HEAD. */
+const API_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** The response headers a client of the API reads, which a browser hides from another origin unless exposed. */
+const EXPOSED_HEADERS = ['ETag', 'Link', 'Location', 'Idempotent-Replayed', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'];
+
 /**
  * Security headers. The CSP stays strict (no inline scripts): Swagger UI and the web app load
  * only their own files; inline styles are allowed because Swagger UI sets style attributes.
  * `upgrade-insecure-requests` is left out so a LAN install served over plain HTTP still works.
+ * `refuseMethod` answers an OPTIONS that is no CORS preflight, as for any method a path lacks.
  */
-export async function registerSecurity(app: FastifyInstance, corsOrigins: string[]): Promise<void> {
+export async function registerSecurity(
+  app: FastifyInstance,
+  corsOrigins: string[],
+  refuseMethod: (request: FastifyRequest, reply: FastifyReply) => unknown,
+): Promise<void> {
   registerJsonLimits(app);
   const headers = securityHeaders();
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
     done();
   });
+  // An OPTIONS that is no CORS preflight asks for a method no path has; a half preflight is a
+  // malformed one, answered here in the error body rather than in the CORS plugin's plain text.
+  const corsOn = corsOrigins.length > 0;
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method !== 'OPTIONS') return;
+    const hasOrigin = request.headers.origin !== undefined;
+    const hasMethod = request.headers['access-control-request-method'] !== undefined;
+    if (corsOn && hasOrigin && hasMethod) return;
+    if (!corsOn || (!hasOrigin && !hasMethod)) return refuseMethod(request, reply);
+    return sendError(request, reply, 400, errorBody(400, 'A CORS preflight needs both Origin and Access-Control-Request-Method'));
+  });
   // Without allowed origins no response carries CORS headers and a preflight is an unknown route:
   // the plugin (and its per-request hook) is left out rather than run with `origin: false`.
-  if (corsOrigins.length === 0) return;
+  if (!corsOn) return;
   await app.register(cors, {
     origin: corsOrigins,
-    methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key', 'Last-Event-ID', 'X-Request-Id'],
-    exposedHeaders: ['ETag', 'Link', 'Location', 'Retry-After', 'X-Request-Id'],
+    methods: API_METHODS,
+    allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'Last-Event-ID', 'X-Request-Id'],
+    exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
   });
 }

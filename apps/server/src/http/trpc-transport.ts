@@ -112,3 +112,17 @@ export async function registerTrpcTransport(app: FastifyInstance, prefix: string
       .send(JSON.stringify(body));
   }
 }
+
+/**
+ * The metrics' `route` of a tRPC request: its procedure (`/api/trpc/tasks.get`); a batch of several
+ * calls is `/api/trpc/(batch)`, and a name no procedure has is `unmatched`, so what a client sends
+ * cannot add series.
+ */
+export function trpcRouteLabel(prefix: string, router: AnyRouter): (request: FastifyRequest) => string {
+  const procedures = router._def.procedures as Record<string, unknown>;
+  return (request) => {
+    const path = (request.params as { path?: string }).path ?? '';
+    if (Object.hasOwn(procedures, path)) return `${prefix}/${path}`;
+    return path.includes(',') && path.split(',').every((name) => Object.hasOwn(procedures, name)) ? `${prefix}/(batch)` : 'unmatched';
+  };
+}

@@ -1,10 +1,12 @@
 import { CreateLabelInput, LabelPathInput, LabelSchema, ListLabelsInput, MessageSchema, UpdateLabelInput } from '@tasklane/schemas';
+import { acceptedVersions, withETag } from '../lib/versions';
 import { protectedProcedure, router } from '../trpc/init';
 import { pagedList } from '../trpc/paged-list';
 
 const tags = ['labels'];
 const base = '/projects/{id}/labels';
 const managers = 'EDITOR, ADMIN or owner.';
+const staleRefused = 'With If-Match, a stale version is refused (412).';
 
 export const labelsRouter = router({
   ...pagedList('list', {
@@ -26,32 +28,36 @@ export const labelsRouter = router({
       successStatus: 201,
       location: '/projects/{projectId}/labels/{id}',
       errors: [403, 409],
+      headers: ['ETag'],
     })
     .input(CreateLabelInput)
     .output(LabelSchema)
-    .mutation(({ ctx, input }) => ctx.services.labels.create(ctx.userId, input)),
+    .mutation(async ({ ctx, input }) => withETag(ctx.response, await ctx.services.labels.create(ctx.userId, input))),
 
   get: protectedProcedure
-    .meta({ openapi: { method: 'GET', path: `${base}/{labelId}`, tags, summary: 'Get a label', description: 'Members of the project.' } })
+    .meta({ openapi: { method: 'GET', path: `${base}/{labelId}`, tags, summary: 'Get a label', description: 'Members of the project.' }, headers: ['ETag'] })
     .input(LabelPathInput)
     .output(LabelSchema)
-    .query(({ ctx, input }) => ctx.services.labels.get(ctx.userId, input)),
+    .query(async ({ ctx, input }) => withETag(ctx.response, await ctx.services.labels.get(ctx.userId, input))),
 
   update: protectedProcedure
     .meta({
-      openapi: { method: 'PATCH', path: `${base}/{labelId}`, tags, summary: 'Update a label', description: `Name or color; a name the project already has is a 409 (LABEL_EXISTS). ${managers}` },
-      errors: [403, 409],
+      openapi: { method: 'PATCH', path: `${base}/{labelId}`, tags, summary: 'Update a label', description: `Name or color; a name the project already has is a 409 (LABEL_EXISTS). ${managers} ${staleRefused}` },
+      errors: [403, 409, 412],
+      headers: ['ETag'],
+      requestHeaders: ['If-Match'],
     })
     .input(UpdateLabelInput)
     .output(LabelSchema)
-    .mutation(({ ctx, input }) => ctx.services.labels.update(ctx.userId, input)),
+    .mutation(async ({ ctx, input }) => withETag(ctx.response, await ctx.services.labels.update(ctx.userId, input, acceptedVersions(ctx.ifMatch)))),
 
   delete: protectedProcedure
     .meta({
-      openapi: { method: 'DELETE', path: `${base}/{labelId}`, tags, summary: 'Delete a label', description: `Takes it off every task carrying it (each a recorded task update), in the same transaction. ${managers}` },
-      errors: [403],
+      openapi: { method: 'DELETE', path: `${base}/{labelId}`, tags, summary: 'Delete a label', description: `Takes it off every task carrying it (each a recorded task update), in the same transaction. ${managers} ${staleRefused}` },
+      errors: [403, 412],
+      requestHeaders: ['If-Match'],
     })
     .input(LabelPathInput)
     .output(MessageSchema)
-    .mutation(({ ctx, input }) => ctx.services.labels.remove(ctx.userId, input)),
+    .mutation(({ ctx, input }) => ctx.services.labels.remove(ctx.userId, input, acceptedVersions(ctx.ifMatch))),
 });

@@ -4,7 +4,7 @@ import { requireProjectAccess } from '../access';
 import { isUniqueViolation } from '../lib/db-errors';
 import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
-import { nextVersion } from '../lib/versions';
+import { nextVersion, requireVersion } from '../lib/versions';
 import { authorize } from '../policy';
 import { changedFields, recordChange } from '../recorded-write';
 import { removeLabelFromTasks } from '../tasks/service';
@@ -68,12 +68,11 @@ export function createLabelsService(db: Db) {
       return label;
     },
 
-    async update(userId: string, { name, color, ...path }: UpdateLabelInput): Promise<Label> {
+    async update(userId: string, { name, color, ...path }: UpdateLabelInput, versions?: Date[]): Promise<Label> {
       const projectId = await requireManager(userId, path);
       return uniquelyNamed(name ?? '', () =>
         db.transaction(async (tx) => {
-          const before = await store.findLabel(tx, projectId, path.labelId, { forUpdate: true });
-          if (!before) throw notFound('Label');
+          const before = requireVersion(await store.findLabel(tx, projectId, path.labelId, { forUpdate: true }), versions, 'Label');
           const patch = { ...(name !== undefined ? { name } : {}), ...(color !== undefined ? { color } : {}) };
           const changes = changedFields(toLabel(before), toLabel({ ...before, ...patch }), ['name', 'color']);
           if (!changes) return toLabel(before);
@@ -91,9 +90,10 @@ export function createLabelsService(db: Db) {
      * transaction. The label's row is locked first (the DELETE): a task write naming it waits for
      * the deletion and then finds it gone (tasks/store.ts), so no task keeps a deleted label.
      */
-    async remove(userId: string, path: LabelPathInput): Promise<{ message: string }> {
+    async remove(userId: string, path: LabelPathInput, versions?: Date[]): Promise<{ message: string }> {
       const projectId = await requireManager(userId, path);
       await db.transaction(async (tx) => {
+        if (versions) requireVersion(await store.findLabel(tx, projectId, path.labelId, { forUpdate: true }), versions, 'Label');
         const label = await store.deleteLabel(tx, projectId, path.labelId);
         if (!label) throw notFound('Label');
         await removeLabelFromTasks(tx, projectId, label.id, userId);

@@ -23,6 +23,19 @@ const malformedIfMatch = () =>
     'INVALID_IF_MATCH',
   );
 
+/** The entity tags of an HTTP list of them, in order; undefined when the value is not such a list. */
+function entityTags(header: string): { weak: boolean; opaque: string }[] | undefined {
+  const tags: { weak: boolean; opaque: string }[] = [];
+  LIST_ELEMENT.lastIndex = 0;
+  while (LIST_ELEMENT.lastIndex < header.length) {
+    const start = LIST_ELEMENT.lastIndex;
+    const element = LIST_ELEMENT.exec(header);
+    if (!element || LIST_ELEMENT.lastIndex === start) return undefined;
+    if (element[2] !== undefined) tags.push({ weak: element[1] !== undefined, opaque: element[2] });
+  }
+  return tags.length === 0 ? undefined : tags;
+}
+
 /**
  * The versions an `If-Match` header accepts (RFC 9110 §13.1.1): undefined when absent or `*` (any
  * current version). `*` is only valid alone; a list holds entity tags, strong or weak, with empty
@@ -33,20 +46,24 @@ const malformedIfMatch = () =>
 export function acceptedVersions(ifMatch: string | undefined): Date[] | undefined {
   if (ifMatch === undefined) return undefined;
   if (ifMatch.trim() === '*') return undefined;
-  const tags: { weak: boolean; opaque: string }[] = [];
-  LIST_ELEMENT.lastIndex = 0;
-  while (LIST_ELEMENT.lastIndex < ifMatch.length) {
-    const start = LIST_ELEMENT.lastIndex;
-    const element = LIST_ELEMENT.exec(ifMatch);
-    if (!element || LIST_ELEMENT.lastIndex === start) throw malformedIfMatch();
-    if (element[2] !== undefined) tags.push({ weak: element[1] !== undefined, opaque: element[2] });
-  }
-  if (tags.length === 0) throw malformedIfMatch();
+  const tags = entityTags(ifMatch);
+  if (!tags) throw malformedIfMatch();
   return tags.flatMap(({ weak, opaque }) => {
     if (weak || !/^[0-9a-z]{1,12}$/.test(opaque)) return [];
     const time = Number.parseInt(opaque, 36);
     return Number.isSafeInteger(time) ? [new Date(time)] : [];
   });
+}
+
+/**
+ * Whether an `If-None-Match` header names the current `etag` (RFC 9110 §13.1.2): `*`, or a tag
+ * equal to it by weak comparison (`W/` ignored). A malformed value names nothing: the client then
+ * gets the full answer, which is always a correct one to a conditional read.
+ */
+export function ifNoneMatchNames(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch.trim() === '*') return true;
+  const current = /^(?:W\/)?"(.*)"$/.exec(etag)?.[1];
+  return current !== undefined && (entityTags(ifNoneMatch)?.some(({ opaque }) => opaque === current) ?? false);
 }
 
 /** `updatedAt` for a write of a row read (and locked) at `previous`: now, but always after it. */

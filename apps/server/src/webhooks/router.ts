@@ -9,12 +9,14 @@ import {
   WebhookPathInput,
   WebhookSchema,
 } from '@tasklane/schemas';
+import { acceptedVersions, withETag } from '../lib/versions';
 import { protectedProcedure, router } from '../trpc/init';
 import { pagedList } from '../trpc/paged-list';
 
 const tags = ['webhooks'];
 const base = '/projects/{id}/webhooks';
 const adminOnly = 'ADMIN or owner.';
+const staleRefused = 'With If-Match, a stale version is refused (412).';
 
 export const webhooksRouter = router({
   create: protectedProcedure
@@ -29,10 +31,11 @@ export const webhooksRouter = router({
       successStatus: 201,
       location: '/projects/{projectId}/webhooks/{id}',
       errors: [403],
+      headers: ['ETag'],
     })
     .input(CreateWebhookInput)
     .output(CreatedWebhookSchema)
-    .mutation(({ ctx, input }) => ctx.services.webhooks.create(ctx.userId, input)),
+    .mutation(async ({ ctx, input }) => withETag(ctx.response, await ctx.services.webhooks.create(ctx.userId, input))),
 
   ...pagedList('list', {
     meta: { openapi: { method: 'GET', path: base, tags, summary: "List a project's webhooks", description: `Oldest first, paged by cursor. ${adminOnly}` }, errors: [403] },
@@ -42,25 +45,31 @@ export const webhooksRouter = router({
   }),
 
   get: protectedProcedure
-    .meta({ openapi: { method: 'GET', path: `${base}/{webhookId}`, tags, summary: 'Get a webhook', description: adminOnly }, errors: [403] })
+    .meta({ openapi: { method: 'GET', path: `${base}/{webhookId}`, tags, summary: 'Get a webhook', description: adminOnly }, errors: [403], headers: ['ETag'] })
     .input(WebhookPathInput)
     .output(WebhookSchema)
-    .query(({ ctx, input }) => ctx.services.webhooks.get(ctx.userId, input)),
+    .query(async ({ ctx, input }) => withETag(ctx.response, await ctx.services.webhooks.get(ctx.userId, input))),
 
   update: protectedProcedure
     .meta({
-      openapi: { method: 'PATCH', path: `${base}/{webhookId}`, tags, summary: 'Update a webhook', description: `URL, event types, active. Setting \`active: true\` re-enables a webhook the service disabled. ${adminOnly}` },
-      errors: [403],
+      openapi: { method: 'PATCH', path: `${base}/{webhookId}`, tags, summary: 'Update a webhook', description: `URL, event types, active. Setting \`active: true\` re-enables a webhook the service disabled. ${adminOnly} ${staleRefused}` },
+      errors: [403, 412],
+      headers: ['ETag'],
+      requestHeaders: ['If-Match'],
     })
     .input(UpdateWebhookInput)
     .output(WebhookSchema)
-    .mutation(({ ctx, input }) => ctx.services.webhooks.update(ctx.userId, input)),
+    .mutation(async ({ ctx, input }) => withETag(ctx.response, await ctx.services.webhooks.update(ctx.userId, input, acceptedVersions(ctx.ifMatch)))),
 
   delete: protectedProcedure
-    .meta({ openapi: { method: 'DELETE', path: `${base}/{webhookId}`, tags, summary: 'Delete a webhook', description: `Its pending deliveries are dropped. ${adminOnly}` }, errors: [403] })
+    .meta({
+      openapi: { method: 'DELETE', path: `${base}/{webhookId}`, tags, summary: 'Delete a webhook', description: `Its pending deliveries are dropped. ${adminOnly} ${staleRefused}` },
+      errors: [403, 412],
+      requestHeaders: ['If-Match'],
+    })
     .input(WebhookPathInput)
     .output(MessageSchema)
-    .mutation(({ ctx, input }) => ctx.services.webhooks.remove(ctx.userId, input)),
+    .mutation(({ ctx, input }) => ctx.services.webhooks.remove(ctx.userId, input, acceptedVersions(ctx.ifMatch))),
 
   ...pagedList('deliveries', {
     meta: {

@@ -15,6 +15,7 @@ import { requireProjectAccess } from '../access';
 import type { WebhookConfig } from '../config';
 import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
+import { requireVersion } from '../lib/versions';
 import { authorize } from '../policy';
 import { notFound } from '../errors';
 import * as store from './store';
@@ -79,22 +80,28 @@ export function createWebhooksService(db: Db, config: WebhookConfig) {
     },
 
     /** Re-enabling clears the reason and the failure count; pending deliveries then resume. */
-    async update(userId: string, { id, webhookId, url, events, active }: UpdateWebhookInput): Promise<Webhook> {
+    async update(userId: string, { id, webhookId, url, events, active }: UpdateWebhookInput, versions?: Date[]): Promise<Webhook> {
       await loadWebhook(userId, { id, webhookId });
       if (url !== undefined) await checkTarget(url, config.allowPrivate);
-      const row = await store.updateWebhook(db, webhookId, {
-        ...(url !== undefined ? { url } : {}),
-        ...(events !== undefined ? { events: [...new Set(events)] } : {}),
-        ...(active !== undefined ? { active } : {}),
-        ...(active === true ? { disabledReason: null, consecutiveFailures: 0 } : {}),
+      return db.transaction(async (tx) => {
+        requireVersion(await store.findWebhook(tx, id, webhookId, { forUpdate: true }), versions, 'Webhook');
+        const row = await store.updateWebhook(tx, webhookId, {
+          ...(url !== undefined ? { url } : {}),
+          ...(events !== undefined ? { events: [...new Set(events)] } : {}),
+          ...(active !== undefined ? { active } : {}),
+          ...(active === true ? { disabledReason: null, consecutiveFailures: 0 } : {}),
+        });
+        if (!row) throw notFound('Webhook');
+        return toWebhook(row);
       });
-      if (!row) throw notFound('Webhook');
-      return toWebhook(row);
     },
 
-    async remove(userId: string, path: WebhookPathInput): Promise<{ message: string }> {
+    async remove(userId: string, path: WebhookPathInput, versions?: Date[]): Promise<{ message: string }> {
       await loadWebhook(userId, path);
-      await store.deleteWebhook(db, path.webhookId);
+      await db.transaction(async (tx) => {
+        requireVersion(await store.findWebhook(tx, path.id, path.webhookId, { forUpdate: true }), versions, 'Webhook');
+        await store.deleteWebhook(tx, path.webhookId);
+      });
       return { message: 'Webhook deleted' };
     },
 

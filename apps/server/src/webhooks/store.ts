@@ -1,14 +1,17 @@
 import { type Db, dateFromTimestamptz, webhookDeliveries, webhooks } from '@tasklane/db';
 import { and, asc, count, desc, eq, gt, inArray, isNull, lt, ne, sql } from 'drizzle-orm';
 import { rowsOf } from '../lib/sql';
+import { nextVersionSql } from '../lib/versions';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 export const insertWebhook = async (db: Db, webhook: typeof webhooks.$inferInsert) => (await db.insert(webhooks).values(webhook).returning())[0]!;
 
-export const findWebhook = async (db: Db, projectId: string, webhookId: string) =>
-  (await db.select().from(webhooks).where(and(eq(webhooks.projectId, projectId), eq(webhooks.id, webhookId))).limit(1))[0];
+export const findWebhook = async (db: Db, projectId: string, webhookId: string, options: { forUpdate?: boolean } = {}) => {
+  const query = db.select().from(webhooks).where(and(eq(webhooks.projectId, projectId), eq(webhooks.id, webhookId))).limit(1);
+  return (await (options.forUpdate ? query.for('update') : query))[0];
+};
 
 export const listWebhooks = (db: Db, projectId: string, afterId: string | undefined, limit: number) =>
   db
@@ -19,7 +22,7 @@ export const listWebhooks = (db: Db, projectId: string, afterId: string | undefi
     .limit(limit);
 
 export const updateWebhook = async (db: Db, webhookId: string, patch: Partial<typeof webhooks.$inferInsert>) =>
-  (await db.update(webhooks).set({ ...patch, updatedAt: new Date() }).where(eq(webhooks.id, webhookId)).returning())[0];
+  (await db.update(webhooks).set({ ...patch, updatedAt: nextVersionSql(webhooks.updatedAt) }).where(eq(webhooks.id, webhookId)).returning())[0];
 
 /** Its deliveries, pending ones included, go with it (ON DELETE CASCADE). */
 export const deleteWebhook = (db: Db, webhookId: string) => db.delete(webhooks).where(eq(webhooks.id, webhookId));
@@ -89,7 +92,11 @@ export async function markDelivered(db: Db, delivery: ClaimedDelivery, status: n
       .update(webhookDeliveries)
       .set({ state: 'DELIVERED', lastStatus: status, lastError: null, deliveredAt: new Date(), leasedUntil: null, updatedAt: new Date() })
       .where(eq(webhookDeliveries.id, delivery.id));
-    await tx.update(webhooks).set({ consecutiveFailures: 0 }).where(eq(webhooks.id, delivery.webhookId));
+    // The failure count is part of the webhook's answer, so its version (ETag) moves with it.
+    await tx
+      .update(webhooks)
+      .set({ consecutiveFailures: 0, updatedAt: nextVersionSql(webhooks.updatedAt) })
+      .where(and(eq(webhooks.id, delivery.webhookId), ne(webhooks.consecutiveFailures, 0)));
   });
 }
 
@@ -115,7 +122,8 @@ export async function markFailed(
       .update(webhooks)
       .set({
         consecutiveFailures: sql`${webhooks.consecutiveFailures} + 1`,
-        ...(outcome.retryAt ? {} : { active: false, disabledReason: outcome.disabledReason, updatedAt: new Date() }),
+        updatedAt: nextVersionSql(webhooks.updatedAt),
+        ...(outcome.retryAt ? {} : { active: false, disabledReason: outcome.disabledReason }),
       })
       .where(eq(webhooks.id, delivery.webhookId));
   });

@@ -110,7 +110,8 @@ describe('GET /api/v1/openapi.json', () => {
     for (const { meta, openapi } of restProcedures) {
       const operation = document.paths[openapi.path]![openapi.method.toLowerCase()]!;
       const success = Object.keys(operation.responses).filter((status) => Number(status) < 400);
-      const expected = [meta.successStatus ?? 200, ...(meta.redirect ? [meta.redirect.status] : [])].map(String);
+      const conditional = openapi.method === 'GET' && meta.headers?.includes('ETag');
+      const expected = [meta.successStatus ?? 200, ...(conditional ? [304] : []), ...(meta.redirect ? [meta.redirect.status] : [])].map(String);
       expect(success, `${openapi.method} ${openapi.path}`).toEqual(expected);
     }
     expect(document.paths['/auth/oidc/login']!.get!.responses['302']!.headers).toHaveProperty('Location');
@@ -141,6 +142,19 @@ describe('GET /api/v1/openapi.json', () => {
     }
     expect(document.paths['/tasks/project/{projectId}']!.get!.responses['200']!.headers?.Link).toBeDefined();
     expect(document.components.schemas.Error!.required).toEqual(['message', 'code']);
+  });
+
+  it('documents conditional reads (304, If-None-Match) where a read has an ETag, and the 405 of a method a path lacks', () => {
+    const reads = operations.filter(({ method, operation }) => method === 'get' && operation.responses['200']?.headers?.ETag);
+    expect(reads.map(({ path }) => path)).toEqual(expect.arrayContaining(['/projects/{id}', '/tasks/{id}', '/projects/{id}/labels/{labelId}', '/projects/{id}/webhooks/{webhookId}']));
+    for (const { path, operation } of reads) {
+      expect(operation.responses['304']?.headers?.ETag, path).toBeDefined();
+      expect(operation.responses['304']?.content, path).toBeUndefined();
+      expect(operation.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === 'If-None-Match'), path).toBe(true);
+    }
+    const notAllowed = (document.components as { responses?: Record<string, { headers?: Record<string, unknown>; content?: unknown }> }).responses?.MethodNotAllowed;
+    expect(notAllowed?.headers?.Allow).toBeDefined();
+    expect(notAllowed?.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/Error' } } });
   });
 
   it('documents every path parameter, and query parameters of the lists', () => {

@@ -11,6 +11,36 @@ interface Target {
   patch: Record<string, unknown>;
 }
 
+/** A fresh resource of each path with a version (found in the document, every one needs a fixture here). */
+const FIXTURES: Record<string, (t: TestApp, owner: TestUser) => Promise<Target>> = {
+  '/projects/{id}': async (t, owner) => {
+    const created = await t.request('POST', '/api/v1/projects', { token: owner.token, body: { name: 'P' } });
+    return { url: `/api/v1/projects/${created.body.id}`, etag: created.headers.etag as string, patch: { name: 'Renamed' } };
+  },
+  '/tasks/{id}': async (t, owner) => {
+    const project = await createProject(t, owner);
+    const task = await createTask(t, owner, project.id);
+    const read = await t.request('GET', `/api/v1/tasks/${task.id}`, { token: owner.token });
+    return { url: `/api/v1/tasks/${task.id}`, etag: read.headers.etag as string, patch: { title: 'Retitled' } };
+  },
+  '/tasks/{id}/comments/{commentId}': async (t, owner) => {
+    const project = await createProject(t, owner);
+    const task = await createTask(t, owner, project.id);
+    const created = await t.request('POST', `/api/v1/tasks/${task.id}/comments`, { token: owner.token, body: { text: 'One' } });
+    return { url: `/api/v1/tasks/${task.id}/comments/${created.body.id}`, etag: created.headers.etag as string, patch: { text: 'Two' } };
+  },
+  '/projects/{id}/labels/{labelId}': async (t, owner) => {
+    const project = await createProject(t, owner);
+    const created = await t.request('POST', `/api/v1/projects/${project.id}/labels`, { token: owner.token, body: { name: 'Bug' } });
+    return { url: `/api/v1/projects/${project.id}/labels/${created.body.id}`, etag: created.headers.etag as string, patch: { color: '#00ff00' } };
+  },
+  '/projects/{id}/webhooks/{webhookId}': async (t, owner) => {
+    const project = await createProject(t, owner);
+    const created = await t.request('POST', `/api/v1/projects/${project.id}/webhooks`, { token: owner.token, body: { url: 'http://127.0.0.1:9/hook', active: false } });
+    return { url: `/api/v1/projects/${project.id}/webhooks/${created.body.id}`, etag: created.headers.etag as string, patch: { events: ['task.created'] } };
+  },
+};
+
 /**
  * If-Match as RFC 9110 defines it, on every route that honours it (found in the OpenAPI document):
  * `*` only alone, lists of strong or weak tags compared strongly, and any malformed value a 400
@@ -21,24 +51,6 @@ describe('If-Match on every route that honours it', () => {
   let owner: TestUser;
   let routes: { method: string; path: string }[];
 
-  const fixtures: Record<string, () => Promise<Target>> = {
-    '/projects/{id}': async () => {
-      const created = await t.request('POST', '/api/v1/projects', { token: owner.token, body: { name: 'P' } });
-      return { url: `/api/v1/projects/${created.body.id}`, etag: created.headers.etag as string, patch: { name: 'Renamed' } };
-    },
-    '/tasks/{id}': async () => {
-      const project = await createProject(t, owner);
-      const task = await createTask(t, owner, project.id);
-      const read = await t.request('GET', `/api/v1/tasks/${task.id}`, { token: owner.token });
-      return { url: `/api/v1/tasks/${task.id}`, etag: read.headers.etag as string, patch: { title: 'Retitled' } };
-    },
-    '/tasks/{id}/comments/{commentId}': async () => {
-      const project = await createProject(t, owner);
-      const task = await createTask(t, owner, project.id);
-      const created = await t.request('POST', `/api/v1/tasks/${task.id}/comments`, { token: owner.token, body: { text: 'One' } });
-      return { url: `/api/v1/tasks/${task.id}/comments/${created.body.id}`, etag: created.headers.etag as string, patch: { text: 'Two' } };
-    },
-  };
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -59,9 +71,9 @@ describe('If-Match on every route that honours it', () => {
       ...(route.method === 'PATCH' ? { body: target.patch } : {}),
     });
 
-  it('finds PATCH and DELETE of projects, tasks and comments, each with a fixture here', () => {
-    expect(routes.length).toBeGreaterThanOrEqual(6);
-    for (const route of routes) expect(Object.keys(fixtures), `${route.method} ${route.path}`).toContain(route.path);
+  it('finds PATCH and DELETE of projects, tasks, comments, labels and webhooks, each with a fixture here', () => {
+    expect(routes.length).toBeGreaterThanOrEqual(10);
+    for (const route of routes) expect(Object.keys(FIXTURES), `${route.method} ${route.path}`).toContain(route.path);
   });
 
   const malformed = [
@@ -81,7 +93,7 @@ describe('If-Match on every route that honours it', () => {
   for (const [name, value] of malformed) {
     it(`${name}: 400 INVALID_IF_MATCH, nothing written`, async () => {
       for (const route of routes) {
-        const target = await fixtures[route.path]!();
+        const target = await FIXTURES[route.path]!(t, owner);
         const before = await databaseSnapshot(t);
         const response = await send(route, target, value(target.etag));
         expect({ route, status: response.status }).toEqual({ route, status: 400 });
@@ -102,7 +114,7 @@ describe('If-Match on every route that honours it', () => {
   for (const [name, value] of matching) {
     it(`${name}: the write happens`, async () => {
       for (const route of routes) {
-        const target = await fixtures[route.path]!();
+        const target = await FIXTURES[route.path]!(t, owner);
         const response = await send(route, target, value(target.etag));
         expect({ route, status: response.status }).toEqual({ route, status: 200 });
       }
@@ -118,7 +130,7 @@ describe('If-Match on every route that honours it', () => {
   for (const [name, value] of notMatching) {
     it(`${name}: 412 STALE_VERSION with the current ETag, nothing written`, async () => {
       for (const route of routes) {
-        const target = await fixtures[route.path]!();
+        const target = await FIXTURES[route.path]!(t, owner);
         const before = await databaseSnapshot(t);
         const response = await send(route, target, value(target.etag));
         expect({ route, status: response.status }).toEqual({ route, status: 412 });
@@ -130,12 +142,92 @@ describe('If-Match on every route that honours it', () => {
   }
 
   it('native tRPC reads the same header the same way', async () => {
-    const target = await fixtures['/tasks/{id}']!();
+    const target = await FIXTURES['/tasks/{id}']!(t, owner);
     const id = target.url.split('/').at(-1);
     const call = (ifMatch: string) =>
       t.request('POST', '/api/trpc/tasks.update', { token: owner.token, headers: { 'if-match': ifMatch }, body: { id, title: 'Over tRPC' } });
     expectTrpcError(await call(`*, ${target.etag}`), 400, { reason: 'INVALID_IF_MATCH' });
     expectTrpcError(await call(`W/${target.etag}`), 412, { reason: 'STALE_VERSION' });
     expect((await call(`"0", ${target.etag}`)).status).toBe(200);
+  });
+});
+
+/**
+ * Conditional reads (RFC 9110 §13.1.2) on every GET whose answer carries an ETag (found in the
+ * OpenAPI document): If-None-Match naming the current version is a 304 without a body, compared
+ * weakly; anything else, a malformed value included, gets the full answer.
+ */
+describe('If-None-Match on every read with an ETag', () => {
+  let t: TestApp;
+  let owner: TestUser;
+  let reads: string[];
+
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    owner = await registerUser(t);
+    const paths = (await t.request('GET', '/api/v1/openapi.json')).body.paths as Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>;
+    reads = Object.entries(paths).flatMap(([path, operations]) => (operations.get?.responses['200']?.headers && 'ETag' in operations.get.responses['200'].headers ? [path] : []));
+  });
+  afterAll(() => t.close());
+
+  const read = (method: 'GET' | 'HEAD', target: Target, ifNoneMatch: string, token = owner.token) =>
+    t.request(method, target.url, { token, headers: { 'if-none-match': ifNoneMatch } });
+
+  it('finds the reads of projects, tasks, comments, labels and webhooks, each with a fixture here', () => {
+    expect(reads.length).toBeGreaterThanOrEqual(5);
+    for (const path of reads) expect(Object.keys(FIXTURES), path).toContain(path);
+  });
+
+  const naming = [
+    ['the current tag', (etag: string) => etag],
+    ['the current tag as a weak tag (weak comparison)', (etag: string) => `W/${etag}`],
+    ['a list holding the current tag', (etag: string) => `"0", ${etag}`],
+    ['"*"', () => '*'],
+  ] as const;
+
+  for (const [name, value] of naming) {
+    it(`${name}: 304 with the ETag and no body, on GET and HEAD`, async () => {
+      for (const path of reads) {
+        const target = await FIXTURES[path]!(t, owner);
+        for (const method of ['GET', 'HEAD'] as const) {
+          const response = await read(method, target, value(target.etag));
+          expect({ path, method, status: response.status, etag: response.headers.etag }).toEqual({ path, method, status: 304, etag: target.etag });
+          expect(response.body).toBeUndefined();
+          expect(response.headers['content-type']).toBeUndefined();
+        }
+      }
+    });
+  }
+
+  const notNaming = [
+    ['another tag', () => '"0"'],
+    ['a malformed value', () => 'not-a-tag'],
+    ['"*" inside a list', (etag: string) => `*, ${etag}`],
+  ] as const;
+
+  for (const [name, value] of notNaming) {
+    it(`${name}: the full answer`, async () => {
+      for (const path of reads) {
+        const target = await FIXTURES[path]!(t, owner);
+        const response = await read('GET', target, value(target.etag));
+        expect({ path, status: response.status, etag: response.headers.etag }).toEqual({ path, status: 200, etag: target.etag });
+        expect(response.body.id).toBe(target.url.split('/').at(-1));
+      }
+    });
+  }
+
+  it('after a change the old tag gets the new version in full; a refusal stays a refusal', async () => {
+    const stranger = await registerUser(t);
+    for (const path of reads) {
+      const target = await FIXTURES[path]!(t, owner);
+      const changed = await t.request('PATCH', target.url, { token: owner.token, body: target.patch });
+      expect(changed.headers.etag).not.toBe(target.etag);
+      const response = await read('GET', target, target.etag);
+      expect({ path, status: response.status, etag: response.headers.etag }).toEqual({ path, status: 200, etag: changed.headers.etag });
+      expect((await read('GET', target, changed.headers.etag as string)).status).toBe(304);
+      expectErrorBody(await read('GET', target, target.etag, stranger.token), 404);
+      expectErrorBody(await t.request('GET', target.url, { headers: { 'if-none-match': '*' } }), 401);
+    }
   });
 });

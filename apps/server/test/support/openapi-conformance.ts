@@ -11,11 +11,14 @@ import type { FastifyInstance } from 'fastify';
 
 const REST_PREFIX = '/api/v1';
 const DOCUMENT_URL = `${REST_PREFIX}/openapi.json`;
-const DOCUMENTED_HEADERS = ['etag', 'link', 'location', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'];
+const DOCUMENTED_HEADERS = ['etag', 'link', 'location', 'retry-after', 'allow', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'];
+
+/** The request paths a document path template names: `/tasks/{id}` → `/api/v1/tasks/<anything but a slash>`. */
+export const pathPattern = (template: string) => new RegExp(`^${REST_PREFIX}${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
 
 type Response = { headers?: Record<string, unknown>; content?: Record<string, { schema?: object }> };
 type Operation = { responses: Record<string, Response> };
-type OpenApiDocument = { paths: Record<string, Record<string, Operation>>; components?: object };
+type OpenApiDocument = { paths: Record<string, Record<string, Operation>>; components?: { responses?: Record<string, Response> } };
 
 interface Route {
   template: string;
@@ -42,7 +45,7 @@ class Conformance {
       .map(([template, operations]) => ({
         template,
         operations,
-        pattern: new RegExp(`^${REST_PREFIX}${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+        pattern: pathPattern(template),
         literalSegments: template.split('/').filter((segment) => segment && !segment.startsWith('{')).length,
       }))
       .sort((a, b) => b.literalSegments - a.literalSegments);
@@ -58,6 +61,7 @@ class Conformance {
     if (!route || !operation) {
       // Not an operation of the API: only a refusal (404, or 413/415 when the body is read first) in the error body.
       if (response.status < 400 || response.status >= 500) return [`no operation ${method} ${path} in the document, yet it answered ${response.status}`];
+      if (response.status === 405) return [...this.methodNotAllowedProblems(path, response), ...this.bodyProblems('#/components/schemas/Error', 'Error', response.body)];
       return this.bodyProblems('#/components/schemas/Error', 'Error', response.body);
     }
     const where = `${method} ${route.template} → ${response.status}`;
@@ -80,6 +84,15 @@ class Conformance {
     }
     const pointer = `#/paths/${escapePointer(route.template)}/${verb}/responses/${response.status}/content/application~1json/schema`;
     return [...problems, ...this.bodyProblems(pointer, where, response.body)];
+  }
+
+  /** A 405 as `#/components/responses/MethodNotAllowed` says: `Allow` names every method the document gives the path (and HEAD with GET). */
+  private methodNotAllowedProblems(path: string, response: ReceivedResponse): string[] {
+    if (!this.document.components?.responses?.MethodNotAllowed) return ['405: the document has no #/components/responses/MethodNotAllowed'];
+    const methods = new Set(this.routes.filter((route) => route.pattern.test(path)).flatMap((route) => Object.keys(route.operations).map((verb) => verb.toUpperCase())));
+    if (methods.has('GET')) methods.add('HEAD');
+    const expected = [...methods].sort().join(', ');
+    return response.headers.allow === expected ? [] : [`405 for ${path}: Allow is ${String(response.headers.allow)}, the document gives ${expected}`];
   }
 
   private bodyProblems(pointer: string, where: string, body: unknown): string[] {
