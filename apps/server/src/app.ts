@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { createDatabase, type Database } from '@tasklane/db';
@@ -11,9 +10,12 @@ import { createOneTimeCodes } from './auth/one-time-codes';
 import { createPasswordHasher } from './auth/password';
 import { PASSWORD_RESET_MAIL, passwordResetMail } from './auth/password-reset';
 import { createTokenStateCache } from './auth/token-state';
+import { createAuthService } from './auth/service';
 import { createTokenService } from './auth/tokens';
 import type { Config } from './config';
+import { lockDataDir, operatorSocketPath, pgliteDir } from './data-dir';
 import { registerAdminRoutes } from './http/admin';
+import { createOperatorChannel } from './http/operator';
 import { registerRateLimits } from './http/rate-limits';
 import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from './http/rest-errors';
 import { requestSerializer } from './http/log-serializers';
@@ -61,12 +63,34 @@ export interface BuildOptions {
 
 const singleHeader = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
 
-export async function openDatabase(config: Config): Promise<Database> {
-  const database = config.databaseUrl
-    ? await createDatabase({ kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize })
-    : await createDatabase({ kind: 'pglite', dataDir: join(config.dataDir, 'pgdata') });
-  await database.migrate();
-  return database;
+/**
+ * The configured database, migrated. A PGlite data directory is locked for this process first
+ * (src/data-dir.ts) and stays locked until the database is closed: `command` names the holder.
+ */
+export async function openDatabase(config: Config, command = 'serve'): Promise<Database> {
+  if (config.databaseUrl) {
+    const database = await createDatabase({ kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize });
+    await database.migrate();
+    return database;
+  }
+  const lock = lockDataDir(config.dataDir, command);
+  try {
+    const database = await createDatabase({ kind: 'pglite', dataDir: pgliteDir(config.dataDir) });
+    await database.migrate();
+    return {
+      ...database,
+      close: async () => {
+        try {
+          await database.close();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -159,7 +183,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     find: restTemplateFinder('/api/v1', restRoutes(appRouter)),
   });
 
+  // The process that opened (and so locked) a PGlite DATA_DIR answers the operator commands on it.
+  // Its auth service admits create-user with PASSWORD_LOGIN off, as the offline command does.
+  const operatorChannel =
+    !options.database && database.dumpDataDir
+      ? createOperatorChannel({ auth: createAuthService(database.db, passwords, tokens, tokenStates), dump: database.dumpDataDir }, app.log)
+      : undefined;
+  if (operatorChannel) app.addHook('onReady', () => operatorChannel.listen(operatorSocketPath(config.dataDir)));
+
   app.addHook('onClose', async () => {
+    await operatorChannel?.close();
     await background.flush();
     await notificationMailer?.stop();
     await mailSender?.stop();

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { buildApp, openDatabase, VERSION } from './app';
-import { CliError } from './backup';
+import { CliError } from './cli-error';
 import { parseCommandLine, runCommand } from './cli';
 import { type Config, ConfigError, loadConfig } from './config';
 import { DomainError } from './errors';
@@ -16,7 +16,7 @@ async function main(argv: string[]): Promise<void> {
   }
   const config = loadConfig();
   if (invocation.command === 'migrate') {
-    const database = await openDatabase(config);
+    const database = await openDatabase(config, 'migrate');
     await database.close();
     console.log('Migrations applied.');
     return;

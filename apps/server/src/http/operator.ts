@@ -1,0 +1,51 @@
+import { chmod, rm } from 'node:fs/promises';
+import type { Database } from '@tasklane/db';
+import { TRPCError } from '@trpc/server';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
+import Fastify, { type FastifyBaseLogger, type FastifyError } from 'fastify';
+import type { AuthService } from '../auth/service';
+import { DomainError } from '../errors';
+import { OPERATOR_COMMANDS, type OperatorCommand } from '../operator-commands';
+import { sendBackup } from './admin';
+import { errorBody, fastifyErrorToBody } from './rest-errors';
+
+export interface OperatorChannel {
+  listen(socketPath: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The running PGlite server's answer to `tasklane backup`, `create-user` and `reset-password`:
+ * HTTP on a UNIX socket in DATA_DIR, mode 0600, so only the machine's owner of the data (and root)
+ * reaches it, never the network, and no token is needed. PGlite admits one process per data
+ * directory, so these commands must run inside the server while it runs.
+ */
+export function createOperatorChannel(
+  { auth, dump }: { auth: AuthService; dump: NonNullable<Database['dumpDataDir']> },
+  log: FastifyBaseLogger,
+): OperatorChannel {
+  const channel = Fastify({ loggerInstance: log.child({ channel: 'operator' }), disableRequestLogging: true });
+  channel.get('/backup', (_request, reply) => sendBackup(reply, dump));
+  for (const command of Object.keys(OPERATOR_COMMANDS) as OperatorCommand[]) {
+    channel.post(`/${command}`, async (request) => ({ message: await OPERATOR_COMMANDS[command](auth, request.body) }));
+  }
+  channel.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof DomainError) {
+      const status = getHTTPStatusCodeFromError(new TRPCError({ code: error.code, message: error.message }));
+      return reply.code(status).send(errorBody(status, error.message, error.reason));
+    }
+    const { status, body } = fastifyErrorToBody(error);
+    if (status >= 500) request.log.error({ err: error }, 'operator command failed');
+    return reply.code(status).send(body);
+  });
+  channel.setNotFoundHandler((request, reply) => reply.code(404).send(errorBody(404, `No operator command at ${request.url}`)));
+  return {
+    async listen(socketPath) {
+      // Whoever holds DATA_DIR's lock owns its socket: one left by a killed server is only a file.
+      await rm(socketPath, { force: true });
+      await channel.listen({ path: socketPath });
+      await chmod(socketPath, 0o600);
+    },
+    close: () => channel.close(),
+  };
+}
