@@ -19,6 +19,7 @@ import { createOperatorChannel } from './http/operator';
 import { registerRateLimits } from './http/rate-limits';
 import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from './http/rest-errors';
 import { requestSerializer } from './http/log-serializers';
+import { OneLinePerRequest, prettyLogStream } from './http/request-log';
 import { clientErrorHandler, registerSecurity } from './http/security';
 import { registerTrpcTransport } from './http/trpc-transport';
 import { matchedRestTemplate, registerBodilessRequests, registerRestInputChecks, restTemplateFinder } from './http/rest-input';
@@ -55,7 +56,7 @@ const BODY_LIMIT = 1024 * 1024;
 export interface BuildOptions {
   /** A database opened (and migrated) by the caller, as tests do; otherwise one is opened from the config. */
   database?: Database;
-  /** Fastify's logger; defaults to JSON logs at the configured level. */
+  /** Fastify's logger; defaults to the configured level and format (LOG_FORMAT). */
   logger?: boolean | object;
   /** Where the default logger writes (stdout otherwise); tests read the real log output from it. */
   logStream?: NodeJS.WritableStream;
@@ -149,13 +150,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   const servicesHandle = services as unknown as ServicesHandle;
 
+  const logStream = config.logFormat === 'pretty' ? prettyLogStream(options.logStream) : options.logStream;
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
-      ...(options.logStream ? { stream: options.logStream } : {}),
+      ...(logStream ? { stream: logStream } : {}),
       serializers: { req: requestSerializer },
     },
+    logController: new OneLinePerRequest(),
     bodyLimit: BODY_LIMIT,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
@@ -175,6 +178,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Fastify reads originalUrl once, on first use: read it before the REST adapter rewrites the
+    // raw URL to the path below its prefix, so the request's log line names the URL as received.
+    void request.originalUrl;
   });
   registerHttpMetrics(app, metrics, {
     prefix: '/api/v1',

@@ -2,7 +2,7 @@ import { chmod, rm } from 'node:fs/promises';
 import type { Database } from '@tasklane/db';
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
-import Fastify, { type FastifyBaseLogger, type FastifyError } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, LogController } from 'fastify';
 import type { AuthService } from '../auth/service';
 import { DomainError } from '../errors';
 import { OPERATOR_COMMANDS, type OperatorCommand } from '../operator-commands';
@@ -24,7 +24,8 @@ export function createOperatorChannel(
   { auth, dump }: { auth: AuthService; dump: NonNullable<Database['dumpDataDir']> },
   log: FastifyBaseLogger,
 ): OperatorChannel {
-  const channel = Fastify({ loggerInstance: log.child({ channel: 'operator' }), disableRequestLogging: true });
+  // Requests are not logged: their bodies hold passwords, and a command's line is its own record.
+  const channel = Fastify({ loggerInstance: log.child({ channel: 'operator' }), logController: new LogController({ disableRequestLogging: true }) });
   channel.get('/backup', (_request, reply) => sendBackup(reply, dump));
   for (const command of Object.keys(OPERATOR_COMMANDS) as OperatorCommand[]) {
     channel.post(`/${command}`, async (request) => ({ message: await OPERATOR_COMMANDS[command](auth, request.body) }));
@@ -43,7 +44,7 @@ export function createOperatorChannel(
     async listen(socketPath) {
       // Whoever holds DATA_DIR's lock owns its socket: one left by a killed server is only a file.
       await rm(socketPath, { force: true });
-      await channel.listen({ path: socketPath });
+      await channel.listen({ path: socketPath, listenTextResolver: (address) => `operator commands (backup, create-user, reset-password) answered on ${address}` });
       await chmod(socketPath, 0o600);
     },
     close: () => channel.close(),
