@@ -120,8 +120,8 @@ export async function backup(config: Config, file: string): Promise<string> {
   if (config.databaseUrl) throw new CliError(PG_DUMP_HINT);
   const local = await askRunningServer(config.dataDir, '/backup');
   if (local) {
-    const socket = operatorSocketPath(config.dataDir);
-    await keepAnswer(file, { status: local.statusCode ?? 0, contentType: local.headers['content-type'], body: local }, `the server on ${socket}`, '');
+    const from = `the server on ${operatorSocketPath(config.dataDir)}`;
+    await keepAnswer(file, { status: local.statusCode ?? 0, contentType: local.headers['content-type'], body: local }, from, '');
     return `Backup of the running server written to ${file}.`;
   }
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/admin/backup`;

@@ -9,8 +9,17 @@ export const pgliteDir = (dataDir: string) => join(dataDir, 'pgdata');
 /** The file whose lock marks the one process that may open DATA_DIR; it names that process. */
 export const lockPath = (dataDir: string) => join(dataDir, 'tasklane.lock');
 
-/** The running server's operator channel (src/http/operator.ts): a UNIX socket only the owner may connect to. */
-export const operatorSocketPath = (dataDir: string) => join(dataDir, 'tasklane.sock');
+/** The longest UNIX socket path Linux and macOS accept (sun_path, less its terminating NUL). */
+const SOCKET_PATH_MAX = 103;
+
+/**
+ * The running server's operator channel (src/http/operator.ts): a UNIX socket only the owner may
+ * connect to. None when DATA_DIR's path is too long for one (the system would cut it short).
+ */
+export function operatorSocketPath(dataDir: string): string | undefined {
+  const path = join(dataDir, 'tasklane.sock');
+  return Buffer.byteLength(path) <= SOCKET_PATH_MAX ? path : undefined;
+}
 
 export interface DataDirLock {
   release(): void;

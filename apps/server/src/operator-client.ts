@@ -9,10 +9,12 @@ const NO_SERVER = new Set(['ENOENT', 'ECONNREFUSED']);
  * undefined when no server runs there, so the caller opens the directory itself.
  */
 export function askRunningServer(dataDir: string, path: string, body?: unknown): Promise<IncomingMessage | undefined> {
+  const socketPath = operatorSocketPath(dataDir);
+  if (!socketPath) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
     const sent = request(
       {
-        socketPath: operatorSocketPath(dataDir),
+        socketPath,
         path,
         method: body === undefined ? 'GET' : 'POST',
         headers: body === undefined ? {} : { 'content-type': 'application/json' },

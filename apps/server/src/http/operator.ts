@@ -10,7 +10,8 @@ import { sendBackup } from './admin';
 import { errorBody, fastifyErrorToBody } from './rest-errors';
 
 export interface OperatorChannel {
-  listen(socketPath: string): Promise<void>;
+  /** No socket path (DATA_DIR's is too long for one): the channel stays closed, saying so in the log. */
+  listen(socketPath: string | undefined): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,6 +43,10 @@ export function createOperatorChannel(
   channel.setNotFoundHandler((request, reply) => reply.code(404).send(errorBody(404, `No operator command at ${request.url}`)));
   return {
     async listen(socketPath) {
+      if (!socketPath) {
+        log.warn('DATA_DIR\'s path is too long for a UNIX socket: backup, create-user and reset-password need this server stopped (or ADMIN_TOKEN for backup)');
+        return;
+      }
       // Whoever holds DATA_DIR's lock owns its socket: one left by a killed server is only a file.
       await rm(socketPath, { force: true });
       await channel.listen({ path: socketPath, listenTextResolver: (address) => `operator commands (backup, create-user, reset-password) answered on ${address}` });
