@@ -142,6 +142,18 @@ describe('the data directory and the operator commands', () => {
     }
   }, 180_000);
 
+  it.runIf(!onPostgres)('a DATA_DIR path too long for a UNIX socket: the server starts without the channel, saying so, and the directory stays locked', async () => {
+    const env = { DATA_DIR: join(scratch, 'a-data-directory-whose-path-is-longer-than-any-unix-socket-path-may-be-'.repeat(2)) };
+    const server = await startServerProcess(env, await freePort());
+    try {
+      await expect.poll(() => server.output(), { timeout: 20_000 }).toContain("DATA_DIR's path is too long for a UNIX socket");
+      const refused = await runTasklane({ ...env, TASKLANE_PASSWORD: 'long-enough-123' }, 'create-user', 'late@example.com', 'Late');
+      expectOneLineFailure(refused, new RegExp(`is in use by process ${server.child.pid} \\(tasklane serve\\)`));
+    } finally {
+      await stop(server);
+    }
+  }, 180_000);
+
   it.runIf(onPostgres)('on PostgreSQL nothing is locked: two servers share the database, and the commands write to it directly', async () => {
     const env = fresh();
     const [port, otherPort] = await Promise.all([freePort(), freePort()]);
