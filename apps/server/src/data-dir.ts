@@ -1,7 +1,14 @@
 import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { tryLock } from 'fs-native-extensions';
 import { CliError } from './cli-error';
+
+/**
+ * The one function of fs-native-extensions used here, typed by hand: the package ships no types,
+ * and a declaration file would not reach the packages that type-check this file (the SDK's tests).
+ * `tryLock(fd)` takes an exclusive lock on the open file, or answers false when another holds it.
+ */
+const { tryLock } = createRequire(import.meta.url)('fs-native-extensions') as { tryLock(fd: number): boolean };
 
 /** Where PGlite keeps its files inside DATA_DIR. */
 export const pgliteDir = (dataDir: string) => join(dataDir, 'pgdata');
