@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { createDatabase, type Database } from '@tasklane/db';
@@ -11,12 +10,16 @@ import { createOneTimeCodes } from './auth/one-time-codes';
 import { createPasswordHasher } from './auth/password';
 import { PASSWORD_RESET_MAIL, passwordResetMail } from './auth/password-reset';
 import { createTokenStateCache } from './auth/token-state';
+import { createAuthService } from './auth/service';
 import { createTokenService } from './auth/tokens';
 import type { Config } from './config';
+import { lockDataDir, operatorSocketPath, pgliteDir } from './data-dir';
 import { registerAdminRoutes } from './http/admin';
+import { createOperatorChannel } from './http/operator';
 import { registerRateLimits } from './http/rate-limits';
 import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from './http/rest-errors';
 import { errorSerializer, requestSerializer } from './http/log-serializers';
+import { OneLinePerRequest, prettyLogStream } from './http/request-log';
 import { clientErrorHandler, registerSecurity } from './http/security';
 import { registerTrpcTransport, trpcRouteLabel } from './http/trpc-transport';
 import { registerBodilessRequests, registerRestInputChecks, restRouteLabel } from './http/rest-input';
@@ -55,7 +58,7 @@ const TRPC_PREFIX = '/api/trpc';
 export interface BuildOptions {
   /** A database opened (and migrated) by the caller, as tests do; otherwise one is opened from the config. */
   database?: Database;
-  /** Fastify's logger; defaults to JSON logs at the configured level. */
+  /** Fastify's logger; defaults to the configured level and format (LOG_FORMAT). */
   logger?: boolean | object;
   /** Where the default logger writes (stdout otherwise); tests read the real log output from it. */
   logStream?: NodeJS.WritableStream;
@@ -63,12 +66,34 @@ export interface BuildOptions {
 
 const singleHeader = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
 
-export async function openDatabase(config: Config): Promise<Database> {
-  const database = config.databaseUrl
-    ? await createDatabase({ kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize })
-    : await createDatabase({ kind: 'pglite', dataDir: join(config.dataDir, 'pgdata') });
-  await database.migrate();
-  return database;
+/**
+ * The configured database, migrated. A PGlite data directory is locked for this process first
+ * (src/data-dir.ts) and stays locked until the database is closed: `command` names the holder.
+ */
+export async function openDatabase(config: Config, command = 'serve'): Promise<Database> {
+  if (config.databaseUrl) {
+    const database = await createDatabase({ kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize });
+    await database.migrate();
+    return database;
+  }
+  const lock = lockDataDir(config.dataDir, command);
+  try {
+    const database = await createDatabase({ kind: 'pglite', dataDir: pgliteDir(config.dataDir) });
+    await database.migrate();
+    return {
+      ...database,
+      close: async () => {
+        try {
+          await database.close();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -127,13 +152,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   const servicesHandle = services as unknown as ServicesHandle;
 
+  const logStream = config.logFormat === 'pretty' ? prettyLogStream(options.logStream) : options.logStream;
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
-      ...(options.logStream ? { stream: options.logStream } : {}),
+      ...(logStream ? { stream: logStream } : {}),
       serializers: { req: requestSerializer, err: errorSerializer },
     },
+    logController: new OneLinePerRequest(),
     bodyLimit: BODY_LIMIT,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
@@ -153,13 +180,25 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Fastify reads originalUrl once, on first use: read it before the REST adapter rewrites the
+    // raw URL to the path below its prefix, so the request's log line names the URL as received.
+    void request.originalUrl;
   });
   registerHttpMetrics(app, metrics, {
     '/api/v1/*': restRouteLabel('/api/v1', restRoutes(appRouter)),
     '/api/trpc/:path': trpcRouteLabel('/api/trpc', appRouter),
   });
 
+  // The process that opened (and so locked) a PGlite DATA_DIR answers the operator commands on it.
+  // Its auth service admits create-user with PASSWORD_LOGIN off, as the offline command does.
+  const operatorChannel =
+    !options.database && database.dumpDataDir
+      ? createOperatorChannel({ auth: createAuthService(database.db, passwords, tokens, tokenStates), dump: database.dumpDataDir }, app.log)
+      : undefined;
+  if (operatorChannel) app.addHook('onReady', () => operatorChannel.listen(operatorSocketPath(config.dataDir)));
+
   app.addHook('onClose', async () => {
+    await operatorChannel?.close();
     await background.flush();
     await notificationMailer?.stop();
     await mailSender?.stop();

@@ -1,5 +1,5 @@
 import { createWriteStream, existsSync, readdirSync } from 'node:fs';
-import { mkdir, mkdtemp, open, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -7,17 +7,16 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { createDatabase } from '@tasklane/db';
 import { list } from 'tar';
 import { openDatabase } from './app';
+import { CliError } from './cli-error';
 import type { Config } from './config';
+import { lockDataDir, operatorSocketPath, pgliteDir } from './data-dir';
+import { askRunningServer } from './operator-client';
 
-/** An operator's mistake or a bad input: printed as one line, no stack, exit code 1. */
-export class CliError extends Error {}
 
 export const PG_DUMP_HINT =
   'With DATABASE_URL (PostgreSQL) use its own tools while the service runs:\n' +
   '  pg_dump --format=custom --file=tasklane.dump "$DATABASE_URL"\n' +
   '  pg_restore --clean --if-exists --no-owner --dbname="$DATABASE_URL" tasklane.dump';
-
-export const pgliteDir = (config: Config) => join(config.dataDir, 'pgdata');
 
 /** What every PGlite data directory holds; an archive without them is not one of ours. */
 const REQUIRED_ENTRIES = ['PG_VERSION', 'global/pg_control', 'base'];
@@ -94,44 +93,59 @@ async function writeChecked(file: string, write: (partial: string) => Promise<vo
 
 const ARCHIVE_TYPES = new Set(['application/gzip', 'application/x-gzip']);
 
+/** A server's answer to a request for a backup, from either way of asking. */
+interface Answer {
+  status: number;
+  contentType: string | null | undefined;
+  body: Readable;
+}
+
+/** Keeps the archive a server answered, checked (writeChecked); `from` names the server, `hint` what to do when it refuses. */
+async function keepAnswer(file: string, answer: Answer, from: string, hint: string): Promise<void> {
+  const type = (answer.contentType ?? 'none').split(';')[0]!.trim().toLowerCase();
+  if (answer.status !== 200 || !ARCHIVE_TYPES.has(type)) {
+    answer.body.destroy();
+    throw new CliError(`not a backup: ${from} answered ${answer.status} ${type}${hint}`);
+  }
+  await writeChecked(file, (partial) => pipeline(answer.body, createWriteStream(partial, { mode: 0o600 })));
+}
+
 /**
- * `backup <file>`: PGlite's data directory as a .tar.gz. A running server is asked for it
- * (GET /admin/backup with ADMIN_TOKEN) so the dump is consistent while it serves; with the server
- * stopped, the directory is opened and dumped directly.
+ * `backup <file>`: PGlite's data directory as a .tar.gz, consistent while a server runs on it. The
+ * server running on DATA_DIR is asked over its operator socket; else one at HOST:PORT over HTTP
+ * (GET /admin/backup with ADMIN_TOKEN, for a server on another machine); with no server, the
+ * directory is locked, opened and dumped directly.
  */
 export async function backup(config: Config, file: string): Promise<string> {
   if (config.databaseUrl) throw new CliError(PG_DUMP_HINT);
+  const local = await askRunningServer(config.dataDir, '/backup');
+  if (local) {
+    const from = `the server on ${operatorSocketPath(config.dataDir)}`;
+    await keepAnswer(file, { status: local.statusCode ?? 0, contentType: local.headers['content-type'], body: local }, from, '');
+    return `Backup of the running server written to ${file}.`;
+  }
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/admin/backup`;
   const live = await fetch(url, { headers: { authorization: `Bearer ${config.adminToken ?? ''}` } }).catch(() => undefined);
   if (live) {
-    const type = (live.headers.get('content-type') ?? 'none').split(';')[0]!.trim().toLowerCase();
     if (live.status === 401) {
       await live.body?.cancel();
       throw new CliError(`not a backup: the server at ${url} refused the admin token (401); set the same ADMIN_TOKEN as the server`);
     }
-    if (live.status !== 200 || !ARCHIVE_TYPES.has(type)) {
-      await live.body?.cancel();
-      throw new CliError(
-        `not a backup: the server at ${url} answered ${live.status} ${type}; set ADMIN_TOKEN on the server and here (PGlite only)`,
-      );
-    }
-    await writeChecked(file, async (partial) => {
-      if (!live.body) throw new CliError('not a backup: the server answered with no body');
-      await pipeline(Readable.fromWeb(live.body as WebReadableStream), createWriteStream(partial, { mode: 0o600 }));
-    });
+    const body = live.body ? Readable.fromWeb(live.body as WebReadableStream) : Readable.from([]);
+    await keepAnswer(file, { status: live.status, contentType: live.headers.get('content-type'), body }, `the server at ${url}`, '; set ADMIN_TOKEN on the server and here (PGlite only)');
     return `Backup of the running server written to ${file}.`;
   }
-  if (!existsSync(join(pgliteDir(config), 'PG_VERSION'))) {
-    throw new CliError(`no server answered at ${url} and ${pgliteDir(config)} holds no database: check PORT, HOST and DATA_DIR`);
+  if (!existsSync(join(pgliteDir(config.dataDir), 'PG_VERSION'))) {
+    throw new CliError(`no server answered at ${url} and ${pgliteDir(config.dataDir)} holds no database: check PORT, HOST and DATA_DIR`);
   }
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, 'backup');
   try {
     const archive = Buffer.from(await (await database.dumpDataDir!('gzip')).arrayBuffer());
     await writeChecked(file, (partial) => writeFile(partial, archive, { mode: 0o600 }));
   } finally {
     await database.close();
   }
-  return `Backup of ${pgliteDir(config)} written to ${file}.`;
+  return `Backup of ${pgliteDir(config.dataDir)} written to ${file}.`;
 }
 
 /**
@@ -141,12 +155,20 @@ export async function backup(config: Config, file: string): Promise<string> {
  */
 export async function restore(config: Config, file: string): Promise<string> {
   if (config.databaseUrl) throw new CliError(PG_DUMP_HINT);
-  const target = pgliteDir(config);
+  const lock = lockDataDir(config.dataDir, 'restore');
+  try {
+    await restoreLocked(pgliteDir(config.dataDir), file);
+  } finally {
+    lock.release();
+  }
+  return `Restored ${file} into ${pgliteDir(config.dataDir)}.`;
+}
+
+async function restoreLocked(target: string, file: string): Promise<void> {
   if (existsSync(target) && readdirSync(target).length > 0) {
     throw new CliError(`${target} is not empty: stop the server and move it away first, so nothing is overwritten.`);
   }
   await checkBackupArchive(file);
-  await mkdir(config.dataDir, { recursive: true });
   const staging = await mkdtemp(`${target}.restoring-`);
   try {
     const database = await createDatabase({ kind: 'pglite', dataDir: staging, loadDataDir: new Blob([await readFile(file)]) });
@@ -162,5 +184,4 @@ export async function restore(config: Config, file: string): Promise<string> {
     await rm(staging, { recursive: true, force: true });
     throw new CliError(`not restored: ${file} could not be opened as a database (${messageOf(error)}); ${target} is unchanged`);
   }
-  return `Restored ${file} into ${target}.`;
 }

@@ -1,11 +1,13 @@
 import { parseArgs } from 'node:util';
-import { RegisterInput } from '@tasklane/schemas';
 import { openDatabase } from './app';
 import { createPasswordHasher } from './auth/password';
 import { createAuthService } from './auth/service';
 import { createTokenService } from './auth/tokens';
-import { backup, CliError, restore } from './backup';
+import { backup, restore } from './backup';
+import { CliError } from './cli-error';
 import type { Config } from './config';
+import { OPERATOR_COMMANDS, type OperatorCommand } from './operator-commands';
+import { askRunningServer, jsonOf } from './operator-client';
 
 interface Command {
   /** Positional arguments; a name ending in `...` takes the rest. */
@@ -17,7 +19,7 @@ interface Command {
 export const COMMANDS: Record<string, Command> = {
   serve: { args: [], summary: 'run the server (the default command)' },
   migrate: { args: [], summary: 'apply pending database migrations and exit' },
-  backup: { args: ['<file>'], summary: 'write the PGlite database to <file> as a checked .tar.gz (asks a running server when one answers)' },
+  backup: { args: ['<file>'], summary: 'write the PGlite database to <file> as a checked .tar.gz (asks the running server when one runs)' },
   restore: { args: ['<file>'], summary: 'restore a backup into an empty PGlite data directory (server stopped)' },
   'create-user': { args: ['<email>', '<name>...'], summary: 'create an account; the password comes from TASKLANE_PASSWORD' },
   'reset-password': { args: ['<email>'], summary: "replace a user's password from TASKLANE_PASSWORD and sign every session of theirs out" },
@@ -96,18 +98,29 @@ function passwordFromEnv(): string {
   return password;
 }
 
-async function withAuth<T>(config: Config, run: (auth: ReturnType<typeof createAuthService>) => Promise<T>): Promise<T> {
-  const database = await openDatabase(config);
+/**
+ * create-user and reset-password: by the server running on DATA_DIR when one runs (its operator
+ * socket), so it sees the change at once; else on the database opened here (on PGlite, locked).
+ */
+async function runOperatorCommand(config: Config, command: OperatorCommand, input: unknown): Promise<string> {
+  const answer = config.databaseUrl ? undefined : await askRunningServer(config.dataDir, `/${command}`, input);
+  if (answer) {
+    const { message } = await jsonOf(answer);
+    if (answer.statusCode !== 200) throw new CliError(message ?? `the running server answered ${answer.statusCode}`);
+    return message ?? '';
+  }
+  const database = await openDatabase(config, command);
   const passwords = createPasswordHasher(config.bcryptCost);
   try {
-    return await run(createAuthService(database.db, passwords, createTokenService(config.jwtSecret, config.jwtTtlSeconds)));
+    const auth = createAuthService(database.db, passwords, createTokenService(config.jwtSecret, config.jwtTtlSeconds));
+    return await OPERATOR_COMMANDS[command](auth, input);
   } finally {
     await passwords.close();
     await database.close();
   }
 }
 
-/** Operator commands besides serve and migrate; returns what to print. On PGlite, all but `backup` need the server stopped. */
+/** Operator commands besides serve and migrate; returns what to print. */
 export async function runCommand(config: Config, command: string, args: string[]): Promise<string> {
   const [first = '', ...rest] = args;
   switch (command) {
@@ -115,18 +128,10 @@ export async function runCommand(config: Config, command: string, args: string[]
       return backup(config, first);
     case 'restore':
       return restore(config, first);
-    case 'create-user': {
-      const input = RegisterInput.safeParse({ email: first, name: rest.join(' '), password: passwordFromEnv() });
-      if (!input.success) throw new CliError(input.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
-      const created = await withAuth(config, (auth) => auth.register(input.data));
-      return `Created user ${created.user.email} (${created.user.id}).`;
-    }
-    case 'reset-password': {
-      const password = RegisterInput.shape.password.safeParse(passwordFromEnv());
-      if (!password.success) throw new CliError(`password: ${password.error.issues[0]?.message}`);
-      const user = await withAuth(config, (auth) => auth.resetPassword(first, password.data));
-      return `Password of ${user.email} replaced; their sessions are signed out and reset links ended (personal access tokens keep working).`;
-    }
+    case 'create-user':
+      return runOperatorCommand(config, command, { email: first, name: rest.join(' '), password: passwordFromEnv() });
+    case 'reset-password':
+      return runOperatorCommand(config, command, { email: first, password: passwordFromEnv() });
     default:
       throw new Error(`no runner for the command ${command}`);
   }

@@ -57,6 +57,7 @@ export const EnvSchema = z.object({
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_TTL: durationSeconds.default(86_400),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   AUTH_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
   TOKEN_RATE_LIMIT: z.coerce.number().int().min(0).default(6000),
   TOKEN_CHECK_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
@@ -114,6 +115,8 @@ export interface Config {
   jwtSecret: string;
   jwtTtlSeconds: number;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** Readable lines for a person, or JSON lines for a log collector (the default when absent). */
+  logFormat?: 'pretty' | 'json';
   /** Login and register requests per minute, per client IP and per email; 0 turns the limit off. */
   authRateLimit: number;
   /** Requests per minute per bearer token on the API; 0 turns the limit off. */
@@ -235,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret: values.JWT_SECRET ?? loadOrCreateSecret(dataDir),
     jwtTtlSeconds: values.JWT_TTL,
     logLevel: values.LOG_LEVEL,
+    logFormat: values.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     authRateLimit: values.AUTH_RATE_LIMIT,
     tokenRateLimit: values.TOKEN_RATE_LIMIT,
     tokenCheckCacheMs: values.TOKEN_CHECK_CACHE_MS,

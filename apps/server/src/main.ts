@@ -1,9 +1,8 @@
 import cluster from 'node:cluster';
 import { buildApp, openDatabase, VERSION } from './app';
-import { CliError } from './backup';
 import { parseCommandLine, runCommand } from './cli';
-import { type Config, ConfigError, loadConfig } from './config';
-import { DomainError } from './errors';
+import { type Config, loadConfig } from './config';
+import { operatorMessage } from './startup-errors';
 
 async function main(argv: string[]): Promise<void> {
   const invocation = parseCommandLine(argv);
@@ -16,7 +15,7 @@ async function main(argv: string[]): Promise<void> {
   }
   const config = loadConfig();
   if (invocation.command === 'migrate') {
-    const database = await openDatabase(config);
+    const database = await openDatabase(config, 'migrate');
     await database.close();
     console.log('Migrations applied.');
     return;
@@ -51,7 +50,14 @@ async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    // The last line of the start: where to open the app.
+    await app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `Tasklane ${VERSION} is ready: open ${address}/ in a browser` });
+  } catch (error) {
+    // The database is closed (and DATA_DIR released) before the refusal is printed.
+    await app.close();
+    throw error;
+  }
 }
 
 /**
@@ -95,7 +101,6 @@ async function superviseWorkers(config: Config): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   // An operator's mistake is one line; anything else is a bug and keeps its stack.
-  const expected = error instanceof ConfigError || error instanceof CliError || error instanceof DomainError;
-  console.error(expected ? error.message : error);
+  console.error(operatorMessage(error) ?? error);
   process.exit(1);
 });

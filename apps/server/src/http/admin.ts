@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Database } from '@tasklane/db';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { errorBody } from './rest-errors';
 
 const sameSecret = (given: string, expected: string) =>
@@ -19,11 +19,16 @@ export function registerAdminRoutes(app: FastifyInstance, database: Database, ad
     if (!sameSecret(given, adminToken)) {
       return reply.code(401).header('www-authenticate', 'Bearer').send(errorBody(401, 'Admin token required'));
     }
-    const archive = await dump('gzip');
-    return reply
-      .header('content-type', 'application/gzip')
-      .header('content-disposition', 'attachment; filename="tasklane-backup.tar.gz"')
-      .header('cache-control', 'no-store')
-      .send(Buffer.from(await archive.arrayBuffer()));
+    return sendBackup(reply, dump);
   });
+}
+
+/** The live data directory as a gzip tar archive, as both GET /admin/backup and the operator channel send it. */
+export async function sendBackup(reply: FastifyReply, dump: NonNullable<Database['dumpDataDir']>) {
+  const archive = await dump('gzip');
+  return reply
+    .header('content-type', 'application/gzip')
+    .header('content-disposition', 'attachment; filename="tasklane-backup.tar.gz"')
+    .header('cache-control', 'no-store')
+    .send(Buffer.from(await archive.arrayBuffer()));
 }

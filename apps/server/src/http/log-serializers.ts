@@ -26,7 +26,8 @@ export function redactUrl(url: string): string {
 /** Fastify's default request serializer, with the URL redacted. */
 export const requestSerializer = (request: FastifyRequest) => ({
   method: request.method,
-  url: redactUrl(request.url),
+  // originalUrl: the URL as received (app.ts); the REST adapter rewrites `url` below its prefix.
+  url: redactUrl(request.originalUrl),
   host: request.host,
   remoteAddress: request.ip,
   remotePort: request.socket?.remotePort,

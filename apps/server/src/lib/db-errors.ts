@@ -1,11 +1,13 @@
-/** Whether an error, or any error in its `cause` chain (drizzle wraps driver errors), carries a code that matches. */
-function hasCode(error: unknown, matches: (code: string) => boolean): boolean {
+/** The first code an error, or any error in its `cause` chain (drizzle wraps driver errors), carries that matches. */
+export function findCode(error: unknown, matches: (code: string) => boolean = () => true): string | undefined {
   for (let current: unknown = error; current && typeof current === 'object'; current = (current as { cause?: unknown }).cause) {
     const { code } = current as { code?: unknown };
-    if (typeof code === 'string' && matches(code)) return true;
+    if (typeof code === 'string' && matches(code)) return code;
   }
-  return false;
+  return undefined;
 }
+
+const hasCode = (error: unknown, matches: (code: string) => boolean): boolean => findCode(error, matches) !== undefined;
 
 /** True for PostgreSQL's unique_violation (23505), as raised by postgres.js, PGlite or wrapped by drizzle. */
 export const isUniqueViolation = (error: unknown): boolean => hasCode(error, (code) => code === '23505');

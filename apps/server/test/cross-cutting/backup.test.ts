@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { create as createTar, list as listTar } from 'tar';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../support/harness';
-import { call, SERVER_ENTRY, startServerProcess, type ServerProcess } from '../support/server-process';
+import { call, expectOneLineFailure, runTasklane, SERVER_ENTRY, startServerProcess, type ServerProcess } from '../support/server-process';
 import { freePort } from '../support/ports';
 
 const onPostgres = process.env.TEST_DB === 'postgres';
@@ -63,7 +63,8 @@ describe('tasklane CLI: backup, restore, create-user, reset-password', () => {
       await Promise.all(writers);
       await call(server.baseUrl, 'PATCH', `/api/v1/tasks/${acknowledged[0]}`, { token, body: { status: 'DONE' } });
       const liveTasks = await tasksOf(server, token, project.body.id);
-      await tasklane(live, 'backup', join(scratch, 'quiet.tar.gz'));
+      // asked from elsewhere, as from another machine: over HTTP with the server's ADMIN_TOKEN
+      await tasklane({ ...live, DATA_DIR: join(scratch, 'elsewhere') }, 'backup', join(scratch, 'quiet.tar.gz'));
 
       // the backup taken under writes: everything acknowledged before it, nothing that never existed
       const restoredEnv = { DATA_DIR: join(scratch, 'restored-1'), PORT: String(restoredPort) };
@@ -103,27 +104,6 @@ describe('tasklane CLI: backup, restore, create-user, reset-password', () => {
   }, 420_000);
 });
 
-/** The CLI as a process, with its exit code and both outputs, whether it fails or not. */
-async function tasklaneExit(env: Record<string, string>, ...args: string[]) {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [SERVER_ENTRY, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', JWT_SECRET, LOG_LEVEL: 'warn', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
-
-/** A failure an operator reads: one line, no stack trace. */
-function expectOneLineFailure(result: { code: number; stderr: string }, pattern: RegExp) {
-  expect(result.code).toBe(1);
-  expect(result.stderr.trim()).toMatch(pattern);
-  expect(result.stderr.trim().split('\n')).toHaveLength(1);
-  expect(result.stderr).not.toMatch(/\n\s+at /);
-}
-
 /** An HTTP server answering every request with one fixed response, as a misconfigured or foreign server does. */
 async function fixedServer(status: number, type: string, body: Buffer | string): Promise<{ port: number; server: Server }> {
   const server = createServer((_request, response) => response.writeHead(status, { 'content-type': type }).end(body));
@@ -159,7 +139,7 @@ describe('tasklane backup and restore refuse what is not a backup', () => {
     try {
       const out = join(dir, `from-${port}`);
       mkdirSync(out);
-      const result = await tasklaneExit({ PORT: String(port), DATA_DIR: join(dir, 'unused'), ADMIN_TOKEN }, 'backup', join(out, 'backup.tar.gz'));
+      const result = await runTasklane({ PORT: String(port), DATA_DIR: join(dir, 'unused'), ADMIN_TOKEN }, 'backup', join(out, 'backup.tar.gz'));
       expectOneLineFailure(result, message);
       expect(readdirSync(out)).toEqual([]);
     } finally {
@@ -172,7 +152,7 @@ describe('tasklane backup and restore refuse what is not a backup', () => {
     try {
       const earlier = join(dir, 'earlier.tar.gz');
       writeFileSync(earlier, 'an earlier backup');
-      expectOneLineFailure(await tasklaneExit({ PORT: String(port), DATA_DIR: join(dir, 'unused') }, 'backup', earlier), /^not a backup/);
+      expectOneLineFailure(await runTasklane({ PORT: String(port), DATA_DIR: join(dir, 'unused') }, 'backup', earlier), /^not a backup/);
       expect(readFileSync(earlier, 'utf8')).toBe('an earlier backup');
     } finally {
       server.close();
@@ -181,7 +161,7 @@ describe('tasklane backup and restore refuse what is not a backup', () => {
 
   it('backup with no server and no database says so instead of dumping an empty one', async () => {
     const dataDir = join(dir, 'no-database');
-    const result = await tasklaneExit({ PORT: String(await freePort()), DATA_DIR: dataDir }, 'backup', join(dir, 'none.tar.gz'));
+    const result = await runTasklane({ PORT: String(await freePort()), DATA_DIR: dataDir }, 'backup', join(dir, 'none.tar.gz'));
     expectOneLineFailure(result, /^no server answered at .* holds no database/);
     expect(existsSync(join(dataDir, 'pgdata'))).toBe(false);
     expect(existsSync(join(dir, 'none.tar.gz'))).toBe(false);
@@ -201,7 +181,7 @@ describe('tasklane backup and restore refuse what is not a backup', () => {
     ];
     for (const [file, message] of cases) {
       const dataDir = join(dir, `restore-into-${cases.findIndex(([name]) => name === file)}`);
-      expectOneLineFailure(await tasklaneExit({ DATA_DIR: dataDir }, 'restore', file), message);
+      expectOneLineFailure(await runTasklane({ DATA_DIR: dataDir }, 'restore', file), message);
       expect(existsSync(join(dataDir, 'pgdata'))).toBe(false);
       expect(existsSync(dataDir) ? readdirSync(dataDir).filter((name) => name.startsWith('pgdata')) : []).toEqual([]);
     }
@@ -211,7 +191,7 @@ describe('tasklane backup and restore refuse what is not a backup', () => {
     const fake = await archiveOf('fake-pgdata.tar.gz', { PG_VERSION: '17\n', 'global/pg_control': 'garbage', 'base/': '' });
     const dataDir = join(dir, 'fake-target');
     mkdirSync(join(dataDir, 'pgdata'), { recursive: true });
-    const result = await tasklaneExit({ DATA_DIR: dataDir }, 'restore', fake);
+    const result = await runTasklane({ DATA_DIR: dataDir }, 'restore', fake);
     expectOneLineFailure(result, /^not restored: .*fake-pgdata\.tar\.gz could not be opened as a database .*unchanged$/);
     expect(readdirSync(dataDir).filter((name) => name.startsWith('pgdata'))).toEqual(['pgdata']);
     expect(readdirSync(join(dataDir, 'pgdata'))).toEqual([]);

@@ -143,6 +143,6 @@ describe('the documented configuration and the parser', () => {
         server.child.kill('SIGTERM');
         await server.exited;
       }
-    });
+    }, 120_000);
   });
 });

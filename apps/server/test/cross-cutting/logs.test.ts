@@ -1,8 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config';
 import { queryRows } from '../support/checks';
 import { registerUser, startTestApp, testConfig, type TestApp } from '../support/harness';
+import { freePort } from '../support/ports';
+import { call, startServerProcess } from '../support/server-process';
 
 /**
  * The whole flow with the server's own logger at its most talkative level, errors included:
@@ -86,5 +92,61 @@ describe('secrets never reach the logs', () => {
     const output = lines.join('');
     expect(output).toContain('"url":"/api/v1/notification-settings/unsubscribe?token=%5Bredacted%5D"');
     expect(output).not.toContain(token);
+  });
+});
+
+/** The lines the server logs while `run` makes its requests, in the given format. */
+async function linesLogged(logFormat: Config['logFormat'], run: (t: TestApp) => Promise<unknown>): Promise<string[]> {
+  const logStream = new PassThrough();
+  let output = '';
+  logStream.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const t = await startTestApp({ logLevel: 'info', logFormat }, { logStream });
+  try {
+    await run(t);
+  } finally {
+    await t.close();
+  }
+  return output.split('\n').filter(Boolean);
+}
+
+describe('the log format', () => {
+  const requests = (t: TestApp) => Promise.all([t.request('GET', '/healthz'), t.request('GET', '/api/v1/no-such-route?access_token=secret-in-the-url')]);
+
+  it('LOG_FORMAT=pretty: one readable line per request, with its method, path, status and time', async () => {
+    const lines = await linesLogged('pretty', requests);
+    expect(lines.filter((line) => line.includes('/healthz'))).toEqual([expect.stringMatching(/^\[\d\d:\d\d:\d\d\] INFO: GET \/healthz 200 \d+ ms$/)]);
+    expect(lines.filter((line) => line.includes('/no-such-route'))).toEqual([
+      expect.stringMatching(/^\[\d\d:\d\d:\d\d\] INFO: GET \/api\/v1\/no-such-route\?access_token=%5Bredacted%5D 404 \d+ ms$/),
+    ]);
+    expect(lines.join('\n')).not.toContain('secret-in-the-url');
+    expect(lines.some((line) => line.startsWith('{'))).toBe(false);
+  });
+
+  it('LOG_FORMAT=json: one JSON line per request, holding the request, the response and the time', async () => {
+    const lines = (await linesLogged('json', requests)).map((line) => JSON.parse(line) as { req?: { url: string }; res?: { statusCode: number }; responseTime?: number; reqId?: string });
+    const health = lines.filter((line) => line.req?.url === '/healthz');
+    expect(health).toEqual([expect.objectContaining({ res: { statusCode: 200 }, responseTime: expect.any(Number), reqId: expect.any(String) })]);
+    expect(lines.filter((line) => line.req?.url.startsWith('/api/v1/no-such-route'))).toHaveLength(1);
+  });
+
+  describe('the built server', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tasklane-log-format-'));
+    afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+    it('logs JSON when its output is not a terminal, and its start ends with the line saying where to open the app', async () => {
+      const port = await freePort();
+      const server = await startServerProcess({ DATA_DIR: join(dataDir, 'data'), LOG_LEVEL: 'info' }, port);
+      try {
+        await call(server.baseUrl, 'GET', '/healthz');
+        const lines = server.output().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { msg: string; req?: unknown });
+        const ready = lines.findIndex((line) => line.msg === `Tasklane 0.1.0 is ready: open http://127.0.0.1:${port}/ in a browser`);
+        expect(ready).toBeGreaterThanOrEqual(0);
+        expect(lines.slice(0, ready).filter((line) => line.req)).toEqual([]);
+        expect(lines.slice(ready + 1).every((line) => line.req)).toBe(true);
+      } finally {
+        server.child.kill('SIGTERM');
+        await server.exited;
+      }
+    }, 120_000);
   });
 });

@@ -1,6 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'vitest';
 
 /** The built server (`npm test` builds before testing); the process tests run it as production does. */
 export const SERVER_ENTRY = join(import.meta.dirname, '../../dist/main.mjs');
@@ -13,10 +15,32 @@ export interface ServerProcess {
   output(): string;
 }
 
+/** The settings every server and CLI process of the tests starts from. */
+const BASE_ENV = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', BCRYPT_COST: '4', JWT_SECRET: 'process-test-secret-that-is-long-enough-for-hs256' };
+
+/** `tasklane <args>` as an operator runs it: its exit code and both outputs, whether it fails or not. */
+export async function runTasklane(env: Record<string, string>, ...args: string[]) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [SERVER_ENTRY, ...args], { env: { PATH: process.env.PATH ?? '', ...BASE_ENV, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+/** A failure an operator reads: one line on stderr, no stack trace, exit code 1. */
+export function expectOneLineFailure(result: { code: number; stderr: string }, pattern: RegExp) {
+  expect(result.code).toBe(1);
+  expect(result.stderr.trim()).toMatch(pattern);
+  expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+}
+
 export async function startServerProcess(env: Record<string, string>, port: number): Promise<ServerProcess> {
   if (!existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: build the server first (npx -y pnpm@12.21.0 turbo run build)`);
   const child = spawn(process.execPath, [SERVER_ENTRY, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', BCRYPT_COST: '4', TOKEN_RATE_LIMIT: '0', AUTH_RATE_LIMIT: '100000', JWT_SECRET: 'process-test-secret-that-is-long-enough-for-hs256', ...env },
+    env: { PATH: process.env.PATH ?? '', ...BASE_ENV, PORT: String(port), TOKEN_RATE_LIMIT: '0', AUTH_RATE_LIMIT: '100000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
