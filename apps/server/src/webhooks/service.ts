@@ -16,6 +16,7 @@ import type { WebhookConfig } from '../config';
 import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { authorize } from '../policy';
+import { transactionIn } from '../recorded-write';
 import { notFound } from '../errors';
 import * as store from './store';
 import { checkTarget } from './target';
@@ -62,7 +63,9 @@ export function createWebhooksService(db: Db, config: WebhookConfig) {
       authorize(await requireProjectAccess(db, projectId, userId), 'webhooks.manage');
       await checkTarget(url, config.allowPrivate);
       const secret = `whsec_${randomBytes(32).toString('base64url')}`;
-      const row = await store.insertWebhook(db, { id: newId(), projectId, url, events: [...new Set(events)], active, secret, createdById: userId });
+      const row = await transactionIn(db, { projectId }, 'Project', (tx) =>
+        store.insertWebhook(tx, { id: newId(), projectId, url, events: [...new Set(events)], active, secret, createdById: userId }),
+      );
       return { ...toWebhook(row), secret };
     },
 
@@ -82,7 +85,7 @@ export function createWebhooksService(db: Db, config: WebhookConfig) {
     async update(userId: string, { id, webhookId, url, events, active }: UpdateWebhookInput): Promise<Webhook> {
       await loadWebhook(userId, { id, webhookId });
       if (url !== undefined) await checkTarget(url, config.allowPrivate);
-      const row = await store.updateWebhook(db, webhookId, {
+      const row = await store.updateWebhook(db, id, webhookId, {
         ...(url !== undefined ? { url } : {}),
         ...(events !== undefined ? { events: [...new Set(events)] } : {}),
         ...(active !== undefined ? { active } : {}),
@@ -94,7 +97,7 @@ export function createWebhooksService(db: Db, config: WebhookConfig) {
 
     async remove(userId: string, path: WebhookPathInput): Promise<{ message: string }> {
       await loadWebhook(userId, path);
-      await store.deleteWebhook(db, path.webhookId);
+      if (!(await store.deleteWebhook(db, path.id, path.webhookId))) throw notFound('Webhook');
       return { message: 'Webhook deleted' };
     },
 

@@ -18,11 +18,19 @@ export const listWebhooks = (db: Db, projectId: string, afterId: string | undefi
     .orderBy(asc(webhooks.id))
     .limit(limit);
 
-export const updateWebhook = async (db: Db, webhookId: string, patch: Partial<typeof webhooks.$inferInsert>) =>
-  (await db.update(webhooks).set({ ...patch, updatedAt: new Date() }).where(eq(webhooks.id, webhookId)).returning())[0];
+/** Undefined when the webhook is gone, or left with its deleted project. */
+export const updateWebhook = async (db: Db, projectId: string, webhookId: string, patch: Partial<typeof webhooks.$inferInsert>) =>
+  (
+    await db
+      .update(webhooks)
+      .set({ ...patch, updatedAt: new Date() })
+      .where(and(eq(webhooks.projectId, projectId), eq(webhooks.id, webhookId)))
+      .returning()
+  )[0];
 
-/** Its deliveries, pending ones included, go with it (ON DELETE CASCADE). */
-export const deleteWebhook = (db: Db, webhookId: string) => db.delete(webhooks).where(eq(webhooks.id, webhookId));
+/** Its deliveries, pending ones included, go with it (ON DELETE CASCADE). False when it is gone, or left with its deleted project. */
+export const deleteWebhook = async (db: Db, projectId: string, webhookId: string) =>
+  (await db.delete(webhooks).where(and(eq(webhooks.projectId, projectId), eq(webhooks.id, webhookId))).returning({ id: webhooks.id })).length > 0;
 
 /** The delivery log, newest first. */
 export const listDeliveries = (db: Db, webhookId: string, beforeId: number | undefined, limit: number) =>
