@@ -31,7 +31,11 @@ const ACTIVITY_LOCK_CLASS = 7415;
  *     trigger of migration 0006);
  *  4. the write's other rows: a comment, a membership, a webhook;
  *  5. the project's advisory lock (recordChange, and the task-count trigger of migration 0004);
- *  6. the recipients' advisory locks (notifications/write.ts).
+ *  6. the rows of the project's webhooks, FOR KEY SHARE (recordChange's outbox step: a webhook
+ *     deleted meanwhile gets no delivery, rather than failing the write on its foreign key), and
+ *     after a webhook's row, its deliveries' (its deletion, and the sender's markDelivered and markFailed);
+ *  7. the recipients' advisory locks (notifications/write.ts; recordChange's `outboxed` step makes
+ *     them wait for the outbox step to end).
  *
  * The project's deletion holds its row FOR UPDATE before anything else: it waits for the writes in
  * flight there, and a write that comes later waits for the deletion, then finds the row gone and
@@ -144,7 +148,9 @@ export async function recordChange(db: Db, change: Change, write?: StatementPart
         from locked
         returning id
       ),
-      queued as (${outbox.build(sql`inserted`)})${notify ? sql`,${notify.build(sql`inserted`)}` : sql``}
+      queued as (${outbox.build(sql`inserted`)})${notify ? sql`,
+      outboxed as (select 1 from inserted, (select count(*) from queued) as outbox),
+      ${notify.build(sql`outboxed`)}` : sql``}
       select id::text as id,
              pg_notify(${value('channel')}::text, id::text),
              case when exists (select 1 from queued) then pg_notify(${DELIVERIES_CHANNEL}, '') end${notify ? sql`, ${announceNotified} as notified` : sql``}
@@ -174,7 +180,8 @@ export async function recordChange(db: Db, change: Change, write?: StatementPart
  * wants this event type, so it commits with the change. The body every attempt sends is the
  * event's JSON, but its id is only known inside that statement (`event`, a CTE with its `id`), so
  * the body is assembled there: `{"id":"<id>",` + the rest of it. Ordered per task (or per project
- * for project and member events).
+ * for project and member events). The webhooks are locked (the lock order above) so that one
+ * deleted meanwhile is skipped, and one disabled meanwhile is read as it is now.
  */
 function queueDeliveries(event: Omit<Activity, 'id'>): { build: (inserted: SQL) => SQL; values: Record<string, unknown> } {
   const value = placeholderIn('outbox_');
@@ -185,6 +192,7 @@ function queueDeliveries(event: Omit<Activity, 'id'>): { build: (inserted: SQL) 
       from ${webhooks}, ${inserted} as event
       where ${webhooks.projectId} = ${value('projectId')}::uuid and ${webhooks.active}
         and (cardinality(${webhooks.events}) = 0 or ${value('type')}::text = any(${webhooks.events}))
+      for key share of ${webhooks}
       returning 1`,
     values: valuesFor(
       {

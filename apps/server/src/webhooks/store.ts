@@ -91,13 +91,17 @@ export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<
   }));
 }
 
+/**
+ * The webhook's row first, then the delivery's: the order of the webhook's deletion (its row, then
+ * its deliveries, ON DELETE CASCADE), so the two never deadlock (recorded-write.ts: lock order).
+ */
 export async function markDelivered(db: Db, delivery: ClaimedDelivery, status: number): Promise<void> {
   await db.transaction(async (tx) => {
+    await tx.update(webhooks).set({ consecutiveFailures: 0 }).where(eq(webhooks.id, delivery.webhookId));
     await tx
       .update(webhookDeliveries)
       .set({ state: 'DELIVERED', lastStatus: status, lastError: null, deliveredAt: new Date(), leasedUntil: null, updatedAt: new Date() })
       .where(eq(webhookDeliveries.id, delivery.id));
-    await tx.update(webhooks).set({ consecutiveFailures: 0 }).where(eq(webhooks.id, delivery.webhookId));
   });
 }
 
@@ -109,6 +113,13 @@ export async function markFailed(
 ): Promise<void> {
   await db.transaction(async (tx) => {
     await tx
+      .update(webhooks)
+      .set({
+        consecutiveFailures: sql`${webhooks.consecutiveFailures} + 1`,
+        ...(outcome.retryAt ? {} : { active: false, disabledReason: outcome.disabledReason, updatedAt: new Date() }),
+      })
+      .where(eq(webhooks.id, delivery.webhookId));
+    await tx
       .update(webhookDeliveries)
       .set({
         state: outcome.retryAt ? 'PENDING' : 'FAILED',
@@ -119,13 +130,6 @@ export async function markFailed(
         updatedAt: new Date(),
       })
       .where(eq(webhookDeliveries.id, delivery.id));
-    await tx
-      .update(webhooks)
-      .set({
-        consecutiveFailures: sql`${webhooks.consecutiveFailures} + 1`,
-        ...(outcome.retryAt ? {} : { active: false, disabledReason: outcome.disabledReason, updatedAt: new Date() }),
-      })
-      .where(eq(webhooks.id, delivery.webhookId));
   });
 }
 

@@ -51,6 +51,22 @@ describe('races with a deletion answer 2xx or 404, never 500', () => {
     }
   });
 
+  it('writes whose history queues deliveries to a webhook being deleted answer 2xx, and the webhook is deleted', async () => {
+    const projectId = (await createProject(t, owner, 'Webhooks race')).id;
+    const tasks = await Promise.all(Array.from({ length: 4 }, () => createTask(t, owner, projectId)));
+    for (let round = 0; round < 10; round += 1) {
+      const webhook = (await t.request('POST', `/api/v1/projects/${projectId}/webhooks`, { token: owner.token, body: { url: 'http://127.0.0.1:9/hook' } })).body;
+      const [deleted, ...writes] = await Promise.all([
+        t.request('DELETE', `/api/v1/projects/${projectId}/webhooks/${webhook.id}`, { token: owner.token }),
+        ...tasks.map((task) => t.request('PATCH', `/api/v1/tasks/${task.id}`, { token: owner.token, body: { title: `Round ${round}` } })),
+        ...tasks.map((task) => t.request('POST', `/api/v1/tasks/${task.id}/comments`, { token: owner.token, body: { text: `Round ${round}` } })),
+      ]);
+      expect(deleted!.status, JSON.stringify(deleted!.body)).toBe(200);
+      expectAnswered(writes, [200, 201]);
+      expect(await queryRows(t, `select id from webhook_deliveries where webhook_id = '${webhook.id}'`)).toEqual([]);
+    }
+  });
+
   it('a project deleted while editors write into it is deleted (200), without a deadlock, and every write answers 2xx or 404', async () => {
     for (let round = 0; round < 8; round += 1) {
       const projectId = (await createProject(t, owner, `Doomed ${round}`)).id;
