@@ -4,7 +4,7 @@ import { type SQL, and, eq, inArray, sql } from 'drizzle-orm';
 import { isId } from './lib/ids';
 import { preparedFor } from './lib/prepared';
 import { type ProjectAccess, requireReach } from './policy';
-import { notFound } from './errors';
+import { DomainError, notFound } from './errors';
 
 /**
  * The caller's (`userId` placeholder) role in the project `projectIdOfRow` names — a column of the
@@ -80,4 +80,18 @@ export async function requireProjectAccess(db: Db, projectId: string, userId: st
   const row = isId(projectId) ? await findAccess(db, projectId, userId) : undefined;
   if (!row) throw notFound('Project');
   return { projectId, role: row.role, isOwner: row.ownerId === userId };
+}
+
+/**
+ * Runs checks of a write's input against its project's rows (members, labels). They also fail when
+ * the project, or the task, was deleted since it was read, taking those rows along: then the
+ * answer is its 404, which `stillThere` throws, as it would have had the deletion come first.
+ */
+export async function checkedWhileThere<T>(checks: () => Promise<T>, stillThere: () => Promise<unknown>): Promise<T> {
+  try {
+    return await checks();
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'BAD_REQUEST') await stillThere();
+    throw error;
+  }
 }

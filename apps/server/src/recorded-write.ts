@@ -1,9 +1,10 @@
-import { activity, type Db, webhookDeliveries, webhooks } from '@tasklane/db';
+import { activity, type Db, projects, tasks, webhookDeliveries, webhooks } from '@tasklane/db';
 import type { Activity, ActivityType, FieldChange } from '@tasklane/schemas';
 import { type SQL, sql } from 'drizzle-orm';
 import { placeholderIn, runStatement, type StatementPart, valuesFor } from './lib/prepared';
 import type { NotificationPlan } from './notifications/plan';
 import { announceNotified, notificationSteps } from './notifications/write';
+import { notFound } from './errors';
 
 /**
  * The channel of a project's "activity N happened" notifications (the payload is N). One channel
@@ -16,6 +17,71 @@ export const projectChannel = (projectId: string) => `tasklane_p_${projectId.rep
 export const DELIVERIES_CHANNEL = 'tasklane_deliveries';
 /** First key of the per-project advisory locks taken by activity writers (and, first, by the task count trigger of migration 0004). */
 const ACTIVITY_LOCK_CLASS = 7415;
+
+/*
+ * The lock order. Every write inside a project takes its locks in this order, so no two writes
+ * (nor a write and the project's deletion) ever wait on each other in a cycle, which PostgreSQL
+ * would break by failing one of them ("deadlock detected"):
+ *
+ *  1. the project's row: FOR KEY SHARE by every write into the project, first in its statement or
+ *     transaction (lockedScope, lockScope); FOR NO KEY UPDATE by the project's update and ownership
+ *     transfer; FOR UPDATE by the project's deletion and a member's removal;
+ *  2. label rows (a task write naming labels locks them FOR KEY SHARE; a label's update and deletion);
+ *  3. the task's row (FOR KEY SHARE in lockedScope, then the task's own write, or a comment's count
+ *     trigger of migration 0006);
+ *  4. the write's other rows: a comment, a membership, a webhook;
+ *  5. the project's advisory lock (recordChange, and the task-count trigger of migration 0004);
+ *  6. the rows of the project's webhooks, FOR KEY SHARE (recordChange's outbox step: a webhook
+ *     deleted meanwhile gets no delivery, rather than failing the write on its foreign key), and
+ *     after a webhook's row, its deliveries' (its deletion, and the sender's markDelivered and markFailed);
+ *  7. the recipients' advisory locks (notifications/write.ts; recordChange's `outboxed` step makes
+ *     them wait for the outbox step to end).
+ *
+ * The project's deletion holds its row FOR UPDATE before anything else: it waits for the writes in
+ * flight there, and a write that comes later waits for the deletion, then finds the row gone and
+ * writes nothing, so its caller answers 404, as when it came after the deletion. For the same
+ * reason a row is only inserted under a locked parent, and no foreign key fails. A write that holds
+ * a single row and takes no other lock (a watcher, a notification marked read) cannot be in a cycle.
+ */
+
+/** `conditions` evaluated in their order, each only if those before it hold: AND lets the planner reorder them, CASE does not. */
+const inOrder = (conditions: SQL[]): SQL => conditions.reduceRight((inner, condition) => sql`(case when ${condition} then ${inner} else false end)`);
+
+/**
+ * An SQL condition that locks the project's row, then the task's (if given), FOR KEY SHARE (see the
+ * lock order above), and holds only if they still exist; `then`, if given, is evaluated only after,
+ * so the locks it takes come later. A write's statement puts it in its WHERE.
+ */
+export const lockedScope = (scope: { projectId: SQL; taskId?: SQL }, then?: SQL): SQL =>
+  inOrder([
+    sql`exists (select 1 from ${projects} as scope_project where scope_project.id = ${scope.projectId} for key share)`,
+    ...(scope.taskId ? [sql`exists (select 1 from ${tasks} as scope_task where scope_task.id = ${scope.taskId} for key share)`] : []),
+    ...(then ? [then] : []),
+  ]);
+
+const scopeValue = placeholderIn('scope_');
+
+/**
+ * lockedScope as a transaction's first statement: false when the project (or the task) is gone,
+ * and the write must not happen.
+ */
+export async function lockScope(tx: Db, scope: { projectId: string; taskId?: string }): Promise<boolean> {
+  const [row] = await runStatement<{ held: boolean }>(tx, {
+    key: scope.taskId ? 'scope:task' : 'scope:project',
+    build: () =>
+      sql`select ${lockedScope({ projectId: sql`${scopeValue('projectId')}::uuid`, ...(scope.taskId ? { taskId: sql`${scopeValue('taskId')}::uuid` } : {}) })} as held`,
+    values: valuesFor(scope, 'scope_'),
+  });
+  return row?.held === true;
+}
+
+/** A transaction that takes its scope's locks first (lockScope); with the scope gone, `missing`'s 404 and nothing written. */
+export function transactionIn<T>(db: Db, scope: { projectId: string; taskId?: string }, missing: string, body: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    if (!(await lockScope(tx, scope))) throw notFound(missing);
+    return body(tx);
+  });
+}
 
 /** A change as its history entry, its webhook deliveries and its announcement tell it. */
 export interface Change {
@@ -82,7 +148,9 @@ export async function recordChange(db: Db, change: Change, write?: StatementPart
         from locked
         returning id
       ),
-      queued as (${outbox.build(sql`inserted`)})${notify ? sql`,${notify.build(sql`inserted`)}` : sql``}
+      queued as (${outbox.build(sql`inserted`)})${notify ? sql`,
+      outboxed as (select 1 from inserted, (select count(*) from queued) as outbox),
+      ${notify.build(sql`outboxed`)}` : sql``}
       select id::text as id,
              pg_notify(${value('channel')}::text, id::text),
              case when exists (select 1 from queued) then pg_notify(${DELIVERIES_CHANNEL}, '') end${notify ? sql`, ${announceNotified} as notified` : sql``}
@@ -112,7 +180,8 @@ export async function recordChange(db: Db, change: Change, write?: StatementPart
  * wants this event type, so it commits with the change. The body every attempt sends is the
  * event's JSON, but its id is only known inside that statement (`event`, a CTE with its `id`), so
  * the body is assembled there: `{"id":"<id>",` + the rest of it. Ordered per task (or per project
- * for project and member events).
+ * for project and member events). The webhooks are locked (the lock order above) so that one
+ * deleted meanwhile is skipped, and one disabled meanwhile is read as it is now.
  */
 function queueDeliveries(event: Omit<Activity, 'id'>): { build: (inserted: SQL) => SQL; values: Record<string, unknown> } {
   const value = placeholderIn('outbox_');
@@ -123,6 +192,7 @@ function queueDeliveries(event: Omit<Activity, 'id'>): { build: (inserted: SQL) 
       from ${webhooks}, ${inserted} as event
       where ${webhooks.projectId} = ${value('projectId')}::uuid and ${webhooks.active}
         and (cardinality(${webhooks.events}) = 0 or ${value('type')}::text = any(${webhooks.events}))
+      for key share of ${webhooks}
       returning 1`,
     values: valuesFor(
       {

@@ -1,8 +1,7 @@
-import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { card, column, JWT_SECRET, launchChromium, newPerson, type Person, register, SCREENSHOTS, type Server, startServer } from './harness';
+import { card, column, JWT_SECRET, launchChromium, newPerson, type Person, register, screenshot, type Server, startServer } from './harness';
 
 /**
  * One team in three browsers: the owner sets up a project, an editor works the board, a viewer
@@ -72,7 +71,7 @@ describe('the Kanban board in Chromium', () => {
       expect.arrayContaining([expect.stringContaining('Grace Hopper'), expect.stringContaining('Alan Turing')]),
     );
     await expect.poll(() => page.getByLabel('Role of Grace Hopper').inputValue()).toBe('EDITOR');
-    await page.screenshot({ path: join(SCREENSHOTS, 'members.png'), fullPage: true });
+    await screenshot(page, 'members.png', { fullPage: true });
   });
 
   it("creates tasks in columns from each column's New task button", async () => {
@@ -167,7 +166,7 @@ describe('the Kanban board in Chromium', () => {
     await dialog.getByRole('button', { name: 'Comment' }).click();
     await dialog.locator('.comment-list', { hasText: 'checked at 360 px' }).waitFor();
     await expect.poll(() => history.textContent()).toContain('commented');
-    await page.screenshot({ path: join(SCREENSHOTS, 'task-detail.png') });
+    await screenshot(page, 'task-detail.png');
     await dialog.getByRole('button', { name: 'Close' }).click();
     const updated = card(page, 'Fix the signup form on mobile');
     await expect.poll(() => updated.getAttribute('class')).toContain('overdue');
@@ -238,7 +237,7 @@ describe('the Kanban board in Chromium', () => {
     await card(phone.page, 'Record the demo').waitFor();
     const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
-    await phone.page.screenshot({ path: join(SCREENSHOTS, 'board-360px.png'), fullPage: true });
+    await screenshot(phone.page, 'board-360px.png', { fullPage: true });
     await phone.context.close();
   });
 

@@ -11,7 +11,7 @@ import { type Browser, type BrowserContext, chromium, type Locator, type Page } 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export const JWT_SECRET = 'e2e-secret-that-is-long-enough-for-hs256-signing';
-export const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
+const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
 const WEB_DIST = fileURLToPath(new URL('../dist/index.html', import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -111,3 +111,10 @@ export async function accessibilityViolations(page: Page): Promise<{ id: string;
     return results.violations.map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, nodes: violation.nodes.length }));
   });
 }
+
+/**
+ * A screenshot of the page, saved as docs/screenshots/`name` only when UPDATE_SCREENSHOTS=1 (to
+ * refresh the docs' images): otherwise taken and dropped, so a test run leaves the tracked files as they are.
+ */
+export const screenshot = (page: Page, name: string, options: { fullPage?: boolean } = {}) =>
+  page.screenshot({ ...options, ...(process.env.UPDATE_SCREENSHOTS === '1' ? { path: join(SCREENSHOTS, name) } : {}) });

@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOidcProvider, type TestOidcProvider } from '../../server/test/support/oidc-provider';
 import { startSmtpServer, type TestSmtpServer } from '../../server/test/support/smtp-server';
 import { freePort } from '../../server/test/support/ports';
-import { join } from 'node:path';
-import { accessibilityViolations, launchChromium, newPerson, type Person, register, SCREENSHOTS, type Server, startServer } from './harness';
+import { accessibilityViolations, launchChromium, newPerson, type Person, register, screenshot, type Server, startServer } from './harness';
 
 /**
  * Signing in with the identity provider's button, the account page (tokens and sessions) and
@@ -109,7 +108,7 @@ describe('identity in the web app', () => {
     const row = page.locator('tr[data-token-id]', { hasText: 'Deploy script' });
     expect(await row.textContent()).toContain('write');
     await expectAccessible(person, 'account with a new token');
-    await page.screenshot({ path: join(SCREENSHOTS, 'account.png'), fullPage: true });
+    await screenshot(page, 'account.png', { fullPage: true });
 
     await row.getByRole('button', { name: 'Revoke' }).click();
     await row.getByRole('button', { name: 'Revoke token' }).click();

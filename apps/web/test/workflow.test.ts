@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import { createTasklaneClient, type TasklaneClient } from '@tasklane/sdk';
 import type { Task } from '@tasklane/schemas';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessibilityViolations, card, column, launchChromium, newPerson, type Person, SCREENSHOTS, type Server, startServer } from './harness';
+import { accessibilityViolations, card, column, launchChromium, newPerson, type Person, screenshot, type Server, startServer } from './harness';
 
 /**
  * The board as a keyboard-first team uses it: every shortcut, the command palette, both themes,
@@ -297,7 +296,7 @@ describe('the keyboard-first board in Chromium', () => {
     const row = table.locator('tr', { hasText: 'Draft the launch plan' });
     expect(await row.textContent()).toContain('In review');
     expect(await row.textContent()).toContain('Grace Hopper');
-    await page.screenshot({ path: join(SCREENSHOTS, 'list.png'), fullPage: true });
+    await screenshot(page, 'list.png', { fullPage: true });
   });
 
   it('rolls back a move the server refuses as stale (412), saying why, and shows the latest version', async () => {
@@ -444,7 +443,7 @@ describe('the keyboard-first board in Chromium', () => {
       await page.goto(boardUrl);
       await card(page, 'Ship the beta').waitFor();
       await serious(`board, ${theme}`);
-      await page.screenshot({ path: join(SCREENSHOTS, theme === 'dark' ? 'board-dark.png' : 'board.png'), fullPage: true });
+      await screenshot(page, theme === 'dark' ? 'board-dark.png' : 'board.png', { fullPage: true });
       await page.goto(`${boardUrl}/list`);
       await page.getByRole('table').waitFor();
       await serious(`list, ${theme}`);

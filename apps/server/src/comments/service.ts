@@ -4,10 +4,10 @@ import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { nextVersion, requireVersion } from '../lib/versions';
 import { authorize, authorizeCommentChange } from '../policy';
-import { changedFields, recordChange } from '../recorded-write';
+import { changedFields, recordChange, transactionIn } from '../recorded-write';
 import type { TasksService } from '../tasks/service';
 import { DomainError, notFound } from '../errors';
-import { membersAmong } from '../access';
+import { checkedWhileThere, membersAmong } from '../access';
 import { commentCreatedPlan, commentEditedPlan } from '../notifications/plan';
 import * as store from './store';
 
@@ -44,16 +44,20 @@ export function createCommentsService(db: Db, tasks: TasksService) {
     return ids;
   }
 
+  /** checkMentions; a mention refused because the task went (with its project's members) meanwhile is the task's 404. */
+  const mentionsWhileThere = (userId: string, taskId: string, projectId: string, mentionIds: readonly string[]): Promise<string[]> =>
+    checkedWhileThere(() => checkMentions(projectId, mentionIds), () => tasks.loadTask(userId, taskId));
+
   return {
     async create(userId: string, { id: taskId, text, mentionIds = [] }: CreateCommentInput): Promise<Comment> {
       const { task, access, authorName } = await tasks.loadTaskForAuthor(userId, taskId);
       authorize(access, 'comment.create');
-      const mentions = await checkMentions(access.projectId, mentionIds);
+      const mentions = await mentionsWhileThere(userId, taskId, access.projectId, mentionIds);
       const now = new Date();
       const row = { id: newId(), taskId: task.id, authorId: userId, text, mentionIds: mentions, createdAt: now, updatedAt: now };
       const comment = toComment({ ...row, authorName });
       // The comment, its history entry, its notifications and new watchers go to the database in one statement, atomic by itself.
-      await store.insertComment(db, row, {
+      const written = await store.insertComment(db, row, {
         projectId: access.projectId,
         taskId: task.id,
         actorId: userId,
@@ -61,6 +65,7 @@ export function createCommentsService(db: Db, tasks: TasksService) {
         resource: comment,
         notify: commentCreatedPlan(row.id, userId, mentions),
       });
+      if (!written) throw notFound('Task');
       return comment;
     },
 
@@ -77,13 +82,12 @@ export function createCommentsService(db: Db, tasks: TasksService) {
       return toComment((await loadComment(userId, path)).comment);
     },
 
-    /** The author only; `versions` (If-Match) is checked under the row lock. */
     /** The author only; `versions` (If-Match) is checked under the row lock. Without `mentionIds` the mentions stay. */
     async update(userId: string, { text, mentionIds, ...path }: UpdateCommentInput, versions?: Date[]): Promise<Comment> {
       const { comment, access } = await loadComment(userId, path);
       authorizeCommentChange(access, 'edit', comment.authorId === userId);
-      const mentions = mentionIds === undefined ? undefined : await checkMentions(access.projectId, mentionIds);
-      return db.transaction(async (tx) => {
+      const mentions = mentionIds === undefined ? undefined : await mentionsWhileThere(userId, path.id, access.projectId, mentionIds);
+      return transactionIn(db, { projectId: access.projectId, taskId: comment.taskId }, 'Comment', async (tx) => {
         const before = requireVersion(await store.lockComment(tx, comment.id), versions, 'Comment');
         const row = await store.updateComment(tx, comment.id, { text, mentionIds: mentions ?? before.mentionIds, updatedAt: nextVersion(before.updatedAt) });
         if (!row) throw notFound('Comment');
@@ -112,7 +116,7 @@ export function createCommentsService(db: Db, tasks: TasksService) {
     async remove(userId: string, path: CommentPathInput, versions?: Date[]): Promise<{ message: string }> {
       const { comment, access } = await loadComment(userId, path);
       authorizeCommentChange(access, 'delete', comment.authorId === userId);
-      await db.transaction(async (tx) => {
+      await transactionIn(db, { projectId: access.projectId, taskId: comment.taskId }, 'Comment', async (tx) => {
         const before = requireVersion(await store.lockComment(tx, comment.id), versions, 'Comment');
         // Deleted before its history entry is recorded: the deletion counts it off its task (the
         // trigger of migration 0006), locking the task's row, and every writer of a task takes that

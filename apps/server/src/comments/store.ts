@@ -1,8 +1,8 @@
 import { comments, type Db, users } from '@tasklane/db';
-import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { CursorValue } from '../lib/paging';
-import { placeholdersFor, type StatementPart, valuesFor } from '../lib/prepared';
-import { type Change, recordChange } from '../recorded-write';
+import { insertSelect, placeholderIn, type StatementPart, valuesFor } from '../lib/prepared';
+import { type Change, lockedScope, recordChange } from '../recorded-write';
 
 export type CommentRow = typeof comments.$inferSelect & { authorName: string };
 
@@ -19,17 +19,23 @@ const commentColumns = {
 
 const selectComments = (db: Db) => db.select(commentColumns).from(comments).innerJoin(users, eq(users.id, comments.authorId));
 
-const COMMENT_COLUMNS = Object.keys(getTableColumns(comments)) as (keyof typeof comments.$inferSelect)[];
+/**
+ * Inserts a new comment and records its creation (`created`), in one statement (recordChange), if
+ * its project and task still exist (their rows locked first: the lock order of recorded-write.ts).
+ * False when either is gone, and nothing is written.
+ */
+export const insertComment = async (db: Db, comment: typeof comments.$inferSelect, created: Change): Promise<boolean> =>
+  (await recordChange(db, created, commentInsert(comment, created.projectId))) !== undefined;
 
-/** Inserts a new comment and records its creation (`created`), in one statement (recordChange). */
-export const insertComment = async (db: Db, comment: typeof comments.$inferSelect, created: Change): Promise<void> => {
-  await recordChange(db, created, commentInsert(comment));
-};
+const commentValue = placeholderIn('comment_');
 
-const commentInsert = (comment: typeof comments.$inferSelect): StatementPart => ({
+const commentInsert = (comment: typeof comments.$inferSelect, projectId: string): StatementPart => ({
   key: 'comment.insert',
-  build: (db) => db.insert(comments).values(placeholdersFor(COMMENT_COLUMNS, 'comment_')).returning({ id: comments.id }),
-  values: valuesFor(comment, 'comment_'),
+  build: () => sql`(
+    ${insertSelect(comments, 'comment_')}
+    where ${lockedScope({ projectId: sql`${commentValue('projectId')}::uuid`, taskId: sql`${commentValue('taskId')}::uuid` })}
+    returning ${comments.id})`,
+  values: valuesFor({ ...comment, projectId }, 'comment_'),
 });
 
 export const findComment = async (db: Db, taskId: string, commentId: string): Promise<CommentRow | undefined> =>

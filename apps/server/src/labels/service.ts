@@ -6,7 +6,7 @@ import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { nextVersion, requireVersion } from '../lib/versions';
 import { authorize } from '../policy';
-import { changedFields, recordChange } from '../recorded-write';
+import { changedFields, recordChange, transactionIn } from '../recorded-write';
 import { removeLabelFromTasks } from '../tasks/service';
 import { DomainError, notFound } from '../errors';
 import * as store from './store';
@@ -63,15 +63,16 @@ export function createLabelsService(db: Db) {
       const projectId = id.toLowerCase();
       const row: store.LabelRow = { id: newId(), projectId, name, color: color ?? DEFAULT_LABEL_COLOR, createdAt: now, updatedAt: now };
       const label = toLabel(row);
-      // The label and its history entry go to the database in one statement, atomic by itself.
-      await uniquelyNamed(name, () => store.insertLabel(db, row, { projectId, actorId: userId, type: 'label.created', resource: label }));
+      await uniquelyNamed(name, () =>
+        transactionIn(db, { projectId }, 'Project', (tx) => store.insertLabel(tx, row, { projectId, actorId: userId, type: 'label.created', resource: label })),
+      );
       return label;
     },
 
     async update(userId: string, { name, color, ...path }: UpdateLabelInput, versions?: Date[]): Promise<Label> {
       const projectId = await requireManager(userId, path);
       return uniquelyNamed(name ?? '', () =>
-        db.transaction(async (tx) => {
+        transactionIn(db, { projectId }, 'Label', async (tx) => {
           const before = requireVersion(await store.findLabel(tx, projectId, path.labelId, { forUpdate: true }), versions, 'Label');
           const patch = { ...(name !== undefined ? { name } : {}), ...(color !== undefined ? { color } : {}) };
           const changes = changedFields(toLabel(before), toLabel({ ...before, ...patch }), ['name', 'color']);
@@ -92,7 +93,7 @@ export function createLabelsService(db: Db) {
      */
     async remove(userId: string, path: LabelPathInput, versions?: Date[]): Promise<{ message: string }> {
       const projectId = await requireManager(userId, path);
-      await db.transaction(async (tx) => {
+      await transactionIn(db, { projectId }, 'Label', async (tx) => {
         if (versions) requireVersion(await store.findLabel(tx, projectId, path.labelId, { forUpdate: true }), versions, 'Label');
         const label = await store.deleteLabel(tx, projectId, path.labelId);
         if (!label) throw notFound('Label');

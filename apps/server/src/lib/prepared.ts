@@ -1,6 +1,6 @@
 import { arrayLiteral, type Db } from '@tasklane/db';
-import { type Placeholder, type Query, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
-import { PgDialect, type PgPreparedQuery, type PreparedQueryConfig } from 'drizzle-orm/pg-core';
+import { getTableColumns, type Placeholder, type Query, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { PgDialect, type PgPreparedQuery, type PgTable, type PreparedQueryConfig } from 'drizzle-orm/pg-core';
 import { currentHandle } from './ambient-transaction';
 import { rowsOf } from './sql';
 
@@ -110,4 +110,16 @@ export function valuesFor(row: object, prefix: string): Record<string, unknown> 
     values[`${prefix}${column}`] = value instanceof Date ? value.toISOString() : Array.isArray(value) ? arrayLiteral(value) : value;
   }
   return values;
+}
+
+/**
+ * `insert into table (every column) select (each column's placeholder, cast to its type)`, for an
+ * INSERT … SELECT guarded by a WHERE (which the caller adds): unlike VALUES, a SELECT does not give
+ * the values their columns' types. The placeholders are placeholderIn(prefix)(column key).
+ */
+export function insertSelect(table: PgTable, prefix: string): SQL {
+  const columns = Object.entries(getTableColumns(table));
+  const value = placeholderIn(prefix);
+  return sql`insert into ${table} (${sql.join(columns.map(([, column]) => sql.identifier(column.name)), sql`, `)})
+    select ${sql.join(columns.map(([key, column]) => sql`${value(key)}::${sql.raw(column.getSQLType())}`), sql`, `)}`;
 }

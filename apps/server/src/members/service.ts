@@ -6,7 +6,7 @@ import { isUniqueViolation } from '../lib/db-errors';
 import { isId, newId } from '../lib/ids';
 import { decodeIdCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { authorize } from '../policy';
-import { changedFields, recordChange } from '../recorded-write';
+import { changedFields, recordChange, transactionIn } from '../recorded-write';
 import { unassignTasksOf } from '../tasks/service';
 import { memberAddedPlan } from '../notifications/plan';
 import { DomainError, notFound } from '../errors';
@@ -38,7 +38,7 @@ export function createMembersService(db: Db) {
       if (!invitee) throw new DomainError('NOT_FOUND', 'No registered user has this email', 'USER_NOT_FOUND');
       if (await isMember(db, projectId, invitee.id)) throw alreadyMember();
       try {
-        return await db.transaction(async (tx) => {
+        return await transactionIn(db, { projectId }, 'Project', async (tx) => {
           const row = await store.insertMember(tx, { id: newId(), projectId, userId: invitee.id, role });
           const member = toMember({ ...row, name: invitee.name, email: invitee.email });
           await recordChange(tx, { projectId, actorId: userId, type: 'member.added', resource: member, notify: memberAddedPlan(invitee.id) });
@@ -55,8 +55,8 @@ export function createMembersService(db: Db) {
       const member = await requireMember(projectId, memberId);
       if ((await findProjectOwner(db, projectId)) === member.userId) throw ownerImmutable("The owner's membership cannot be changed");
       const updated = toMember({ ...member, role });
-      await db.transaction(async (tx) => {
-        await store.updateRole(tx, memberId, role);
+      await transactionIn(db, { projectId }, 'Member', async (tx) => {
+        if (!(await store.updateRole(tx, memberId, role))) throw notFound('Member');
         const changes = changedFields(toMember(member), updated, ['role']);
         if (changes) await recordChange(tx, { projectId, actorId: userId, type: 'member.updated', resource: updated, changes });
       });

@@ -25,8 +25,9 @@ export const findMember = async (db: Db, projectId: string, memberId: string): P
       .limit(1)
   )[0];
 
-export const updateRole = (db: Db, memberId: string, role: MemberRow['role']) =>
-  db.update(memberships).set({ role, updatedAt: new Date() }).where(eq(memberships.id, memberId));
+/** False when the membership is gone. */
+export const updateRole = async (db: Db, memberId: string, role: MemberRow['role']) =>
+  (await db.update(memberships).set({ role, updatedAt: new Date() }).where(eq(memberships.id, memberId)).returning({ id: memberships.id })).length > 0;
 
 /** A project's members with their names and emails, in membership order, after `afterId`. */
 export const listMembers = (db: Db, projectId: string, afterId: string | undefined, limit: number): Promise<MemberRow[]> =>

@@ -72,7 +72,7 @@ export function createProjectsService(db: Db) {
       const access = await requireProjectAccess(db, id, userId);
       authorize(access, 'project.update');
       const row = await db.transaction(async (tx) => {
-        const before = requireVersion(await store.findProject(tx, id, { forUpdate: true }), versions, 'Project');
+        const before = requireVersion(await store.findProject(tx, id, { lock: 'no key update' }), versions, 'Project');
         const after = await store.updateProject(tx, id, { ...patch, updatedAt: nextVersion(before.updatedAt) });
         if (!after) throw notFound('Project');
         const changes = changedFields(projectResource(before), projectResource(after), ['name', 'description']);
@@ -85,7 +85,8 @@ export function createProjectsService(db: Db) {
     async remove(userId: string, projectId: string, versions?: Date[]): Promise<{ message: string }> {
       authorize(await requireProjectAccess(db, projectId, userId), 'project.delete');
       await db.transaction(async (tx) => {
-        const project = requireVersion(await store.findProject(tx, projectId, { forUpdate: true }), versions, 'Project');
+        // FOR UPDATE, first: it waits for the writes in flight in the project and holds off later ones (recorded-write.ts's lock order).
+        const project = requireVersion(await store.findProject(tx, projectId, { lock: 'update' }), versions, 'Project');
         await forgetProjectActivity(tx, projectId);
         await recordChange(tx, { projectId, actorId: userId, type: 'project.deleted', resource: projectResource(project) });
         await store.deleteProject(tx, projectId);
@@ -97,7 +98,7 @@ export function createProjectsService(db: Db) {
     async transferOwnership(userId: string, { id: projectId, userId: newOwnerId }: TransferOwnershipInput): Promise<Project> {
       authorize(await requireProjectAccess(db, projectId, userId), 'project.transferOwnership');
       const row = await db.transaction(async (tx) => {
-        const before = await store.findProject(tx, projectId, { forUpdate: true });
+        const before = await store.findProject(tx, projectId, { lock: 'no key update' });
         if (!before) throw notFound('Project');
         // Checked again under the lock: a concurrent transfer may have moved ownership already.
         if (before.ownerId !== userId) throw new DomainError('FORBIDDEN', 'Only the owner may transfer ownership');

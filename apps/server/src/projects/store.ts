@@ -30,9 +30,14 @@ export async function findProjectForMember(db: Db, projectId: string, userId: st
   return found?.role ? { project: found.project, role: found.role, taskCounts: found.taskCounts } : undefined;
 }
 
-export const findProject = async (db: Db, id: string, options: { forUpdate?: boolean } = {}) => {
+/**
+ * With `lock`, the row stays locked to the end of the caller's transaction: `no key update` for a
+ * change of its fields, which leaves the writes inside the project (FOR KEY SHARE) free to go on;
+ * `update` for its deletion.
+ */
+export const findProject = async (db: Db, id: string, options: { lock?: 'update' | 'no key update' } = {}) => {
   const query = db.select().from(projects).where(eq(projects.id, id)).limit(1);
-  return (await (options.forUpdate ? query.for('update') : query))[0];
+  return (await (options.lock ? query.for(options.lock) : query))[0];
 };
 
 /** The projects a user is a member of (of `within` only, when given), in id (creation) order, after `afterId`. */

@@ -7,13 +7,13 @@ import type {
   TaskSortField,
   UpdateTaskInput,
 } from '@tasklane/schemas';
-import { countProjectLabels, isMember, requireProjectAccess } from '../access';
+import { checkedWhileThere, countProjectLabels, isMember, requireProjectAccess } from '../access';
 import { isUnstorableValue } from '../lib/db-errors';
 import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { nextVersion, requireVersion } from '../lib/versions';
 import { allowedBy, authorize, currentGrant, grantedProjects, type ProjectAccess, requireReach } from '../policy';
-import { type Change, changedFields, recordChange } from '../recorded-write';
+import { type Change, changedFields, recordChange, transactionIn } from '../recorded-write';
 import { DomainError, invalidField, notFound } from '../errors';
 import { taskCreatedPlan, taskUpdatedPlan } from '../notifications/plan';
 import * as store from './store';
@@ -92,6 +92,12 @@ export function createTasksService(db: Db) {
       task: found.task,
       access: { projectId: found.task.projectId, role: found.role, isOwner: found.ownerId === userId },
     };
+  }
+
+  /** The assignee and labels a write gives a task must be the project's member and labels. */
+  async function requireInProject(projectId: string, { assigneeId, labelIds }: Pick<UpdateTaskInput, 'assigneeId' | 'labelIds'>): Promise<void> {
+    await requireAssignable(projectId, assigneeId);
+    await requireProjectLabels(projectId, labelIds);
   }
 
   async function requireAssignable(projectId: string, assigneeId: string | null | undefined): Promise<void> {
@@ -215,9 +221,9 @@ export function createTasksService(db: Db) {
       // Not written, or ids no statement can take: the checks, in their order, say why (404 for a
       // non-member, 403 for a role that may not write, 400 for an assignee who is not a member or
       // a label not of the project).
-      authorize(await requireProjectAccess(db, input.projectId, userId), 'task.write');
-      await requireAssignable(input.projectId, input.assigneeId);
-      await requireProjectLabels(input.projectId, input.labelIds);
+      const stillThere = () => requireProjectAccess(db, input.projectId, userId);
+      authorize(await stillThere(), 'task.write');
+      await checkedWhileThere(() => requireInProject(input.projectId, input), stillThere);
       if (unstorable) throw unstorable;
       // They pass now: the caller's role or the assignee's membership changed since the first try.
       if (await write()) return task;
@@ -236,8 +242,7 @@ export function createTasksService(db: Db) {
       for (;;) {
         const { task, access } = await loadTask(userId, id);
         authorize(access, 'task.write');
-        await requireAssignable(task.projectId, patch.assigneeId);
-        await requireProjectLabels(task.projectId, patch.labelIds);
+        await checkedWhileThere(() => requireInProject(task.projectId, patch), () => loadTask(userId, id));
         const { set, after, changes } = planUpdate(patch, requireVersion(task, versions, 'Task'));
         const updated = changes && {
           projectId: after.projectId,
@@ -255,7 +260,7 @@ export function createTasksService(db: Db) {
     async remove(userId: string, taskId: string, versions?: Date[]): Promise<{ message: string }> {
       const { access } = await loadTask(userId, taskId);
       authorize(access, 'task.write');
-      await db.transaction(async (tx) => {
+      await transactionIn(db, { projectId: access.projectId }, 'Task', async (tx) => {
         const task = requireVersion(await store.findTask(tx, taskId, { forUpdate: true }), versions, 'Task');
         await recordChange(tx, { projectId: task.projectId, taskId, actorId: userId, type: 'task.deleted', resource: toTask(task) });
         await store.deleteTask(tx, taskId);

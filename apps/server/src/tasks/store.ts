@@ -1,11 +1,11 @@
 import { arrayLiteral, type Db, isoFromTimestamptz, labels, memberships, projects, tasks, users, uuidsFromArrayText } from '@tasklane/db';
 import { TASK_PRIORITIES, type Task, type TaskPriority, type TaskSortField, type TaskStatus } from '@tasklane/schemas';
-import { type SQL, and, eq, getTableColumns, gt, ilike, isNull, lt, or, sql } from 'drizzle-orm';
+import { type SQL, and, eq, gt, ilike, isNull, lt, or, sql } from 'drizzle-orm';
 import { callerRoleIn } from '../access';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../lib/paging';
-import { placeholderIn, placeholdersFor, preparedFor, runStatement, runStatementAs, type StatementPart, valuesFor } from '../lib/prepared';
+import { insertSelect, placeholderIn, placeholdersFor, preparedFor, runStatement, runStatementAs, type StatementPart, valuesFor } from '../lib/prepared';
 import { nextVersionSql } from '../lib/versions';
-import { type Change, recordChange } from '../recorded-write';
+import { type Change, lockedScope, recordChange } from '../recorded-write';
 
 export type TaskRow = typeof tasks.$inferSelect;
 
@@ -48,8 +48,6 @@ export const findTask = async (db: Db, id: string, options: { forUpdate?: boolea
   return (await (options.forUpdate ? query.for('update') : query))[0];
 };
 
-const TASK_COLUMNS = Object.keys(getTableColumns(tasks)) as (keyof TaskRow)[];
-
 /** Who may write the task: `userId`, if a member of its project whose role `roles` lists (or, owning it, if `owner`). */
 export interface WriteGuard {
   userId: string;
@@ -72,27 +70,30 @@ const labelsOfProject = (labelIds: SQL, projectId: SQL) => sql`(cardinality(${la
 
 /**
  * Inserts a new task and records its creation (`created`), in one statement (recordChange). It
- * inserts only if `guard` may write to the project, the assignee (if any) is a member of it and
+ * inserts only if the project still exists (its row locked first: the lock order of
+ * recorded-write.ts), `guard` may write to it, the assignee (if any) is a member of it and
  * the labels (if any) are its labels, so a create checks access and writes in one round trip;
  * false means one of those failed, and the caller asks which.
  */
 export const insertTask = async (db: Db, task: TaskRow, guard: WriteGuard, created: Change): Promise<boolean> =>
   (await recordChange(db, created, taskInsert(task, guard))) !== undefined;
 
-/** The INSERT of insertTask. Every value is cast: INSERT … SELECT does not give them the columns' types. */
+/** The INSERT of insertTask. */
 const taskInsert = (task: TaskRow, guard: WriteGuard): StatementPart => ({
   key: 'task.insert',
   // In parentheses, as drizzle writes its own builders: recordChange embeds it as a WITH query.
   build: () => sql`(
-    insert into ${tasks} (${sql.join(TASK_COLUMNS.map((column) => sql.identifier(tasks[column].name)), sql`, `)})
-    select ${sql.join(TASK_COLUMNS.map((column) => sql`${taskValue(column)}::${sql.raw(tasks[column].getSQLType())}`), sql`, `)}
-    where exists (
-        select 1 from ${memberships} as m join ${projects} as p on p.id = m.project_id
-        where m.project_id = ${taskValue('projectId')}::uuid and m.user_id = ${guardValue('userId')}::uuid
-          and case when p.owner_id = m.user_id then ${guardValue('owner')}::boolean else m.role = any(${guardValue('roles')}::text::member_role[]) end)
-      and (${taskValue('assigneeId')}::uuid is null or exists (
-        select 1 from ${memberships} as a where a.project_id = ${taskValue('projectId')}::uuid and a.user_id = ${taskValue('assigneeId')}::uuid))
-      and ${labelsOfProject(sql`${taskValue('labelIds')}::uuid[]`, sql`${taskValue('projectId')}::uuid`)}
+    ${insertSelect(tasks, 'task_')}
+    where ${lockedScope(
+      { projectId: sql`${taskValue('projectId')}::uuid` },
+      sql`exists (
+          select 1 from ${memberships} as m join ${projects} as p on p.id = m.project_id
+          where m.project_id = ${taskValue('projectId')}::uuid and m.user_id = ${guardValue('userId')}::uuid
+            and case when p.owner_id = m.user_id then ${guardValue('owner')}::boolean else m.role = any(${guardValue('roles')}::text::member_role[]) end)
+        and (${taskValue('assigneeId')}::uuid is null or exists (
+          select 1 from ${memberships} as a where a.project_id = ${taskValue('projectId')}::uuid and a.user_id = ${taskValue('assigneeId')}::uuid))
+        and ${labelsOfProject(sql`${taskValue('labelIds')}::uuid[]`, sql`${taskValue('projectId')}::uuid`)}`,
+    )}
     returning ${tasks.id})`,
   values: { ...valuesFor(task, 'task_'), ...valuesFor({ userId: guard.userId, owner: guard.owner, roles: `{${guard.roles.join(',')}}` }, 'guard_') },
 });
@@ -101,7 +102,8 @@ const taskInsert = (task: TaskRow, guard: WriteGuard): StatementPart => ({
  * Updates a task that is still at version `expected` (its updatedAt), and records the change
  * (`updated`, unless the update changes no field the history tracks) in the same statement: a
  * compare-and-set, so a write prepared from an earlier read applies only if nothing changed the
- * task since. New labels must still be labels of the task's project (labelsOfProject). False when
+ * task since. The project's row is locked first (the lock order of recorded-write.ts), and new
+ * labels must still be labels of the task's project (labelsOfProject). False when
  * the task is no longer at that version (or is gone) or a label is gone, and then nothing is written.
  */
 export async function updateTaskIfUnchanged(db: Db, id: string, expected: Date, patch: Partial<TaskRow>, updated: Change | null): Promise<boolean> {
@@ -121,7 +123,10 @@ const taskUpdateIfUnchanged = (id: string, expected: Date, patch: Partial<TaskRo
           and(
             eq(tasks.id, sql.placeholder('where_taskId')),
             eq(tasks.updatedAt, sql.placeholder('where_expected')),
-            columns.includes('labelIds') ? labelsOfProject(sql`${sql.placeholder('set_labelIds')}::uuid[]`, sql`${tasks.projectId}`) : undefined,
+            lockedScope(
+              { projectId: sql`${tasks.projectId}` },
+              columns.includes('labelIds') ? labelsOfProject(sql`${sql.placeholder('set_labelIds')}::uuid[]`, sql`${tasks.projectId}`) : undefined,
+            ),
           ),
         )
         .returning({ id: tasks.id }),

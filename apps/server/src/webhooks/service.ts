@@ -17,6 +17,7 @@ import { isId, newId } from '../lib/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { requireVersion } from '../lib/versions';
 import { authorize } from '../policy';
+import { transactionIn } from '../recorded-write';
 import { notFound } from '../errors';
 import * as store from './store';
 import { checkTarget } from './target';
@@ -63,7 +64,9 @@ export function createWebhooksService(db: Db, config: WebhookConfig) {
       authorize(await requireProjectAccess(db, projectId, userId), 'webhooks.manage');
       await checkTarget(url, config.allowPrivate);
       const secret = `whsec_${randomBytes(32).toString('base64url')}`;
-      const row = await store.insertWebhook(db, { id: newId(), projectId, url, events: [...new Set(events)], active, secret, createdById: userId });
+      const row = await transactionIn(db, { projectId }, 'Project', (tx) =>
+        store.insertWebhook(tx, { id: newId(), projectId, url, events: [...new Set(events)], active, secret, createdById: userId }),
+      );
       return { ...toWebhook(row), secret };
     },
 
@@ -85,7 +88,7 @@ export function createWebhooksService(db: Db, config: WebhookConfig) {
       if (url !== undefined) await checkTarget(url, config.allowPrivate);
       return db.transaction(async (tx) => {
         requireVersion(await store.findWebhook(tx, id, webhookId, { forUpdate: true }), versions, 'Webhook');
-        const row = await store.updateWebhook(tx, webhookId, {
+        const row = await store.updateWebhook(tx, id, webhookId, {
           ...(url !== undefined ? { url } : {}),
           ...(events !== undefined ? { events: [...new Set(events)] } : {}),
           ...(active !== undefined ? { active } : {}),
@@ -100,7 +103,7 @@ export function createWebhooksService(db: Db, config: WebhookConfig) {
       await loadWebhook(userId, path);
       await db.transaction(async (tx) => {
         requireVersion(await store.findWebhook(tx, path.id, path.webhookId, { forUpdate: true }), versions, 'Webhook');
-        await store.deleteWebhook(tx, path.webhookId);
+        if (!(await store.deleteWebhook(tx, path.id, path.webhookId))) throw notFound('Webhook');
       });
       return { message: 'Webhook deleted' };
     },

@@ -21,11 +21,19 @@ export const listWebhooks = (db: Db, projectId: string, afterId: string | undefi
     .orderBy(asc(webhooks.id))
     .limit(limit);
 
-export const updateWebhook = async (db: Db, webhookId: string, patch: Partial<typeof webhooks.$inferInsert>) =>
-  (await db.update(webhooks).set({ ...patch, updatedAt: nextVersionSql(webhooks.updatedAt) }).where(eq(webhooks.id, webhookId)).returning())[0];
+/** Undefined when the webhook is gone, or left with its deleted project. */
+export const updateWebhook = async (db: Db, projectId: string, webhookId: string, patch: Partial<typeof webhooks.$inferInsert>) =>
+  (
+    await db
+      .update(webhooks)
+      .set({ ...patch, updatedAt: nextVersionSql(webhooks.updatedAt) })
+      .where(and(eq(webhooks.projectId, projectId), eq(webhooks.id, webhookId)))
+      .returning()
+  )[0];
 
-/** Its deliveries, pending ones included, go with it (ON DELETE CASCADE). */
-export const deleteWebhook = (db: Db, webhookId: string) => db.delete(webhooks).where(eq(webhooks.id, webhookId));
+/** Its deliveries, pending ones included, go with it (ON DELETE CASCADE). False when it is gone, or left with its deleted project. */
+export const deleteWebhook = async (db: Db, projectId: string, webhookId: string) =>
+  (await db.delete(webhooks).where(and(eq(webhooks.projectId, projectId), eq(webhooks.id, webhookId))).returning({ id: webhooks.id })).length > 0;
 
 /** The delivery log, newest first. */
 export const listDeliveries = (db: Db, webhookId: string, beforeId: number | undefined, limit: number) =>
@@ -86,17 +94,21 @@ export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<
   }));
 }
 
+/**
+ * The webhook's row first, then the delivery's: the order of the webhook's deletion (its row, then
+ * its deliveries, ON DELETE CASCADE), so the two never deadlock (recorded-write.ts: lock order).
+ */
 export async function markDelivered(db: Db, delivery: ClaimedDelivery, status: number): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx
-      .update(webhookDeliveries)
-      .set({ state: 'DELIVERED', lastStatus: status, lastError: null, deliveredAt: new Date(), leasedUntil: null, updatedAt: new Date() })
-      .where(eq(webhookDeliveries.id, delivery.id));
     // The failure count is part of the webhook's answer, so its version (ETag) moves with it.
     await tx
       .update(webhooks)
       .set({ consecutiveFailures: 0, updatedAt: nextVersionSql(webhooks.updatedAt) })
       .where(and(eq(webhooks.id, delivery.webhookId), ne(webhooks.consecutiveFailures, 0)));
+    await tx
+      .update(webhookDeliveries)
+      .set({ state: 'DELIVERED', lastStatus: status, lastError: null, deliveredAt: new Date(), leasedUntil: null, updatedAt: new Date() })
+      .where(eq(webhookDeliveries.id, delivery.id));
   });
 }
 
@@ -108,6 +120,14 @@ export async function markFailed(
 ): Promise<void> {
   await db.transaction(async (tx) => {
     await tx
+      .update(webhooks)
+      .set({
+        consecutiveFailures: sql`${webhooks.consecutiveFailures} + 1`,
+        updatedAt: nextVersionSql(webhooks.updatedAt),
+        ...(outcome.retryAt ? {} : { active: false, disabledReason: outcome.disabledReason }),
+      })
+      .where(eq(webhooks.id, delivery.webhookId));
+    await tx
       .update(webhookDeliveries)
       .set({
         state: outcome.retryAt ? 'PENDING' : 'FAILED',
@@ -118,14 +138,6 @@ export async function markFailed(
         updatedAt: new Date(),
       })
       .where(eq(webhookDeliveries.id, delivery.id));
-    await tx
-      .update(webhooks)
-      .set({
-        consecutiveFailures: sql`${webhooks.consecutiveFailures} + 1`,
-        updatedAt: nextVersionSql(webhooks.updatedAt),
-        ...(outcome.retryAt ? {} : { active: false, disabledReason: outcome.disabledReason }),
-      })
-      .where(eq(webhooks.id, delivery.webhookId));
   });
 }
 
