@@ -4,6 +4,7 @@ import { findProjectOwner, isMember, requireProjectAccess } from '../access';
 import { findUserByEmail } from '../auth/service';
 import { isUniqueViolation } from '../lib/db-errors';
 import { isId, newId } from '../lib/ids';
+import { requireVersion, type Versioned } from '../lib/versions';
 import { decodeIdCursor, type Page, pageSize, toPage } from '../lib/paging';
 import { authorize } from '../policy';
 import { changedFields, recordChange } from '../recorded-write';
@@ -12,7 +13,25 @@ import { memberAddedPlan } from '../notifications/plan';
 import { DomainError, notFound } from '../errors';
 import * as store from './store';
 
-const toMember = (row: store.MemberRow): Member => ({ ...row });
+const toMember = ({ id, userId, projectId, role, name, email }: Omit<store.MemberRow, 'membershipUpdatedAt' | 'userUpdatedAt'>): Member => ({ id, userId, projectId, role, name, email });
+
+/**
+ * A member's version, its ETag: its answer joins the membership (role) and the user (name,
+ * email), so the version is the sum of both rows' `updatedAt`. Every write of either moves its
+ * own strictly forward (`nextVersion`), so the sum strictly grows whenever anything in the answer
+ * changes and never repeats; a greater of the two would not move when the older row catches up
+ * with the newer within the same time. It is a version, not a time.
+ */
+const memberVersion = (row: Pick<store.MemberRow, 'membershipUpdatedAt' | 'userUpdatedAt'>): Date =>
+  new Date(row.membershipUpdatedAt.getTime() + row.userUpdatedAt.getTime());
+
+const versioned = (row: store.MemberRow): Versioned<Member> => ({ resource: toMember(row), version: memberVersion(row) });
+
+/** The member's row, locked, when `If-Match` (`versions`) names its current version: 404 when gone, 412 when stale. */
+async function lockCurrent(tx: Db, projectId: string, memberId: string, versions: Date[] | undefined): Promise<store.MemberRow> {
+  const row = await store.findMember(tx, projectId, memberId, { forUpdate: true });
+  return requireVersion(row && { ...row, updatedAt: memberVersion(row) }, versions, 'Member');
+}
 
 const alreadyMember = () => new DomainError('CONFLICT', 'This user is already a member of the project', 'ALREADY_MEMBER');
 const ownerImmutable = (message: string) => new DomainError('CONFLICT', message, 'OWNER_IMMUTABLE');
@@ -32,7 +51,12 @@ export function createMembersService(db: Db) {
       return toPage(rows, limit, toMember, (row) => [row.id]);
     },
 
-    async invite(userId: string, { id: projectId, email, role = 'VIEWER' }: InviteMemberInput): Promise<Member> {
+    async get(userId: string, { id: projectId, memberId }: MemberPathInput): Promise<Versioned<Member>> {
+      authorize(await requireProjectAccess(db, projectId, userId), 'project.read');
+      return versioned(await requireMember(projectId, memberId));
+    },
+
+    async invite(userId: string, { id: projectId, email, role = 'VIEWER' }: InviteMemberInput): Promise<Versioned<Member>> {
       authorize(await requireProjectAccess(db, projectId, userId), 'members.manage');
       const invitee = await findUserByEmail(db, email);
       if (!invitee) throw new DomainError('NOT_FOUND', 'No registered user has this email', 'USER_NOT_FOUND');
@@ -40,8 +64,9 @@ export function createMembersService(db: Db) {
       try {
         return await db.transaction(async (tx) => {
           const row = await store.insertMember(tx, { id: newId(), projectId, userId: invitee.id, role });
-          const member = toMember({ ...row, name: invitee.name, email: invitee.email });
-          await recordChange(tx, { projectId, actorId: userId, type: 'member.added', resource: member, notify: memberAddedPlan(invitee.id) });
+          // Read back through the join: the version is made of the user's row as well.
+          const member = versioned((await store.findMember(tx, projectId, row.id))!);
+          await recordChange(tx, { projectId, actorId: userId, type: 'member.added', resource: member.resource, notify: memberAddedPlan(invitee.id) });
           return member;
         });
       } catch (error) {
@@ -50,24 +75,26 @@ export function createMembersService(db: Db) {
       }
     },
 
-    async changeRole(userId: string, { id: projectId, memberId, role }: ChangeRoleInput): Promise<Member> {
+    /** `versions`: what If-Match accepts (undefined: any). */
+    async changeRole(userId: string, { id: projectId, memberId, role }: ChangeRoleInput, versions?: Date[]): Promise<Versioned<Member>> {
       authorize(await requireProjectAccess(db, projectId, userId), 'members.manage');
-      const member = await requireMember(projectId, memberId);
-      if ((await findProjectOwner(db, projectId)) === member.userId) throw ownerImmutable("The owner's membership cannot be changed");
-      const updated = toMember({ ...member, role });
-      await db.transaction(async (tx) => {
-        await store.updateRole(tx, memberId, role);
+      await requireMember(projectId, memberId);
+      return db.transaction(async (tx) => {
+        const member = await lockCurrent(tx, projectId, memberId, versions);
+        if ((await findProjectOwner(tx, projectId)) === member.userId) throw ownerImmutable("The owner's membership cannot be changed");
+        const updated = toMember({ ...member, role });
+        const membershipUpdatedAt = await store.updateRole(tx, memberId, role);
         const changes = changedFields(toMember(member), updated, ['role']);
         if (changes) await recordChange(tx, { projectId, actorId: userId, type: 'member.updated', resource: updated, changes });
+        return { resource: updated, version: memberVersion({ ...member, membershipUpdatedAt }) };
       });
-      return updated;
     },
 
     /**
      * ADMIN and owner remove anyone but the owner; every member may remove themselves (leave).
      * The membership goes and the member's tasks in the project are unassigned, in one transaction.
      */
-    async remove(userId: string, { id: projectId, memberId }: MemberPathInput): Promise<{ message: string }> {
+    async remove(userId: string, { id: projectId, memberId }: MemberPathInput, versions?: Date[]): Promise<{ message: string }> {
       const access = await requireProjectAccess(db, projectId, userId);
       const member = await requireMember(projectId, memberId);
       const leaving = member.userId === userId;
@@ -79,6 +106,7 @@ export function createMembersService(db: Db) {
         if (ownerId === member.userId) {
           throw ownerImmutable(leaving ? 'The owner cannot leave the project: transfer ownership first' : "The owner's membership cannot be removed");
         }
+        await lockCurrent(tx, projectId, member.id, versions);
         await store.deleteMember(tx, member.id);
         await recordChange(tx, { projectId, actorId: userId, type: 'member.removed', resource: toMember(member) });
         await unassignTasksOf(tx, projectId, member.userId, userId);
