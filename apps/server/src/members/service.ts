@@ -16,20 +16,21 @@ import * as store from './store';
 const toMember = ({ id, userId, projectId, role, name, email }: Omit<store.MemberRow, 'membershipUpdatedAt' | 'userUpdatedAt'>): Member => ({ id, userId, projectId, role, name, email });
 
 /**
- * A member's version, its ETag: its answer joins the membership (role) and the user (name,
- * email), so the version is the sum of both rows' `updatedAt`. Every write of either moves its
- * own strictly forward (`nextVersion`), so the sum strictly grows whenever anything in the answer
- * changes and never repeats; a greater of the two would not move when the older row catches up
- * with the newer within the same time. It is a version, not a time.
+ * A member's version, its ETag. Its answer joins two rows, the membership (role) and the user
+ * (name, email), so the version must move when either does: it is the sum of both rows'
+ * `updatedAt`. Every write of either row moves that row's `updatedAt` strictly forward
+ * (`nextVersion`), so the sum strictly grows on any change and never repeats. The later of the
+ * two would not do: a write whose time falls below the other row's (a transaction's `now()` is
+ * its start) would leave it, and so the ETag, unchanged. The sum is a version, not a time.
  */
 const memberVersion = (row: Pick<store.MemberRow, 'membershipUpdatedAt' | 'userUpdatedAt'>): Date =>
   new Date(row.membershipUpdatedAt.getTime() + row.userUpdatedAt.getTime());
 
 const versioned = (row: store.MemberRow): Versioned<Member> => ({ resource: toMember(row), version: memberVersion(row) });
 
-/** The member's row, locked, when `If-Match` (`versions`) names its current version: 404 when gone, 412 when stale. */
+/** The member's row, locked for the write in `tx`: 404 when gone, 412 when `If-Match` (`versions`) names no current version. */
 async function lockCurrent(tx: Db, projectId: string, memberId: string, versions: Date[] | undefined): Promise<store.MemberRow> {
-  const row = await store.findMember(tx, projectId, memberId, { forUpdate: true });
+  const row = isId(memberId) ? await store.findMember(tx, projectId, memberId, { forUpdate: true }) : undefined;
   return requireVersion(row && { ...row, updatedAt: memberVersion(row) }, versions, 'Member');
 }
 
@@ -78,7 +79,6 @@ export function createMembersService(db: Db) {
     /** `versions`: what If-Match accepts (undefined: any). */
     async changeRole(userId: string, { id: projectId, memberId, role }: ChangeRoleInput, versions?: Date[]): Promise<Versioned<Member>> {
       authorize(await requireProjectAccess(db, projectId, userId), 'members.manage');
-      await requireMember(projectId, memberId);
       return db.transaction(async (tx) => {
         const member = await lockCurrent(tx, projectId, memberId, versions);
         if ((await findProjectOwner(tx, projectId)) === member.userId) throw ownerImmutable("The owner's membership cannot be changed");
