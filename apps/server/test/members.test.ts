@@ -250,4 +250,103 @@ describe('members: invite and change a role', () => {
   });
 });
 
-describePermissions(['POST /projects/{id}/members/invite', 'PATCH /projects/{id}/members/{memberId}/role']);
+describePermissions(['POST /projects/{id}/members/invite', 'PATCH /projects/{id}/members/{memberId}/role', 'GET /projects/{id}/members/{memberId}']);
+
+describe('members: one member, its ETag and preconditions', () => {
+  let t: TestApp;
+  let owner: TestUser;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    owner = await registerUser(t, 'Ada Lovelace');
+  });
+  afterAll(() => t.close());
+
+  /** A project of its own with one VIEWER, invited through the REST route. */
+  async function invited() {
+    const projectId = (await createProject(t, owner, 'Engine')).id;
+    const user = await registerUser(t, 'Grace Hopper');
+    const response = await t.request('POST', `/api/v1/projects/${projectId}/members/invite`, { token: owner.token, body: { email: user.email } });
+    return { projectId, user, response };
+  }
+
+  it("follows the invite's Location to the member, as the list gives it, to any member; 404 to others and for unknown ids", async () => {
+    const { projectId, user, response } = await invited();
+    expect(response.headers.location).toBe(`/api/v1/projects/${projectId}/members/${response.body.id}`);
+    const listed = (await t.request('GET', `/api/v1/projects/${projectId}/members`, { token: owner.token })).body.find((member: { id: string }) => member.id === response.body.id);
+    for (const caller of [owner, user]) {
+      const read = await t.request('GET', response.headers.location as string, { token: caller.token });
+      expect(read.status).toBe(200);
+      expect(read.body).toEqual(listed);
+      expect(read.headers.etag).toBe(response.headers.etag);
+    }
+    const outsider = await registerUser(t);
+    expect((await t.request('GET', response.headers.location as string, { token: outsider.token })).status).toBe(404);
+    for (const memberId of ['0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b', 'nope']) {
+      const unknown = await t.request('GET', `/api/v1/projects/${projectId}/members/${memberId}`, { token: owner.token });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.code).toBe('NOT_FOUND');
+    }
+    // A member of another project is not one of this project's.
+    const other = await invited();
+    expect((await t.request('GET', `/api/v1/projects/${projectId}/members/${other.response.body.id}`, { token: owner.token })).status).toBe(404);
+  });
+
+  it("moves the ETag with the role and with the user's name and email, and gives 304 only for the current one", async () => {
+    const { user, response } = await invited();
+    const url = response.headers.location as string;
+    const etags = [response.headers.etag as string];
+    const current = async () => (await t.request('GET', url, { token: owner.token })).headers.etag as string;
+
+    const changed = await t.request('PATCH', `${url}/role`, { token: owner.token, body: { role: 'EDITOR' } });
+    expect(changed.body.role).toBe('EDITOR');
+    etags.push(changed.headers.etag as string);
+    expect(await current()).toBe(etags.at(-1));
+
+    expect((await t.request('PATCH', '/api/v1/auth/me', { token: user.token, body: { name: 'Grace B. Hopper' } })).status).toBe(200);
+    etags.push(await current());
+    const renamed = await t.request('PATCH', '/api/v1/auth/me', { token: user.token, body: { email: `new.${user.email}`, currentPassword: user.password } });
+    expect(renamed.status).toBe(200);
+    etags.push(await current());
+    expect(new Set(etags).size).toBe(etags.length);
+
+    const read = await t.request('GET', url, { token: owner.token, headers: { 'if-none-match': etags.at(-1)! } });
+    expect(read.status).toBe(304);
+    const stale = await t.request('GET', url, { token: owner.token, headers: { 'if-none-match': etags[0]! } });
+    expect(stale.status).toBe(200);
+    expect(stale.body).toMatchObject({ role: 'EDITOR', name: 'Grace B. Hopper', email: `new.${user.email}` });
+  });
+
+  it('refuses a role change or removal with a stale If-Match (412 STALE_VERSION), and applies it with the current one', async () => {
+    const { user, response } = await invited();
+    const url = response.headers.location as string;
+    // The user's rename makes the invite's ETag stale, since the member's answer changed.
+    await t.request('PATCH', '/api/v1/auth/me', { token: user.token, body: { name: 'Renamed' } });
+    const fresh = (await t.request('GET', url, { token: owner.token })).headers.etag as string;
+    const stalePatch = await t.request('PATCH', `${url}/role`, { token: owner.token, headers: { 'if-match': response.headers.etag as string }, body: { role: 'ADMIN' } });
+    expect(stalePatch.status).toBe(412);
+    expect(stalePatch.body).toMatchObject({ code: 'PRECONDITION_FAILED', reason: 'STALE_VERSION' });
+    expect(stalePatch.headers.etag).toBe(fresh);
+    const staleDelete = await t.request('DELETE', url, { token: owner.token, headers: { 'if-match': response.headers.etag as string } });
+    expect(staleDelete.status).toBe(412);
+    expect((await t.request('GET', url, { token: owner.token })).body.role).toBe('VIEWER');
+
+    const patched = await t.request('PATCH', `${url}/role`, { token: owner.token, headers: { 'if-match': fresh }, body: { role: 'ADMIN' } });
+    expect(patched.status).toBe(200);
+    const removed = await t.request('DELETE', url, { token: owner.token, headers: { 'if-match': patched.headers.etag as string } });
+    expect(removed.status).toBe(200);
+    expect((await t.request('GET', url, { token: owner.token })).status).toBe(404);
+  });
+
+  it('documents the read with its ETag and conditional form, and If-Match on role change and removal', async () => {
+    const document = (await t.request('GET', '/api/v1/openapi.json')).body;
+    const read = document.paths['/projects/{id}/members/{memberId}'].get;
+    expect(read.responses['200'].headers.ETag).toBeDefined();
+    expect(read.responses['304']).toBeDefined();
+    expect(document.paths['/projects/{id}/members/invite'].post.responses['201'].headers.ETag).toBeDefined();
+    for (const operation of [document.paths['/projects/{id}/members/{memberId}/role'].patch, document.paths['/projects/{id}/members/{memberId}'].delete]) {
+      expect(operation.parameters.map((parameter: { name: string }) => parameter.name)).toContain('If-Match');
+      expect(operation.responses['412']).toBeDefined();
+    }
+  });
+});

@@ -31,7 +31,7 @@ export const RESOURCES = {
     delete: 'projects.delete',
     transferOwnership: 'projects.transferOwnership',
   },
-  members: { list: 'members.listPage', invite: 'members.invite', setRole: 'members.changeRole', remove: 'members.remove' },
+  members: { list: 'members.listPage', get: 'members.get', invite: 'members.invite', setRole: 'members.changeRole', remove: 'members.remove' },
   tasks: {
     list: 'tasks.listForProjectPage',
     listMine: 'tasks.listMinePage',

@@ -266,7 +266,8 @@ describe('notifications', () => {
     const owner = await registered();
     const colleague = await registered();
     const project = await owner.tl.projects.create({ name: 'Inbox' });
-    await owner.tl.members.invite({ id: project.id, email: colleague.email, role: 'EDITOR' });
+    const member = await owner.tl.members.invite({ id: project.id, email: colleague.email, role: 'EDITOR' });
+    expect(await colleague.tl.members.get({ id: project.id, memberId: member.id })).toEqual(member);
     const task = await owner.tl.tasks.create({ projectId: project.id, title: 'Review' });
 
     const live: Notification[] = [];

@@ -1,5 +1,6 @@
 import { type Db, oneTimeCodes, revokedTokens, sessions, users } from '@tasklane/db';
 import { and, desc, eq, gt, lt, ne, sql } from 'drizzle-orm';
+import { nextVersionSql } from '../lib/versions';
 
 export const findUserByEmail = async (db: Db, email: string) =>
   (await db.select().from(users).where(eq(users.email, email)).limit(1))[0];
@@ -42,7 +43,8 @@ export const updateUser = async (db: Db, id: string, patch: { name?: string; ema
       .set({
         ...patch,
         ...(patch.passwordHash ? { tokenVersion: sql`${users.tokenVersion} + 1` } : {}),
-        updatedAt: new Date(),
+        // A member's ETag is made of this version too (members/service.ts), so it only moves forward.
+        updatedAt: nextVersionSql(users.updatedAt),
       })
       .where(eq(users.id, id))
       .returning()

@@ -94,6 +94,17 @@ export function requireVersion<T extends { updatedAt: Date }>(current: T | undef
 
 /** Sets the response's ETag from the resource's `updatedAt` and returns the resource. */
 export function withETag<T extends { updatedAt: string }>(response: ResponseMeta, resource: T): T {
-  response.headers.etag = etagOf(resource.updatedAt);
+  return withVersionETag(response, { resource, version: resource.updatedAt });
+}
+
+/** A resource whose answer carries no `updatedAt`, with the version its ETag is made of. */
+export interface Versioned<T> {
+  resource: T;
+  version: Date | string;
+}
+
+/** Sets the response's ETag from a version kept beside the resource and returns the resource. */
+export function withVersionETag<T>(response: ResponseMeta, { resource, version }: Versioned<T>): T {
+  response.headers.etag = etagOf(version);
   return resource;
 }

@@ -6,11 +6,14 @@ import {
   MemberSchema,
   MessageSchema,
 } from '@tasklane/schemas';
+import { acceptedVersions, withVersionETag } from '../lib/versions';
 import { idempotentCreate } from '../trpc/idempotent';
 import { protectedProcedure, router } from '../trpc/init';
 import { pagedList } from '../trpc/paged-list';
 
 const tags = ['members'];
+const member = '/projects/{id}/members/{memberId}';
+const staleRefused = 'With If-Match, a stale version is refused (412).';
 
 export const membersRouter = router({
   ...pagedList('list', {
@@ -20,36 +23,46 @@ export const membersRouter = router({
     list: (ctx, input) => ctx.services.members.list(ctx.userId, input),
   }),
 
+  get: protectedProcedure
+    .meta({ openapi: { method: 'GET', path: member, tags, summary: 'Get a member', description: 'The member with their name and email, as the list gives it. Any member.' }, headers: ['ETag'] })
+    .input(MemberPathInput)
+    .output(MemberSchema)
+    .query(async ({ ctx, input }) => withVersionETag(ctx.response, await ctx.services.members.get(ctx.userId, input))),
+
   invite: protectedProcedure
     .meta({
       openapi: { method: 'POST', path: '/projects/{id}/members/invite', tags, summary: 'Invite a user', description: 'Adds a registered user to the project by email (role defaults to VIEWER). ADMIN or owner. Honours Idempotency-Key.' },
       successStatus: 201,
       location: '/projects/{projectId}/members/{id}',
       errors: [403, 409],
-      headers: ['Idempotent-Replayed'],
+      headers: ['ETag', 'Idempotent-Replayed'],
       requestHeaders: ['Idempotency-Key'],
     })
     .input(InviteMemberInput)
     .output(MemberSchema)
-    .mutation(({ ctx, input }) =>
-      idempotentCreate(ctx, 'members.invite', input, () => ctx.services.members.invite(ctx.userId, input)),
+    .mutation(async ({ ctx, input }) =>
+      // The version is kept with the stored answer, so a replay carries the first answer's ETag.
+      withVersionETag(ctx.response, await idempotentCreate(ctx, 'members.invite', input, () => ctx.services.members.invite(ctx.userId, input))),
     ),
 
   changeRole: protectedProcedure
     .meta({
-      openapi: { method: 'PATCH', path: '/projects/{id}/members/{memberId}/role', tags, summary: "Change a member's role", description: "ADMIN or owner; the owner's membership cannot be changed (409)." },
-      errors: [403, 409],
+      openapi: { method: 'PATCH', path: `${member}/role`, tags, summary: "Change a member's role", description: `ADMIN or owner; the owner's membership cannot be changed (409). ${staleRefused}` },
+      errors: [403, 409, 412],
+      headers: ['ETag'],
+      requestHeaders: ['If-Match'],
     })
     .input(ChangeRoleInput)
     .output(MemberSchema)
-    .mutation(({ ctx, input }) => ctx.services.members.changeRole(ctx.userId, input)),
+    .mutation(async ({ ctx, input }) => withVersionETag(ctx.response, await ctx.services.members.changeRole(ctx.userId, input, acceptedVersions(ctx.ifMatch)))),
 
   remove: protectedProcedure
     .meta({
-      openapi: { method: 'DELETE', path: '/projects/{id}/members/{memberId}', tags, summary: 'Remove a member, or leave', description: "ADMIN or owner remove anyone but the owner (409 OWNER_IMMUTABLE); any member may remove themselves (leave). The member's tasks in the project are unassigned." },
-      errors: [403, 409],
+      openapi: { method: 'DELETE', path: member, tags, summary: 'Remove a member, or leave', description: `ADMIN or owner remove anyone but the owner (409 OWNER_IMMUTABLE); any member may remove themselves (leave). The member's tasks in the project are unassigned. ${staleRefused}` },
+      errors: [403, 409, 412],
+      requestHeaders: ['If-Match'],
     })
     .input(MemberPathInput)
     .output(MessageSchema)
-    .mutation(({ ctx, input }) => ctx.services.members.remove(ctx.userId, input)),
+    .mutation(({ ctx, input }) => ctx.services.members.remove(ctx.userId, input, acceptedVersions(ctx.ifMatch))),
 });

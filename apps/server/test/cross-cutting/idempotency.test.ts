@@ -86,6 +86,9 @@ describe('Idempotency-Key on creates', () => {
     expect(invited.status).toBe(201);
     expect(replayed.status).toBe(201);
     expect(replayed.body).toEqual(invited.body);
+    // The member's version is stored with the answer: the replay names the same member and version.
+    expect({ etag: replayed.headers.etag, location: replayed.headers.location }).toEqual({ etag: invited.headers.etag, location: invited.headers.location });
+    expect(invited.headers.etag).toMatch(/^"[0-9a-z]+"$/);
     const withoutKey = await t.request('POST', inviteUrl, { token: owner.token, body: { email: invitee.email, role: 'EDITOR' } });
     expect(withoutKey.status).toBe(409);
     expect(withoutKey.body.reason).toBe('ALREADY_MEMBER');

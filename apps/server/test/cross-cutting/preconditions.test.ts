@@ -4,12 +4,22 @@ import { createProject, createTask, registerUser, startTestApp, type TestApp, ty
 
 type Operation = { parameters?: { in?: string; name?: string }[] };
 
-/** A fresh resource of one route, its URL under /api/v1, its current ETag and a valid PATCH body. */
+/** A fresh resource of one route, its URL under /api/v1, its current ETag and a valid PATCH body (sent to `patchUrl` when its PATCH has a path of its own). */
 interface Target {
   url: string;
   etag: string;
   patch: Record<string, unknown>;
+  patchUrl?: string;
 }
+
+/** A member invited into a new project: read at its own URL, changed through its role's. */
+const memberFixture = async (t: TestApp, owner: TestUser): Promise<Target> => {
+  const project = await createProject(t, owner);
+  const invitee = await registerUser(t);
+  const invited = await t.request('POST', `/api/v1/projects/${project.id}/members/invite`, { token: owner.token, body: { email: invitee.email } });
+  const url = `/api/v1/projects/${project.id}/members/${invited.body.id}`;
+  return { url, etag: invited.headers.etag as string, patch: { role: 'EDITOR' }, patchUrl: `${url}/role` };
+};
 
 /** A fresh resource of each path with a version (found in the document, every one needs a fixture here). */
 const FIXTURES: Record<string, (t: TestApp, owner: TestUser) => Promise<Target>> = {
@@ -39,6 +49,8 @@ const FIXTURES: Record<string, (t: TestApp, owner: TestUser) => Promise<Target>>
     const created = await t.request('POST', `/api/v1/projects/${project.id}/webhooks`, { token: owner.token, body: { url: 'http://127.0.0.1:9/hook', active: false } });
     return { url: `/api/v1/projects/${project.id}/webhooks/${created.body.id}`, etag: created.headers.etag as string, patch: { events: ['task.created'] } };
   },
+  '/projects/{id}/members/{memberId}': memberFixture,
+  '/projects/{id}/members/{memberId}/role': memberFixture,
 };
 
 /**
@@ -65,14 +77,14 @@ describe('If-Match on every route that honours it', () => {
   afterAll(() => t.close());
 
   const send = (route: { method: string }, target: Target, ifMatch: string) =>
-    t.request(route.method, target.url, {
+    t.request(route.method, route.method === 'PATCH' ? (target.patchUrl ?? target.url) : target.url, {
       token: owner.token,
       headers: { 'if-match': ifMatch },
       ...(route.method === 'PATCH' ? { body: target.patch } : {}),
     });
 
-  it('finds PATCH and DELETE of projects, tasks, comments, labels and webhooks, each with a fixture here', () => {
-    expect(routes.length).toBeGreaterThanOrEqual(10);
+  it('finds PATCH and DELETE of projects, tasks, comments, labels, webhooks and members, each with a fixture here', () => {
+    expect(routes.length).toBeGreaterThanOrEqual(12);
     for (const route of routes) expect(Object.keys(FIXTURES), `${route.method} ${route.path}`).toContain(route.path);
   });
 
@@ -174,8 +186,8 @@ describe('If-None-Match on every read with an ETag', () => {
   const read = (method: 'GET' | 'HEAD', target: Target, ifNoneMatch: string, token = owner.token) =>
     t.request(method, target.url, { token, headers: { 'if-none-match': ifNoneMatch } });
 
-  it('finds the reads of projects, tasks, comments, labels and webhooks, each with a fixture here', () => {
-    expect(reads.length).toBeGreaterThanOrEqual(5);
+  it('finds the reads of projects, tasks, comments, labels, webhooks and members, each with a fixture here', () => {
+    expect(reads.length).toBeGreaterThanOrEqual(6);
     for (const path of reads) expect(Object.keys(FIXTURES), path).toContain(path);
   });
 
@@ -221,7 +233,7 @@ describe('If-None-Match on every read with an ETag', () => {
     const stranger = await registerUser(t);
     for (const path of reads) {
       const target = await FIXTURES[path]!(t, owner);
-      const changed = await t.request('PATCH', target.url, { token: owner.token, body: target.patch });
+      const changed = await t.request('PATCH', target.patchUrl ?? target.url, { token: owner.token, body: target.patch });
       expect(changed.headers.etag).not.toBe(target.etag);
       const response = await read('GET', target, target.etag);
       expect({ path, status: response.status, etag: response.headers.etag }).toEqual({ path, status: 200, etag: changed.headers.etag });

@@ -21,6 +21,7 @@ const EXPECTED = {
   'DELETE /projects/{id}':                         [404,     403,   403,   403,  200],
   'POST /projects/{id}/members/invite':            [404,     403,   403,   201,  201],
   'PATCH /projects/{id}/members/{memberId}/role':  [404,     403,   403,   200,  200],
+  'GET /projects/{id}/members/{memberId}':         [404,     200,   200,   200,  200],
   'POST /tasks':                                   [404,     403,   201,   201,  201],
   'GET /tasks/project/{projectId}':                [404,     200,   200,   200,  200],
   'GET /tasks':                                    [200,     200,   200,   200,  200],
@@ -63,6 +64,10 @@ const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<{ url: s
   'PATCH /projects/{id}/members/{memberId}/role': async ({ t, users, projectId }) => {
     const member = await invite(t, users.owner, projectId, await registerUser(t, 'Member'), 'VIEWER');
     return { url: `/api/v1/projects/${projectId}/members/${member.id}/role`, body: { role: 'EDITOR' } };
+  },
+  'GET /projects/{id}/members/{memberId}': async ({ t, users, projectId }) => {
+    const member = await invite(t, users.owner, projectId, await registerUser(t, 'Member'), 'VIEWER');
+    return { url: `/api/v1/projects/${projectId}/members/${member.id}` };
   },
   'POST /tasks': ({ projectId }) => ({ url: '/api/v1/tasks', body: { title: 'New task', projectId } }),
   'GET /tasks/project/{projectId}': ({ projectId }) => ({ url: `/api/v1/tasks/project/${projectId}` }),

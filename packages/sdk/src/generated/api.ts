@@ -251,6 +251,16 @@ export interface ProcedureInputs {
      */
     cursor?: string;
   };
+  "members.get": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    memberId: string;
+  };
   "members.invite": {
     /**
      * Resource id (UUIDv7); a malformed or unknown id is a 404
@@ -1015,6 +1025,7 @@ export interface ProcedureOutputs {
     items: Member[];
     nextCursor: string | null;
   };
+  "members.get": Member;
   "members.invite": Member;
   "members.changeRole": Member;
   "members.remove": Message;
@@ -1611,6 +1622,7 @@ export const PROCEDURE_KINDS = {
   "projects.events": "subscription",
   "members.list": "query",
   "members.listPage": "query",
+  "members.get": "query",
   "members.invite": "mutation",
   "members.changeRole": "mutation",
   "members.remove": "mutation",
