@@ -10,7 +10,10 @@ const root = join(import.meta.dirname, '../../../..');
 const workspace = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8');
 const patchesReadme = readFileSync(join(root, 'patches/README.md'), 'utf8');
 
-const declared = [...workspace.matchAll(/^ {2}'?((?:@[^/\s]+\/)?[^@\s']+)@([^':\s]+)'?:\s*(\S+)\s*$/gm)].map(
+/** The `patchedDependencies:` block alone: `overrides:` has entries of the same shape (`name@range: version`). */
+const patchedBlock = /^patchedDependencies:\n((?: {2}.*\n?)*)/m.exec(workspace)?.[1] ?? '';
+
+const declared = [...patchedBlock.matchAll(/^ {2}'?((?:@[^/\s]+\/)?[^@\s']+)@([^':\s]+)'?:\s*(\S+)\s*$/gm)].map(
   ([, name, version, file]) => ({ name: name!, version: version!, file: file! }),
 );
 

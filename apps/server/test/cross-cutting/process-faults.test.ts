@@ -23,8 +23,12 @@ describe('the server process under faults', () => {
   beforeAll(async () => {
     if (onPostgres) {
       const database = await freshPostgresDatabase();
-      env = { DATABASE_URL: database.url(5432), DATA_DIR: mkdtempSync(join(tmpdir(), 'tasklane-crash-')) };
-      cleanup = database.drop;
+      const dataDir = mkdtempSync(join(tmpdir(), 'tasklane-crash-'));
+      env = { DATABASE_URL: database.url(5432), DATA_DIR: dataDir };
+      cleanup = async () => {
+        await database.drop();
+        rmSync(dataDir, { recursive: true, force: true });
+      };
     } else {
       const dataDir = mkdtempSync(join(tmpdir(), 'tasklane-crash-'));
       env = { DATA_DIR: dataDir };
