@@ -11,36 +11,57 @@ module.exports = {
       to: { circular: true },
     },
     {
-      name: 'domain-free-of-transport',
+      name: 'no-circular-folders',
+      severity: 'error',
+      comment: 'Folders import each other one way too: a loop between two folders is a knot no newcomer can read from one end.',
+      scope: 'folder',
+      from: {},
+      to: { circular: true },
+    },
+    // The server's layers (docs/architecture.md): app → transport → resources → events → platform.
+    // Each imports only its own layer and those below it.
+    {
+      name: 'platform-imports-platform',
+      severity: 'error',
+      comment: 'src/platform (database helpers, ids, paging, config, errors, mail) knows no resource, event or transport.',
+      from: { path: '^apps/server/src/platform/' },
+      to: { path: '^apps/server/src/(app|transport|resources|events)/' },
+    },
+    {
+      name: 'events-below-resources',
+      severity: 'error',
+      comment: 'src/events (the event log and the work derived from it) reads and writes tables, never through a resource.',
+      from: { path: '^apps/server/src/events/' },
+      to: { path: '^apps/server/src/(app|transport|resources)/' },
+    },
+    {
+      name: 'resources-free-of-transport',
       severity: 'error',
       comment:
-        "Only src/trpc, src/http, the resources' router.ts (and their sse.ts, the event stream routes) and the entry files know tRPC and Fastify; services, stores, the policy and lib/ refuse with DomainError (src/errors.ts).",
-      from: {
-        path: '^apps/server/src/',
-        pathNot: [
-          '^apps/server/src/(trpc|http)/',
-          '^apps/server/src/[^/]+/router\\.ts$',
-          '^apps/server/src/[^/]+/sse\\.ts$',
-          '^apps/server/src/(app|main|cli|index|openapi|web-app|metrics)\\.ts$',
-          // A test beside its module (policy.test.ts) drives the app through HTTP.
-          '\\.test\\.ts$',
-        ],
-      },
-      to: { path: ['^apps/server/src/(trpc|http)/', '(^|/)node_modules/(fastify|@fastify/[^/]+|@trpc/[^/]+|trpc-to-openapi)/'] },
+        'Services, stores, the policy and the platform refuse with DomainError (src/platform/errors.ts); only src/transport and src/app know tRPC and Fastify (and src/platform/metrics.ts, which serves /metrics).',
+      from: { path: '^apps/server/src/(resources|events|platform)/', pathNot: ['^apps/server/src/platform/metrics\\.ts$', '\\.test\\.ts$'] },
+      to: { path: ['^apps/server/src/(app|transport)/', '(^|/)node_modules/(fastify|@fastify/[^/]+|@trpc/[^/]+|trpc-to-openapi)/'] },
+    },
+    {
+      name: 'transport-below-app',
+      severity: 'error',
+      comment: 'src/app starts the server and wires the layers; nothing below it imports it.',
+      from: { path: '^apps/server/src/(transport|resources|events|platform)/' },
+      to: { path: '^apps/server/src/app/' },
     },
     {
       name: 'store-of-own-resource',
       severity: 'error',
       comment: "A resource reads another's data through access.ts or that resource's service, never its store.",
-      from: { path: '^apps/server/src/([^/]+)/' },
-      to: { path: '^apps/server/src/[^/]+/store\\.ts$', pathNot: '^apps/server/src/$1/store\\.ts$' },
+      from: { path: '^apps/server/src/resources/([^/]+)/' },
+      to: { path: '^apps/server/src/resources/[^/]+/store\\.ts$', pathNot: '^apps/server/src/resources/$1/store\\.ts$' },
     },
     {
-      name: 'no-store-from-shared-modules',
+      name: 'no-store-from-outside-resources',
       severity: 'error',
-      comment: 'access.ts, policy.ts, services.ts and the other shared modules reach a resource through its service.',
-      from: { path: '^apps/server/src/[^/]+\\.ts$' },
-      to: { path: '^apps/server/src/[^/]+/store\\.ts$' },
+      comment: 'access.ts, policy.ts, services.ts, the routers and the app reach a resource through its service.',
+      from: { path: '^apps/server/src/', pathNot: '^apps/server/src/resources/[^/]+/' },
+      to: { path: '^apps/server/src/resources/[^/]+/store\\.ts$' },
     },
   ],
   options: {

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTasklaneClient, TasklaneError } from '../../../packages/sdk/src/index';
+import { createTasklaneClient, TasklaneError } from '../../../packages/sdk/src';
 import { expectErrorBody, issueAt, queryRows } from './support/checks';
 import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
 import { meStatus, startSecondInstance } from './support/second-instance';

@@ -1,7 +1,7 @@
 import { users } from '@tasklane/db';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/app/app';
 import { createProject, createTask, registerUser, startTestApp, testConfig, type TestApp, type TestUser } from './support/harness';
 import { describePermissions } from './support/permissions';
 

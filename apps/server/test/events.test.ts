@@ -1,7 +1,7 @@
 import { createDatabase } from '@tasklane/db';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app';
+import { buildApp } from '../src/app/app';
 import { createProject, createTask, invite, openTestDatabase, registerUser, startTestApp, testConfig, type TestApp, type TestUser } from './support/harness';
 import { openStream, type OpenedStream } from './support/sse-client';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MailConfig } from '../src/config';
+import type { MailConfig } from '../src/platform/config';
 import { expectErrorBody, issueAt, queryRows } from './support/checks';
 import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
 import { startSecondInstance } from './support/second-instance';

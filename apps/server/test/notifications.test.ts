@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../src/lib/sql';
+import { rowsOf } from '../src/platform/sql';
 import { expectErrorBody } from './support/checks';
 import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
 import { startSecondInstance } from './support/second-instance';

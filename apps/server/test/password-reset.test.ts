@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MailConfig } from '../src/config';
+import type { MailConfig } from '../src/platform/config';
 import { expectErrorBody, issueAt, queryRows } from './support/checks';
 import { randomClientIp } from './support/transport';
 import { registerUser, startTestApp, type TestApp } from './support/harness';

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Config } from '../src/config';
+import type { Config } from '../src/platform/config';
 import { expectErrorBody, queryRows } from './support/checks';
 import { registerUser, startTestApp, testConfig, type TestApp, type TestResponse } from './support/harness';
 import { CookieJar, type ProviderAccount, startOidcProvider, type TestOidcProvider, throughProvider } from './support/oidc-provider';

@@ -1,8 +1,8 @@
 import { createDatabase } from '@tasklane/db';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app';
-import type { Config } from '../src/config';
+import { buildApp } from '../src/app/app';
+import type { Config } from '../src/platform/config';
 import { createProject, createTask, invite, openTestDatabase, registerUser, startTestApp, testConfig, type TestApp, type TestUser } from './support/harness';
 import { startReceiver } from './support/webhook-receiver';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EnvSchema, loadConfig, TIMER_MAX_MS } from '../../src/config';
+import { EnvSchema, loadConfig, TIMER_MAX_MS } from '../../src/platform/config';
 import { freePort } from '../support/ports';
 import { call, startServerProcess } from '../support/server-process';
 

@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { migrationsFolder } from '@tasklane/db';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app';
+import { buildApp } from '../../src/app/app';
 import { expectErrorBody } from '../support/checks';
 import { testConfig, type TestApp } from '../support/harness';
 import { freshPostgresDatabase as freshDatabase } from '../support/harness';

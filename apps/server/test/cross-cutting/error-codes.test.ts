@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { type AddressInfo, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEB_APP_ROOT } from '../../src/web-app';
+import { WEB_APP_ROOT } from '../../src/transport/rest/web-app';
 import { CODE_BY_STATUS } from '../support/checks';
 import { createProject, invite, registerUser, startTestApp, type TestApp, type TestResponse, type TestUser } from '../support/harness';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerUser, startTestApp, type TestApp, type TestResponse, type TestUser } from '../support/harness';
 import { isEventStream } from '../support/routes';
-import { appRouter } from '../../src/trpc/router';
+import { appRouter } from '../../src/transport/trpc/router';
 
 /**
  * Every field of every route, on both transports, with a value of each wrong JSON type: a 400 whose

@@ -1,7 +1,7 @@
 import { followsTextRule, isIdSchema, text } from '@tasklane/schemas';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { appRouter } from '../../src/trpc/router';
+import { appRouter } from '../../src/transport/trpc/router';
 
 /**
  * An audit of every procedure's input schema, so that a loosely typed field added later fails here:

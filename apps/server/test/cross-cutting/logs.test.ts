@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config';
+import type { Config } from '../../src/platform/config';
 import { queryRows } from '../support/checks';
 import { registerUser, startTestApp, testConfig, type TestApp } from '../support/harness';
 import { freePort } from '../support/ports';

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEB_APP_ROOT } from '../../src/web-app';
+import { WEB_APP_ROOT } from '../../src/transport/rest/web-app';
 import { createProject, createTask, registerUser, startTestApp, type TestApp, type TestUser } from '../support/harness';
 import { openStream } from '../support/sse-client';
 import { startReceiver } from '../support/webhook-receiver';

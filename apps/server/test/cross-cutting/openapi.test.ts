@@ -2,8 +2,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { procedureMetas } from '../../src/openapi';
-import { appRouter } from '../../src/trpc/router';
+import { procedureMetas } from '../../src/transport/rest/openapi';
+import { appRouter } from '../../src/transport/trpc/router';
 import { documentConformance } from '../support/openapi-conformance';
 import { startTestApp, type TestApp } from '../support/harness';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerWebApp, WEB_APP_ROOT } from '../../src/web-app';
+import { registerWebApp, WEB_APP_ROOT } from '../../src/transport/rest/web-app';
 import { expectErrorBody } from '../support/checks';
 import { startTestApp, type TestApp } from '../support/harness';
 

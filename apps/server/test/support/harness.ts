@@ -4,8 +4,8 @@ import { createDatabase, type Database } from '@tasklane/db';
 import type { FastifyInstance } from 'fastify';
 import postgres from 'postgres';
 import { inject } from 'vitest';
-import { buildApp } from '../../src/app';
-import type { Config } from '../../src/config';
+import { buildApp } from '../../src/app/app';
+import type { Config } from '../../src/platform/config';
 import { assertDocumented } from './openapi-conformance';
 
 export const testConfig = (overrides: Partial<Config> = {}): Config => ({

@@ -1,4 +1,4 @@
-import { appRouter } from '../../src/trpc/router';
+import { appRouter } from '../../src/transport/trpc/router';
 import type { TestApp } from './harness';
 
 /** One REST operation as the OpenAPI document describes it. */

@@ -1,7 +1,7 @@
 import { createDatabase } from '@tasklane/db';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app';
-import type { Config } from '../../src/config';
+import { buildApp } from '../../src/app/app';
+import type { Config } from '../../src/platform/config';
 import { testConfig, type TestApp } from './harness';
 
 /**

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../../../src/lib/sql';
+import { rowsOf } from '../../../src/platform/sql';
 import { openTestDatabase } from '../../support/harness';
 
 // On PGlite every statement runs as a named statement, parsed once (packages/db/src/pglite-statements.ts).

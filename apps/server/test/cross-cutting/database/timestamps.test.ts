@@ -1,7 +1,7 @@
 import { isoFromTimestamptz } from '@tasklane/db';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../../../src/lib/sql';
+import { rowsOf } from '../../../src/platform/sql';
 import { openTestDatabase } from '../../support/harness';
 
 // The service reads timestamps as the database's own text (both drivers hand it over untouched) and

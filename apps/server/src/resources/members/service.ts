@@ -1,0 +1,124 @@
+import type { Db } from '@tasklane/db';
+import type { ChangeRoleInput, InviteMemberInput, ListMembersInput, Member, MemberPathInput } from '@tasklane/schemas';
+import { findProjectOwner, isMember, requireProjectAccess } from '../policy/access';
+import { findUserByEmail } from '../auth/service';
+import { isUniqueViolation } from '../../platform/db-errors';
+import { isId, newId } from '../../platform/ids';
+import { requireVersion, type Versioned } from '../../platform/versions';
+import { decodeIdCursor, type Page, pageSize, toPage } from '../../platform/paging';
+import { authorize } from '../policy/policy';
+import { changedFields, recordChange, transactionIn } from '../../events/recorded-write';
+import { unassignTasksOf } from '../tasks/service';
+import { memberAddedPlan } from '../../events/notification-plan';
+import { DomainError, notFound } from '../../platform/errors';
+import * as store from './store';
+
+const toMember = ({ id, userId, projectId, role, name, email }: Omit<store.MemberRow, 'membershipUpdatedAt' | 'userUpdatedAt'>): Member => ({ id, userId, projectId, role, name, email });
+
+/**
+ * A member's version, its ETag. Its answer joins two rows, the membership (role) and the user
+ * (name, email), so the version must move when either does: it is the sum of both rows'
+ * `updatedAt`. Every write of either row moves that row's `updatedAt` strictly forward
+ * (`nextVersion`), so the sum strictly grows on any change and never repeats. The later of the
+ * two would not do: a write whose time falls below the other row's (a transaction's `now()` is
+ * its start) would leave it, and so the ETag, unchanged. The sum is a version, not a time.
+ */
+const memberVersion = (row: Pick<store.MemberRow, 'membershipUpdatedAt' | 'userUpdatedAt'>): Date =>
+  new Date(row.membershipUpdatedAt.getTime() + row.userUpdatedAt.getTime());
+
+const versioned = (row: store.MemberRow): Versioned<Member> => ({ resource: toMember(row), version: memberVersion(row) });
+
+/** The member's row, locked for the write in `tx`: 404 when gone, 412 when `If-Match` (`versions`) names no current version. */
+async function lockCurrent(tx: Db, projectId: string, memberId: string, versions: Date[] | undefined): Promise<store.MemberRow> {
+  const row = isId(memberId) ? await store.findMember(tx, projectId, memberId, { forUpdate: true }) : undefined;
+  return requireVersion(row && { ...row, updatedAt: memberVersion(row) }, versions, 'Member');
+}
+
+const alreadyMember = () => new DomainError('CONFLICT', 'This user is already a member of the project', 'ALREADY_MEMBER');
+const ownerImmutable = (message: string) => new DomainError('CONFLICT', message, 'OWNER_IMMUTABLE');
+
+export function createMembersService(db: Db) {
+  async function requireMember(projectId: string, memberId: string): Promise<store.MemberRow> {
+    const member = isId(memberId) ? await store.findMember(db, projectId, memberId) : undefined;
+    if (!member) throw notFound('Member');
+    return member;
+  }
+
+  return {
+    async list(userId: string, { id: projectId, ...query }: ListMembersInput): Promise<Page<Member>> {
+      await requireProjectAccess(db, projectId, userId);
+      const limit = pageSize(query.limit);
+      const rows = await store.listMembers(db, projectId, decodeIdCursor(query.cursor), limit + 1);
+      return toPage(rows, limit, toMember, (row) => [row.id]);
+    },
+
+    async get(userId: string, { id: projectId, memberId }: MemberPathInput): Promise<Versioned<Member>> {
+      authorize(await requireProjectAccess(db, projectId, userId), 'project.read');
+      return versioned(await requireMember(projectId, memberId));
+    },
+
+    async invite(userId: string, { id: projectId, email, role = 'VIEWER' }: InviteMemberInput): Promise<Versioned<Member>> {
+      authorize(await requireProjectAccess(db, projectId, userId), 'members.manage');
+      const invitee = await findUserByEmail(db, email);
+      if (!invitee) throw new DomainError('NOT_FOUND', 'No registered user has this email', 'USER_NOT_FOUND');
+      if (await isMember(db, projectId, invitee.id)) throw alreadyMember();
+      try {
+        return await transactionIn(db, { projectId }, 'Project', async (tx) => {
+          const row = await store.insertMember(tx, { id: newId(), projectId, userId: invitee.id, role });
+          // Read back through the join: the version is made of the user's row as well.
+          const member = versioned((await store.findMember(tx, projectId, row.id))!);
+          await recordChange(tx, { projectId, actorId: userId, type: 'member.added', resource: member.resource, notify: memberAddedPlan(invitee.id) });
+          return member;
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw alreadyMember();
+        throw error;
+      }
+    },
+
+    /** `versions`: what If-Match accepts (undefined: any). */
+    async changeRole(userId: string, { id: projectId, memberId, role }: ChangeRoleInput, versions?: Date[]): Promise<Versioned<Member>> {
+      authorize(await requireProjectAccess(db, projectId, userId), 'members.manage');
+      return transactionIn(db, { projectId }, 'Member', async (tx) => {
+        const member = await lockCurrent(tx, projectId, memberId, versions);
+        if ((await findProjectOwner(tx, projectId)) === member.userId) throw ownerImmutable("The owner's membership cannot be changed");
+        const updated = toMember({ ...member, role });
+        const membershipUpdatedAt = await store.updateRole(tx, memberId, role);
+        if (!membershipUpdatedAt) throw notFound('Member');
+        const changes = changedFields(toMember(member), updated, ['role']);
+        if (changes) await recordChange(tx, { projectId, actorId: userId, type: 'member.updated', resource: updated, changes });
+        return { resource: updated, version: memberVersion({ ...member, membershipUpdatedAt }) };
+      });
+    },
+
+    /**
+     * ADMIN and owner remove anyone but the owner; every member may remove themselves (leave).
+     * The membership goes and the member's tasks in the project are unassigned, in one transaction.
+     */
+    async remove(userId: string, { id: projectId, memberId }: MemberPathInput, versions?: Date[]): Promise<{ message: string }> {
+      const access = await requireProjectAccess(db, projectId, userId);
+      const member = await requireMember(projectId, memberId);
+      const leaving = member.userId === userId;
+      authorize(access, leaving ? 'members.leave' : 'members.manage');
+      await db.transaction(async (tx) => {
+        // Locked so an ownership transfer cannot make this member the owner meanwhile.
+        const ownerId = await findProjectOwner(tx, projectId, { lock: true });
+        if (!ownerId) throw notFound('Project');
+        if (ownerId === member.userId) {
+          throw ownerImmutable(leaving ? 'The owner cannot leave the project: transfer ownership first' : "The owner's membership cannot be removed");
+        }
+        await lockCurrent(tx, projectId, member.id, versions);
+        await store.deleteMember(tx, member.id);
+        await recordChange(tx, { projectId, actorId: userId, type: 'member.removed', resource: toMember(member) });
+        await unassignTasksOf(tx, projectId, member.userId, userId);
+      });
+      return { message: leaving ? 'You left the project' : 'Member removed' };
+    },
+  };
+}
+
+export type MembersService = ReturnType<typeof createMembersService>;
+
+/** For the projects service, in its transaction: a project's creator, and the owner it is transferred to, are ADMIN members. */
+export const addOwnerMembership = (tx: Db, projectId: string, userId: string) => store.insertMember(tx, { id: newId(), projectId, userId, role: 'ADMIN' });
+export const makeOwnerAdmin = (tx: Db, projectId: string, userId: string) => store.setRoleOfUser(tx, projectId, userId, 'ADMIN');

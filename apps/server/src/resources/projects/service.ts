@@ -1,0 +1,120 @@
+import type { Db } from '@tasklane/db';
+import {
+  type CreateProjectInput,
+  type Project,
+  type ProjectDetail,
+  type Role,
+  TASK_STATUSES,
+  type TransferOwnershipInput,
+  type UpdateProjectInput,
+} from '@tasklane/schemas';
+import { isMember, requireProjectAccess } from '../policy/access';
+import { forgetProjectActivity } from '../activity/service';
+import { isId, newId } from '../../platform/ids';
+import { decodeIdCursor, type Page, pageSize, toPage } from '../../platform/paging';
+import { nextVersion, requireVersion } from '../../platform/versions';
+import { addOwnerMembership, makeOwnerAdmin } from '../members/service';
+import { authorize, currentGrant, grantedProjects, requireReach } from '../policy/policy';
+import { changedFields, recordChange } from '../../events/recorded-write';
+import { DomainError, notFound } from '../../platform/errors';
+import * as store from './store';
+
+/** The project as events and history report it: the same for every reader, so without a caller's role. */
+export const projectResource = (row: store.ProjectRow): Omit<Project, 'role'> => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  ownerId: row.ownerId,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+});
+
+/** Every project response carries the caller's role, so a client can show only the controls it may use. */
+export const toProject = (row: store.ProjectRow, role: Role): Project => ({ ...projectResource(row), role });
+
+export function createProjectsService(db: Db) {
+  return {
+    async list(userId: string, query: { limit?: number; cursor?: string }): Promise<Page<Project>> {
+      const limit = pageSize(query.limit);
+      const rows = await store.listProjectsOfMember(db, userId, decodeIdCursor(query.cursor), limit + 1, grantedProjects(currentGrant()));
+      return toPage(rows, limit, ({ project, role }) => toProject(project, role), ({ project }) => [project.id]);
+    },
+
+    /** The creator becomes owner and an ADMIN member, in one transaction. */
+    async create(userId: string, input: CreateProjectInput): Promise<Project> {
+      const row = await db.transaction(async (tx) => {
+        const project = await store.insertProject(tx, {
+          id: newId(),
+          name: input.name,
+          description: input.description ?? '',
+          ownerId: userId,
+        });
+        await addOwnerMembership(tx, project.id, userId);
+        await recordChange(tx, { projectId: project.id, actorId: userId, type: 'project.created', resource: projectResource(project) });
+        return project;
+      });
+      return toProject(row, 'ADMIN');
+    },
+
+    /** The project with its task counts by status, so a client needs no second call. */
+    async get(userId: string, projectId: string): Promise<ProjectDetail> {
+      requireReach(projectId);
+      // Membership, project and counts in one query: a non-member gets the same 404 as an unknown id.
+      const found = isId(projectId) ? await store.findProjectForMember(db, projectId, userId) : undefined;
+      if (!found) throw notFound('Project');
+      const taskCounts = {} as ProjectDetail['taskCounts'];
+      for (const status of TASK_STATUSES) taskCounts[status] = found.taskCounts[status] ?? 0;
+      return { ...toProject(found.project, found.role), taskCounts };
+    },
+
+    /** `versions` comes from If-Match: checked under the row lock, so the check and the write are one. */
+    async update(userId: string, { id, ...patch }: UpdateProjectInput, versions?: Date[]): Promise<Project> {
+      const access = await requireProjectAccess(db, id, userId);
+      authorize(access, 'project.update');
+      const row = await db.transaction(async (tx) => {
+        const before = requireVersion(await store.findProject(tx, id, { lock: 'no key update' }), versions, 'Project');
+        const after = await store.updateProject(tx, id, { ...patch, updatedAt: nextVersion(before.updatedAt) });
+        if (!after) throw notFound('Project');
+        const changes = changedFields(projectResource(before), projectResource(after), ['name', 'description']);
+        if (changes) await recordChange(tx, { projectId: id, actorId: userId, type: 'project.updated', resource: projectResource(after), changes });
+        return after;
+      });
+      return toProject(row, access.role);
+    },
+
+    async remove(userId: string, projectId: string, versions?: Date[]): Promise<{ message: string }> {
+      authorize(await requireProjectAccess(db, projectId, userId), 'project.delete');
+      await db.transaction(async (tx) => {
+        // FOR UPDATE, first: it waits for the writes in flight in the project and holds off later ones (recorded-write.ts's lock order).
+        const project = requireVersion(await store.findProject(tx, projectId, { lock: 'update' }), versions, 'Project');
+        await forgetProjectActivity(tx, projectId);
+        await recordChange(tx, { projectId, actorId: userId, type: 'project.deleted', resource: projectResource(project) });
+        await store.deleteProject(tx, projectId);
+      });
+      return { message: 'Project deleted' };
+    },
+
+    /** Owner only: an existing member becomes owner (and ADMIN); the former owner stays an ADMIN member. */
+    async transferOwnership(userId: string, { id: projectId, userId: newOwnerId }: TransferOwnershipInput): Promise<Project> {
+      authorize(await requireProjectAccess(db, projectId, userId), 'project.transferOwnership');
+      const row = await db.transaction(async (tx) => {
+        const before = await store.findProject(tx, projectId, { lock: 'no key update' });
+        if (!before) throw notFound('Project');
+        // Checked again under the lock: a concurrent transfer may have moved ownership already.
+        if (before.ownerId !== userId) throw new DomainError('FORBIDDEN', 'Only the owner may transfer ownership');
+        if (!isId(newOwnerId) || !(await isMember(tx, projectId, newOwnerId))) {
+          throw new DomainError('BAD_REQUEST', 'The new owner must be a member of the project', 'NOT_A_MEMBER');
+        }
+        await makeOwnerAdmin(tx, projectId, newOwnerId);
+        const after = await store.updateProject(tx, projectId, { ownerId: newOwnerId, updatedAt: nextVersion(before.updatedAt) });
+        if (!after) throw notFound('Project');
+        const changes = changedFields(projectResource(before), projectResource(after), ['ownerId']);
+        if (changes) await recordChange(tx, { projectId, actorId: userId, type: 'project.updated', resource: projectResource(after), changes });
+        return after;
+      });
+      return toProject(row, 'ADMIN');
+    },
+  };
+}
+
+export type ProjectsService = ReturnType<typeof createProjectsService>;

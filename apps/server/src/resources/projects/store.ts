@@ -1,0 +1,67 @@
+import { type Db, memberships, projects, projectTaskCounts } from '@tasklane/db';
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { callerRoleIn } from '../policy/access';
+import { preparedFor } from '../../platform/prepared';
+
+export type ProjectRow = typeof projects.$inferSelect;
+
+const callerRole = () => callerRoleIn(sql.raw('"projects"."id"'));
+
+const projectForMemberStatement = preparedFor((db) =>
+  db
+    .select({
+      project: projects,
+      role: callerRole(),
+      // Kept per status by the database (project_task_counts), read in the same round trip.
+      taskCounts: sql<Record<string, number>>`(
+        select coalesce(json_object_agg(c.status, c.count), '{}'::json)
+        from ${projectTaskCounts} as c where c.project_id = "projects"."id"
+      )`,
+    })
+    .from(projects)
+    .where(eq(projects.id, sql.placeholder('projectId')))
+    .limit(1)
+    .prepare('project_for_member'),
+);
+
+/** A project with the caller's role and its task counts per status, in one query; undefined for non-members and unknown projects alike. */
+export async function findProjectForMember(db: Db, projectId: string, userId: string) {
+  const [found] = await projectForMemberStatement(db).execute({ projectId, userId });
+  return found?.role ? { project: found.project, role: found.role, taskCounts: found.taskCounts } : undefined;
+}
+
+/**
+ * With `lock`, the row stays locked to the end of the caller's transaction: `no key update` for a
+ * change of its fields, which leaves the writes inside the project (FOR KEY SHARE) free to go on;
+ * `update` for its deletion.
+ */
+export const findProject = async (db: Db, id: string, options: { lock?: 'update' | 'no key update' } = {}) => {
+  const query = db.select().from(projects).where(eq(projects.id, id)).limit(1);
+  return (await (options.lock ? query.for(options.lock) : query))[0];
+};
+
+/** The projects a user is a member of (of `within` only, when given), in id (creation) order, after `afterId`. */
+export const listProjectsOfMember = (db: Db, userId: string, afterId: string | undefined, limit: number, within?: readonly string[]) =>
+  db
+    .select({ project: projects, role: memberships.role })
+    .from(memberships)
+    .innerJoin(projects, eq(projects.id, memberships.projectId))
+    .where(
+      and(
+        eq(memberships.userId, userId),
+        afterId ? gt(memberships.projectId, afterId) : undefined,
+        within ? inArray(memberships.projectId, [...within]) : undefined,
+      ),
+    )
+    .orderBy(asc(memberships.projectId))
+    .limit(limit);
+
+export const insertProject = async (db: Db, project: typeof projects.$inferInsert) =>
+  (await db.insert(projects).values(project).returning())[0]!;
+
+/** `updatedAt` comes from the caller, who read the row under its lock (see lib/versions.ts). */
+export const updateProject = async (db: Db, id: string, patch: { name?: string; description?: string; ownerId?: string; updatedAt: Date }) =>
+  (await db.update(projects).set(patch).where(eq(projects.id, id)).returning())[0];
+
+/** Tasks, comments and memberships go with it through ON DELETE CASCADE; its webhooks are orphaned (see schema). */
+export const deleteProject = (db: Db, id: string) => db.delete(projects).where(eq(projects.id, id));

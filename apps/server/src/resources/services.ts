@@ -1,0 +1,86 @@
+import type { Db } from '@tasklane/db';
+import type { AuthProviders, Notification } from '@tasklane/schemas';
+import { createAccessTokensService } from './access-tokens/service';
+import { createEventsService } from './activity/follow';
+import type { ActivityHub } from './activity/hub';
+import { createActivityService } from './activity/service';
+import type { PasswordHasher } from './auth/password';
+import type { OidcConfig, WebhookConfig } from '../platform/config';
+import type { OneTimeCodes } from './auth/one-time-codes';
+import { createPasswordResetService } from './auth/password-reset';
+import { createAuthService } from './auth/service';
+import type { TokenStateCache } from './credentials/token-state';
+import type { TokenService } from './credentials/tokens';
+import { createCommentsService } from './comments/service';
+import { createIdempotencyService } from './idempotency/service';
+import { createLabelsService } from './labels/service';
+import { transactionAware } from '../platform/ambient-transaction';
+import type { BackgroundQueue } from '../platform/background';
+import type { MailOutbox } from '../platform/mail/outbox';
+import { createMembersService } from './members/service';
+import { createNotificationSettingsService } from './notification-email/service';
+import type { UnsubscribeTokens } from './notification-email/unsubscribe-token';
+import type { FeedHub } from '../platform/feed-hub';
+import { createNotificationsService } from './notifications/service';
+import { createProjectsService } from './projects/service';
+import { createSsoService } from './sso/service';
+import type { Metrics } from '../platform/metrics';
+import { createTasksService } from './tasks/service';
+import { createWebhooksService } from './webhooks/service';
+
+/** How people sign in, from the configuration. */
+export interface IdentityOptions {
+  publicUrl: string;
+  passwordLogin: boolean;
+  oidc: OidcConfig | undefined;
+  /** The server's secret, from which sign-on cookies' keys are derived. */
+  secret: string;
+  codes: OneTimeCodes;
+  mail: MailOutbox;
+  /** Work requests start and do not wait for (last-used stamps, password reset emails). */
+  background: BackgroundQueue;
+  /** Notification email: the unsubscribe links' tokens and the digest's hour and clock. */
+  notificationEmail: { tokens: UnsubscribeTokens; digestHour: number; now: () => Date };
+}
+
+/** Every resource's service over one database; procedures reach them through the context. */
+export function createServices(
+  pool: Db,
+  auth: { passwords: PasswordHasher; tokens: TokenService; tokenStates: TokenStateCache },
+  live: { hub: ActivityHub; notificationHub: FeedHub<Notification>; metrics: Metrics; webhooks: WebhookConfig; eventMaxQueued: number },
+  identity: IdentityOptions,
+) {
+  // Queries join a transaction opened around the call (an idempotent create), else use the pool.
+  const db = transactionAware(pool);
+  const tasks = createTasksService(db);
+  const { passwords, tokenStates } = auth;
+  const { codes, mail, background, passwordLogin } = identity;
+  const accessTokens = createAccessTokensService(db, tokenStates);
+  const authService = createAuthService(db, passwords, auth.tokens, tokenStates, { passwordLogin, accessTokens, background });
+  const providers: AuthProviders = {
+    password: passwordLogin,
+    passwordReset: passwordLogin && mail.enabled,
+    oidc: identity.oidc ? { name: identity.oidc.name } : null,
+  };
+  return {
+    auth: authService,
+    accessTokens,
+    passwordReset: createPasswordResetService(db, { passwords, codes, mail, tokenStates, background, passwordLogin }),
+    sso: createSsoService(db, authService, codes, { config: identity.oidc, publicUrl: identity.publicUrl, secret: identity.secret }),
+    providers,
+    publicUrl: identity.publicUrl,
+    projects: createProjectsService(db),
+    members: createMembersService(db),
+    tasks,
+    comments: createCommentsService(db, tasks),
+    labels: createLabelsService(db),
+    activity: createActivityService(db, tasks),
+    idempotency: createIdempotencyService(db),
+    events: createEventsService(db, live.hub, live.metrics.eventStreams, live.eventMaxQueued),
+    webhooks: createWebhooksService(db, live.webhooks),
+    notificationSettings: createNotificationSettingsService(db, identity.notificationEmail),
+    notifications: createNotificationsService(db, tasks, { hub: live.notificationHub, openStreams: live.metrics.eventStreams, maxQueued: live.eventMaxQueued }),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;

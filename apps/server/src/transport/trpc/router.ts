@@ -1,0 +1,28 @@
+import { accessTokensRouter } from './routers/access-tokens';
+import { activityRouter } from './routers/activity';
+import { authRouter } from './routers/auth';
+import { commentsRouter } from './routers/comments';
+import { labelsRouter } from './routers/labels';
+import { membersRouter } from './routers/members';
+import { notificationSettingsRouter } from './routers/notification-email';
+import { notificationsRouter, watchingRouter } from './routers/notifications';
+import { projectsRouter } from './routers/projects';
+import { tasksRouter } from './routers/tasks';
+import { webhooksRouter } from './routers/webhooks';
+import { ssoRouter } from './routers/sso';
+import { mergeRouters, router } from './init';
+
+export const appRouter = router({
+  auth: mergeRouters(authRouter, router({ tokens: accessTokensRouter, oidc: ssoRouter, notificationSettings: notificationSettingsRouter })),
+  projects: projectsRouter,
+  members: membersRouter,
+  tasks: tasksRouter,
+  comments: commentsRouter,
+  labels: labelsRouter,
+  activity: activityRouter,
+  webhooks: webhooksRouter,
+  notifications: notificationsRouter,
+  watching: watchingRouter,
+});
+
+export type AppRouter = typeof appRouter;

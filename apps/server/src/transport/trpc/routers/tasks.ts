@@ -1,0 +1,83 @@
+import {
+  CreateTaskInput,
+  ListProjectTasksInput,
+  MessageSchema,
+  PathIdInput,
+  TaskFilterShape,
+  TaskSchema,
+  UpdateTaskInput,
+} from '@tasklane/schemas';
+import { z } from 'zod';
+import { acceptedVersions, withETag } from '../../../platform/versions';
+import { idempotentCreate } from '../idempotent';
+import { protectedProcedure, router } from '../init';
+import { pagedList } from '../paged-list';
+
+const tags = ['tasks'];
+const listDescription =
+  'Filters combine: status and priority take comma lists, assigneeId an id, `me` or `none`; `q` searches title and description. Paged by cursor (`Link: rel="next"`).';
+
+export const tasksRouter = router({
+  ...pagedList('listForProject', {
+    meta: { openapi: { method: 'GET', path: '/tasks/project/{projectId}', tags, summary: "List a project's tasks", description: listDescription } },
+    input: ListProjectTasksInput,
+    item: TaskSchema,
+    list: (ctx, input) => ctx.services.tasks.listForProject(ctx.userId, input),
+  }),
+
+  ...pagedList('listMine', {
+    meta: {
+      openapi: { method: 'GET', path: '/tasks', tags, summary: 'Tasks across my projects', description: `Tasks of every project the caller is a member of ("my work" with \`assigneeId=me\`). ${listDescription}` },
+    },
+    input: z.object(TaskFilterShape).strict().optional(),
+    item: TaskSchema,
+    list: (ctx, input) => ctx.services.tasks.listAcrossProjects(ctx.userId, input ?? {}),
+  }),
+
+  create: protectedProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/tasks', tags, summary: 'Create a task', description: 'EDITOR, ADMIN or owner. Status defaults to TODO, priority to MEDIUM; the assignee must be a member. Honours Idempotency-Key.' },
+      successStatus: 201,
+      location: '/tasks/{id}',
+      errors: [403, 409],
+      headers: ['ETag', 'Idempotent-Replayed'],
+      requestHeaders: ['Idempotency-Key'],
+    })
+    .input(CreateTaskInput)
+    .output(TaskSchema)
+    .mutation(async ({ ctx, input }) =>
+      withETag(ctx.response, await idempotentCreate(ctx, 'tasks.create', input, () => ctx.services.tasks.create(ctx.userId, input))),
+    ),
+
+  get: protectedProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/tasks/{id}', tags, summary: 'Get a task', description: 'Members of its project only. The ETag is for If-Match on PATCH and DELETE.' },
+      headers: ['ETag'],
+    })
+    .input(PathIdInput)
+    .output(TaskSchema)
+    .query(async ({ ctx, input }) => withETag(ctx.response, await ctx.services.tasks.get(ctx.userId, input.id))),
+
+  update: protectedProcedure
+    .meta({
+      openapi: { method: 'PATCH', path: '/tasks/{id}', tags, summary: 'Update a task', description: 'Any of title, description, status, priority, dueDate, assigneeId (null clears). EDITOR, ADMIN or owner. With If-Match, a stale version is refused (412).' },
+      errors: [403, 412],
+      headers: ['ETag'],
+      requestHeaders: ['If-Match'],
+    })
+    .input(UpdateTaskInput)
+    .output(TaskSchema)
+    .mutation(async ({ ctx, input }) =>
+      withETag(ctx.response, await ctx.services.tasks.update(ctx.userId, input, acceptedVersions(ctx.ifMatch))),
+    ),
+
+  delete: protectedProcedure
+    .meta({
+      openapi: { method: 'DELETE', path: '/tasks/{id}', tags, summary: 'Delete a task', description: 'Deletes its comments too. EDITOR, ADMIN or owner. With If-Match, a stale version is refused (412).' },
+      errors: [403, 412],
+      requestHeaders: ['If-Match'],
+    })
+    .input(PathIdInput)
+    .output(MessageSchema)
+    .mutation(({ ctx, input }) => ctx.services.tasks.remove(ctx.userId, input.id, acceptedVersions(ctx.ifMatch))),
+});
