@@ -352,7 +352,7 @@ export const mailStateEnum = pgEnum('mail_state', ['PENDING', 'FAILED']);
 
 /**
  * The email outbox: a message is written in the transaction of the change that causes it and sent
- * afterwards by a background sender (apps/server/src/mail). `kind` names the template that renders
+ * afterwards by a background sender (apps/server/src/platform/mail). `kind` names the template that renders
  * `data` at sending time; a sent message's row is deleted.
  */
 export const mailOutbox = pgTable(
@@ -396,7 +396,7 @@ export const taskWatchers = pgTable(
 
 /**
  * A user's in-app notifications, written in the transaction of the change that causes them
- * (apps/server/src/notifications). `seq` orders one user's notifications in commit order (writers
+ * (apps/server/src/resources/notifications). `seq` orders one user's notifications in commit order (writers
  * hold a per-recipient advisory lock): the live stream's event id and the lists' cursor. Reads show
  * only those of projects the recipient is still a member of.
  */
@@ -442,7 +442,7 @@ export const dueReminders = pgTable(
 export const notificationEmailEnum = pgEnum('notification_email', ['off', 'instant', 'daily']);
 
 /**
- * A user's choice of notification email (apps/server/src/notification-email); no row means the
+ * A user's choice of notification email (apps/server/src/resources/notification-email); no row means the
  * default, `instant`. `last_digest_on` is the day whose digest was last queued (or skipped), so a
  * digest goes out once per day however many instances run and however often they restart.
  */

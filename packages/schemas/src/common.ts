@@ -125,7 +125,7 @@ const LIMIT_MESSAGE = `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`;
 /**
  * The paging parameters every list shares. Typed as the server checks them: tRPC callers send
  * `limit: 50`; REST query strings are decoded to these types first (digits to a number, comma lists
- * to arrays: apps/server/src/http/rest-input.ts), so one schema validates both transports exactly.
+ * to arrays: apps/server/src/transport/rest/rest-input.ts), so one schema validates both transports exactly.
  */
 export const PageQueryShape = {
   limit: z
