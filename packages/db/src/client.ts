@@ -58,7 +58,8 @@ export interface PoolStats {
 }
 
 
-const MIGRATION_LOCK_KEY = 7_415_002_311;
+/** The advisory lock that makes one migrator at a time (apps/server/src/platform/locks.ts lists every lock key). */
+export const MIGRATION_LOCK_KEY = 7_415_002_311;
 
 /** The drizzle-kit SQL migrations shipped inside this package. */
 export const migrationsFolder = join(

@@ -189,10 +189,16 @@ export const activity = pgTable(
     /** For updates: each changed field with its old and new value. */
     changes: jsonb('changes'),
     createdAt: timestamps.createdAt,
+    /**
+     * When the event dispatcher (apps/server/src/events/dispatcher.ts) did the work derived from it
+     * (notifications, webhook deliveries), in the transaction that wrote that work; null until then.
+     */
+    dispatchedAt: timestamptz('dispatched_at'),
   },
   (table) => [
     index('activity_project_idx').on(table.projectId, table.id),
     index('activity_task_idx').on(table.taskId, table.id),
+    index('activity_undispatched_idx').on(table.id).where(sql`${table.dispatchedAt} is null`),
   ],
 );
 
@@ -202,6 +208,11 @@ export const webhooks = pgTable(
     id: uuid('id').primaryKey(),
     /** Null once the project is deleted: the webhook lives on until its last deliveries are sent. */
     projectId: uuid('project_id').references(() => projects.id, { onDelete: 'set null' }),
+    /**
+     * The deleted project it belonged to: set with projectId's null by the project's deletion, so the
+     * events of that project dispatched after it (project.deleted among them) still reach it.
+     */
+    formerProjectId: uuid('former_project_id'),
     url: text('url').notNull(),
     /** Event types to deliver; empty means every type. */
     events: text('events').array().notNull().default(sql`'{}'::text[]`),
@@ -248,6 +259,8 @@ export const webhookDeliveries = pgTable(
       .on(table.webhookId, table.orderingKey, table.id)
       .where(sql`${table.state} = 'PENDING'`),
     index('webhook_deliveries_log_idx').on(table.webhookId, table.id),
+    // One delivery per webhook and event, however often the event is dispatched.
+    uniqueIndex('webhook_deliveries_event_key').on(table.webhookId, table.eventId),
   ],
 );
 

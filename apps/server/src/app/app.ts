@@ -37,6 +37,7 @@ import { dueReminderJob, notificationFeed } from '../resources/notifications/ser
 import { registerNotificationStreamRoute } from '../transport/sse/notifications';
 import { createMetrics, registerHttpMetrics, registerMetricsRoute } from '../platform/metrics';
 import { startDeliveryWorker } from '../resources/webhooks/worker';
+import { startDispatcher } from '../events/dispatcher';
 import { buildOpenApiDocument, createdPaths, locationOf, restRoutes } from '../transport/rest/openapi';
 import { createServices } from '../resources/services';
 import { domainErrorOf } from '../transport/trpc/errors';
@@ -142,6 +143,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
   metrics.observeWebhookOutbox(deliveryWorker.pendingCount);
   hub.onDeliveriesQueued(deliveryWorker.wake);
+  // The work derived from events (notifications, watchers, webhook deliveries), after their commit.
+  const dispatcher = await startDispatcher(database, database.db, {
+    ...config.dispatch,
+    onError: (error) => app.log.error({ err: error }, 'dispatching events failed'),
+    onDispatched: (lagSeconds) => metrics.eventDispatchLag.observe(lagSeconds),
+  });
   const dueReminders = dueReminderJob(database.db, config.reminders.windowSeconds);
   const reminderWorker = startBackgroundWorker({
     pollMs: config.reminders.pollMs,
@@ -203,6 +210,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await notificationMailer?.stop();
     await mailSender?.stop();
     await passwords.close();
+    await dispatcher.stop();
     await deliveryWorker.stop();
     await reminderWorker.stop();
     await hub.close();
@@ -246,6 +254,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     dropConnection: () => request.raw.destroy(),
     countAttempt: (input) => limits.countAttempt(request, reply, input),
     services: servicesHandle,
+    settleEvents: dispatcher.settle,
   });
   const logFailure = ({ error, req }: { error: { code: string; cause?: unknown }; req: unknown }) => {
     if (error.code === 'INTERNAL_SERVER_ERROR') (req as FastifyRequest).log.error({ err: error.cause ?? error }, 'procedure failed');

@@ -1,10 +1,10 @@
-import type { NotificationKind } from '@tasklane/schemas';
+import type { Activity, NotificationKind } from '@tasklane/schemas';
 
 /**
- * The notifications a change causes, and the watchers it adds to its task: written by recordChange
- * in the change's own statement or transaction (recorded-write.ts), so they commit with it or not
- * at all. Never to the actor; only to current members of the project; one per recipient, the first
- * of `direct` that names them winning over `watchers`.
+ * The notifications an event causes, and the watchers it adds to its task: written by the
+ * dispatcher after the event's commit (processors/notifications.ts), once. Never to the actor; only
+ * to current members of the project; one per recipient, the first of `direct` that names them
+ * winning over `watchers`.
  */
 export interface NotificationPlan {
   /** Recipients named by the change (the new assignee, the mentioned, the invited), best kind first. */
@@ -55,3 +55,29 @@ export function commentEditedPlan(commentId: string, before: readonly string[], 
 
 /** An invitation: the invited user hears of it. */
 export const memberAddedPlan = (userId: string): NotificationPlan => ({ direct: [{ userId, kind: 'member.added' }] });
+
+const idsIn = (value: unknown): string[] => (Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : []);
+const stringIn = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+/** The plan of an event, told by the event alone (its type, resource and changes); undefined when it notifies no one. */
+export function notificationPlanOf(event: Pick<Activity, 'type' | 'actorId' | 'resource' | 'changes'>): NotificationPlan | undefined {
+  const { resource, changes } = event;
+  switch (event.type) {
+    case 'task.created':
+      return taskCreatedPlan(event.actorId, stringIn(resource.assigneeId));
+    case 'task.updated':
+      return changes ? taskUpdatedPlan(changes) : undefined;
+    case 'comment.created':
+      return commentCreatedPlan(String(resource.id), event.actorId, idsIn(resource.mentionIds));
+    case 'comment.updated': {
+      const after = idsIn(resource.mentionIds);
+      return commentEditedPlan(String(resource.id), changes?.mentionIds ? idsIn(changes.mentionIds.old) : after, after);
+    }
+    case 'member.added': {
+      const userId = stringIn(resource.userId);
+      return userId ? memberAddedPlan(userId) : undefined;
+    }
+    default:
+      return undefined;
+  }
+}

@@ -83,6 +83,7 @@ export const EnvSchema = z.object({
   EVENT_MAX_QUEUED: z.coerce.number().int().min(10).max(1_000_000).default(1000),
   REMINDER_WINDOW: durationSeconds.default(86_400),
   REMINDER_POLL_MS: timerMilliseconds.default(60_000),
+  EVENT_DISPATCH_POLL_MS: timerMilliseconds.default(1000),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   WEBHOOK_POLL_MS: timerMilliseconds.default(1000),
   WEBHOOK_TIMEOUT_MS: timerMilliseconds.default(10_000),
@@ -143,6 +144,7 @@ export interface Config {
   eventMaxQueued: number;
   webhooks: WebhookConfig;
   reminders: ReminderConfig;
+  dispatch: DispatchConfig;
   /** Where users reach the service: the base of links in emails and of the sign-on callback. */
   publicUrl: string;
   /** Outgoing email; absent when SMTP_URL is unset (no email is sent, none is queued). */
@@ -169,6 +171,15 @@ export interface MailConfig {
   digestHour: number;
   /** The digest scheduler's clock; tests move it to the digest hour. Defaults to the system clock. */
   now?: () => Date;
+}
+
+export interface DispatchConfig {
+  /** Dispatch events here (events/dispatcher.ts). Off only in tests that stand for an instance stopped before dispatching. */
+  enabled: boolean;
+  /** How often each instance looks for undispatched events (it is also woken by every event's commit). */
+  pollMs: number;
+  /** How long a write's request waits for its events' notifications and deliveries before it answers anyway. */
+  settleMs: number;
 }
 
 export interface ReminderConfig {
@@ -260,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       logRetentionMs: values.WEBHOOK_LOG_RETENTION_MS,
     },
     reminders: { windowSeconds: values.REMINDER_WINDOW, pollMs: values.REMINDER_POLL_MS },
+    dispatch: { enabled: true, pollMs: values.EVENT_DISPATCH_POLL_MS, settleMs: 2000 },
     publicUrl,
     ...(values.SMTP_URL
       ? {

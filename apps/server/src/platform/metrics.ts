@@ -82,6 +82,12 @@ export function createMetrics() {
       labelNames: ['transport'] as const,
       registers,
     }),
+    eventDispatchLag: new Histogram({
+      name: 'tasklane_event_dispatch_lag_seconds',
+      help: 'Events dispatched by this process (their notifications and webhook deliveries written), from the event to the dispatch\'s commit',
+      buckets: QUERY_BUCKETS,
+      registers,
+    }),
     webhookDeliveries: new Counter({
       name: 'tasklane_webhook_deliveries_total',
       help: 'Webhook delivery attempts by this process, by outcome: delivered, retrying (failed, retried later) or failed (given up)',

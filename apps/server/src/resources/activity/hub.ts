@@ -1,7 +1,8 @@
 import type { Database, Db } from '@tasklane/db';
 import type { Activity } from '@tasklane/schemas';
 import { type FeedHub, startFeedHub } from '../../platform/feed-hub';
-import { DELIVERIES_CHANNEL, projectChannel } from '../../events/recorded-write';
+import { projectChannel } from '../../events/record';
+import { DELIVERIES_CHANNEL } from '../../events/processors/webhooks';
 import { toActivity } from './service';
 import { latestId, listAfter } from './store';
 

@@ -4,11 +4,12 @@ import { isId, newId } from '../../platform/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../../platform/paging';
 import { nextVersion, requireVersion } from '../../platform/versions';
 import { authorize, authorizeCommentChange } from '../policy/policy';
-import { changedFields, recordChange, transactionIn } from '../../events/recorded-write';
+import { recordEvent } from '../../events/record';
+import { changedFields } from '../../events/changes';
+import { transactionIn } from '../../events/scope';
 import type { TasksService } from '../tasks/service';
 import { DomainError, notFound } from '../../platform/errors';
 import { checkedWhileThere, membersAmong } from '../policy/access';
-import { commentCreatedPlan, commentEditedPlan } from '../../events/notification-plan';
 import * as store from './store';
 
 export const toComment = (row: store.CommentRow): Comment => ({
@@ -56,14 +57,13 @@ export function createCommentsService(db: Db, tasks: TasksService) {
       const now = new Date();
       const row = { id: newId(), taskId: task.id, authorId: userId, text, mentionIds: mentions, createdAt: now, updatedAt: now };
       const comment = toComment({ ...row, authorName });
-      // The comment, its history entry, its notifications and new watchers go to the database in one statement, atomic by itself.
+      // The comment and its event in one transaction; its notifications and new watchers follow from the event (events/dispatcher.ts).
       const written = await store.insertComment(db, row, {
         projectId: access.projectId,
         taskId: task.id,
         actorId: userId,
         type: 'comment.created',
         resource: comment,
-        notify: commentCreatedPlan(row.id, userId, mentions),
       });
       if (!written) throw notFound('Task');
       return comment;
@@ -98,14 +98,13 @@ export function createCommentsService(db: Db, tasks: TasksService) {
           ...(sameIds(old.mentionIds, after.mentionIds) ? {} : { mentionIds: { old: old.mentionIds, new: after.mentionIds } }),
         };
         if (Object.keys(changes).length > 0) {
-          await recordChange(tx, {
+          await recordEvent(tx, {
             projectId: access.projectId,
             taskId: comment.taskId,
             actorId: userId,
             type: 'comment.updated',
             resource: after,
             changes,
-            notify: commentEditedPlan(comment.id, old.mentionIds, after.mentionIds),
           });
         }
         return after;
@@ -122,7 +121,7 @@ export function createCommentsService(db: Db, tasks: TasksService) {
         // trigger of migration 0006), locking the task's row, and every writer of a task takes that
         // row before the project's lock that recording takes.
         await store.deleteComment(tx, comment.id);
-        await recordChange(tx, {
+        await recordEvent(tx, {
           projectId: access.projectId,
           taskId: comment.taskId,
           actorId: userId,

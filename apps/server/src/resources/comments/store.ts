@@ -1,8 +1,9 @@
 import { comments, type Db, users } from '@tasklane/db';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { CursorValue } from '../../platform/paging';
-import { insertSelect, placeholderIn, type StatementPart, valuesFor } from '../../platform/prepared';
-import { type Change, lockedScope, recordChange } from '../../events/recorded-write';
+import { insertSelect, placeholderIn, runStatement, type StatementPart, valuesFor } from '../../platform/prepared';
+import { type ChangeEvent, recordEvent } from '../../events/record';
+import { lockedScope } from '../../events/scope';
 
 export type CommentRow = typeof comments.$inferSelect & { authorName: string };
 
@@ -20,12 +21,18 @@ const commentColumns = {
 const selectComments = (db: Db) => db.select(commentColumns).from(comments).innerJoin(users, eq(users.id, comments.authorId));
 
 /**
- * Inserts a new comment and records its creation (`created`), in one statement (recordChange), if
- * its project and task still exist (their rows locked first: the lock order of recorded-write.ts).
- * False when either is gone, and nothing is written.
+ * Inserts a new comment and records its creation (`created`), in one transaction, if its project
+ * and task still exist (their rows locked first: the lock order of platform/locks.ts); the event is
+ * the transaction's last statement. False when either is gone, and nothing is written.
  */
-export const insertComment = async (db: Db, comment: typeof comments.$inferSelect, created: Change): Promise<boolean> =>
-  (await recordChange(db, created, commentInsert(comment, created.projectId))) !== undefined;
+export const insertComment = (db: Db, comment: typeof comments.$inferSelect, created: ChangeEvent): Promise<boolean> =>
+  db.transaction(async (tx) => {
+    const write = commentInsert(comment, created.projectId);
+    const written = await runStatement(tx, { ...write, key: `${write.key}:written`, build: (handle) => sql`with written as ${write.build(handle)} select 1 from written` });
+    if (written.length === 0) return false;
+    await recordEvent(tx, created);
+    return true;
+  });
 
 const commentValue = placeholderIn('comment_');
 

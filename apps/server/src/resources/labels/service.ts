@@ -6,7 +6,9 @@ import { isId, newId } from '../../platform/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../../platform/paging';
 import { nextVersion, requireVersion } from '../../platform/versions';
 import { authorize } from '../policy/policy';
-import { changedFields, recordChange, transactionIn } from '../../events/recorded-write';
+import { recordEvent } from '../../events/record';
+import { changedFields } from '../../events/changes';
+import { transactionIn } from '../../events/scope';
 import { removeLabelFromTasks } from '../tasks/service';
 import { DomainError, notFound } from '../../platform/errors';
 import * as store from './store';
@@ -80,7 +82,7 @@ export function createLabelsService(db: Db) {
           const row = await store.updateLabel(tx, before.id, { ...patch, updatedAt: nextVersion(before.updatedAt) });
           if (!row) throw notFound('Label');
           const after = toLabel(row);
-          await recordChange(tx, { projectId, actorId: userId, type: 'label.updated', resource: after, changes });
+          await recordEvent(tx, { projectId, actorId: userId, type: 'label.updated', resource: after, changes });
           return after;
         }),
       );
@@ -98,7 +100,7 @@ export function createLabelsService(db: Db) {
         const label = await store.deleteLabel(tx, projectId, path.labelId);
         if (!label) throw notFound('Label');
         await removeLabelFromTasks(tx, projectId, label.id, userId);
-        await recordChange(tx, { projectId, actorId: userId, type: 'label.deleted', resource: toLabel(label) });
+        await recordEvent(tx, { projectId, actorId: userId, type: 'label.deleted', resource: toLabel(label) });
       });
       return { message: 'Label deleted' };
     },

@@ -1,29 +1,21 @@
 import { type Db, labels } from '@tasklane/db';
 import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
-import { placeholdersFor, type StatementPart, valuesFor } from '../../platform/prepared';
-import { type Change, recordChange } from '../../events/recorded-write';
+import { type ChangeEvent, recordEvent } from '../../events/record';
 
 export type LabelRow = typeof labels.$inferSelect;
-
-const LABEL_COLUMNS = ['id', 'projectId', 'name', 'color', 'createdAt', 'updatedAt'] as const satisfies readonly (keyof LabelRow)[];
 
 /** The order of a project's labels, served by labels_project_name_key: by name regardless of case (names are unique so). */
 const sortKey = sql<string>`lower(${labels.name})`;
 
 /**
- * Inserts a new label and records its creation, in one statement (recordChange). A name the
- * project already has (in any case) fails with PostgreSQL's unique violation, which the service
- * answers as 409: the unique index decides, so two concurrent creates cannot both succeed.
+ * Inserts a new label and records its creation, in the caller's transaction. A name the project
+ * already has (in any case) fails with PostgreSQL's unique violation, which the service answers as
+ * 409: the unique index decides, so two concurrent creates cannot both succeed.
  */
-export const insertLabel = async (db: Db, label: LabelRow, created: Change): Promise<void> => {
-  await recordChange(db, created, labelInsert(label));
+export const insertLabel = async (tx: Db, label: LabelRow, created: ChangeEvent): Promise<void> => {
+  await tx.insert(labels).values(label);
+  await recordEvent(tx, created);
 };
-
-const labelInsert = (label: LabelRow): StatementPart => ({
-  key: 'label.insert',
-  build: (db) => db.insert(labels).values(placeholdersFor(LABEL_COLUMNS, 'label_')).returning({ id: labels.id }),
-  values: valuesFor(label, 'label_'),
-});
 
 export const findLabel = async (db: Db, projectId: string, labelId: string, options: { forUpdate?: boolean } = {}): Promise<LabelRow | undefined> => {
   const query = db.select().from(labels).where(and(eq(labels.projectId, projectId), eq(labels.id, labelId))).limit(1);

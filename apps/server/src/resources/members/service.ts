@@ -7,9 +7,10 @@ import { isId, newId } from '../../platform/ids';
 import { requireVersion, type Versioned } from '../../platform/versions';
 import { decodeIdCursor, type Page, pageSize, toPage } from '../../platform/paging';
 import { authorize } from '../policy/policy';
-import { changedFields, recordChange, transactionIn } from '../../events/recorded-write';
+import { recordEvent } from '../../events/record';
+import { changedFields } from '../../events/changes';
+import { transactionIn } from '../../events/scope';
 import { unassignTasksOf } from '../tasks/service';
-import { memberAddedPlan } from '../../events/notification-plan';
 import { DomainError, notFound } from '../../platform/errors';
 import * as store from './store';
 
@@ -67,7 +68,7 @@ export function createMembersService(db: Db) {
           const row = await store.insertMember(tx, { id: newId(), projectId, userId: invitee.id, role });
           // Read back through the join: the version is made of the user's row as well.
           const member = versioned((await store.findMember(tx, projectId, row.id))!);
-          await recordChange(tx, { projectId, actorId: userId, type: 'member.added', resource: member.resource, notify: memberAddedPlan(invitee.id) });
+          await recordEvent(tx, { projectId, actorId: userId, type: 'member.added', resource: member.resource });
           return member;
         });
       } catch (error) {
@@ -86,7 +87,7 @@ export function createMembersService(db: Db) {
         const membershipUpdatedAt = await store.updateRole(tx, memberId, role);
         if (!membershipUpdatedAt) throw notFound('Member');
         const changes = changedFields(toMember(member), updated, ['role']);
-        if (changes) await recordChange(tx, { projectId, actorId: userId, type: 'member.updated', resource: updated, changes });
+        if (changes) await recordEvent(tx, { projectId, actorId: userId, type: 'member.updated', resource: updated, changes });
         return { resource: updated, version: memberVersion({ ...member, membershipUpdatedAt }) };
       });
     },
@@ -109,7 +110,7 @@ export function createMembersService(db: Db) {
         }
         await lockCurrent(tx, projectId, member.id, versions);
         await store.deleteMember(tx, member.id);
-        await recordChange(tx, { projectId, actorId: userId, type: 'member.removed', resource: toMember(member) });
+        await recordEvent(tx, { projectId, actorId: userId, type: 'member.removed', resource: toMember(member) });
         await unassignTasksOf(tx, projectId, member.userId, userId);
       });
       return { message: leaving ? 'You left the project' : 'Member removed' };

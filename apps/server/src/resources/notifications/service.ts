@@ -10,7 +10,7 @@ import { authorize, currentGrant, grantedProjects } from '../policy/policy';
 import type { TasksService } from '../tasks/service';
 import { notFound } from '../../platform/errors';
 import * as store from './store';
-import { userChannel } from '../../events/notification-write';
+import { userChannel } from '../../events/processors/notifications';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 

@@ -1,7 +1,8 @@
 import { type Db, dueReminders, memberships, notifications, projects, taskWatchers, tasks, users } from '@tasklane/db';
 import { type SQL, and, asc, count, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
 import { rowsOf } from '../../platform/sql';
-import { announceNotified, deliveryCtes } from '../../events/notification-write';
+import { announceNotified, deliveryCtes } from '../../events/processors/notifications';
+import { REMINDER_LOCK_CLASS } from '../../platform/locks';
 
 export interface NotificationRow {
   id: string;
@@ -113,9 +114,6 @@ export const setWatching = async (db: Db, taskId: string, userId: string, subscr
     .values({ taskId, userId, subscribed, createdAt: at, updatedAt: at })
     .onConflictDoUpdate({ target: [taskWatchers.taskId, taskWatchers.userId], set: { subscribed, updatedAt: at } });
 };
-
-/** First key of the advisory lock the due-reminder job runs under (one instance at a time). */
-const REMINDER_LOCK_CLASS = 7417;
 
 /**
  * One run of the due-reminder job, in one statement: if no other instance is running it (a

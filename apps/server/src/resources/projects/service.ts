@@ -10,12 +10,14 @@ import {
 } from '@tasklane/schemas';
 import { isMember, requireProjectAccess } from '../policy/access';
 import { forgetProjectActivity } from '../activity/service';
+import { detachProjectWebhooks } from '../webhooks/service';
 import { isId, newId } from '../../platform/ids';
 import { decodeIdCursor, type Page, pageSize, toPage } from '../../platform/paging';
 import { nextVersion, requireVersion } from '../../platform/versions';
 import { addOwnerMembership, makeOwnerAdmin } from '../members/service';
 import { authorize, currentGrant, grantedProjects, requireReach } from '../policy/policy';
-import { changedFields, recordChange } from '../../events/recorded-write';
+import { recordEvent } from '../../events/record';
+import { changedFields } from '../../events/changes';
 import { DomainError, notFound } from '../../platform/errors';
 import * as store from './store';
 
@@ -50,7 +52,7 @@ export function createProjectsService(db: Db) {
           ownerId: userId,
         });
         await addOwnerMembership(tx, project.id, userId);
-        await recordChange(tx, { projectId: project.id, actorId: userId, type: 'project.created', resource: projectResource(project) });
+        await recordEvent(tx, { projectId: project.id, actorId: userId, type: 'project.created', resource: projectResource(project) });
         return project;
       });
       return toProject(row, 'ADMIN');
@@ -76,7 +78,7 @@ export function createProjectsService(db: Db) {
         const after = await store.updateProject(tx, id, { ...patch, updatedAt: nextVersion(before.updatedAt) });
         if (!after) throw notFound('Project');
         const changes = changedFields(projectResource(before), projectResource(after), ['name', 'description']);
-        if (changes) await recordChange(tx, { projectId: id, actorId: userId, type: 'project.updated', resource: projectResource(after), changes });
+        if (changes) await recordEvent(tx, { projectId: id, actorId: userId, type: 'project.updated', resource: projectResource(after), changes });
         return after;
       });
       return toProject(row, access.role);
@@ -85,11 +87,13 @@ export function createProjectsService(db: Db) {
     async remove(userId: string, projectId: string, versions?: Date[]): Promise<{ message: string }> {
       authorize(await requireProjectAccess(db, projectId, userId), 'project.delete');
       await db.transaction(async (tx) => {
-        // FOR UPDATE, first: it waits for the writes in flight in the project and holds off later ones (recorded-write.ts's lock order).
+        // FOR UPDATE, first: it waits for the writes in flight in the project and holds off later ones (the lock order of platform/locks.ts).
         const project = requireVersion(await store.findProject(tx, projectId, { lock: 'update' }), versions, 'Project');
         await forgetProjectActivity(tx, projectId);
-        await recordChange(tx, { projectId, actorId: userId, type: 'project.deleted', resource: projectResource(project) });
+        await detachProjectWebhooks(tx, projectId);
         await store.deleteProject(tx, projectId);
+        // Last: the event is the transaction's last statement (events/record.ts).
+        await recordEvent(tx, { projectId, actorId: userId, type: 'project.deleted', resource: projectResource(project) });
       });
       return { message: 'Project deleted' };
     },
@@ -109,7 +113,7 @@ export function createProjectsService(db: Db) {
         const after = await store.updateProject(tx, projectId, { ownerId: newOwnerId, updatedAt: nextVersion(before.updatedAt) });
         if (!after) throw notFound('Project');
         const changes = changedFields(projectResource(before), projectResource(after), ['ownerId']);
-        if (changes) await recordChange(tx, { projectId, actorId: userId, type: 'project.updated', resource: projectResource(after), changes });
+        if (changes) await recordEvent(tx, { projectId, actorId: userId, type: 'project.updated', resource: projectResource(after), changes });
         return after;
       });
       return toProject(row, 'ADMIN');

@@ -13,9 +13,10 @@ import { isId, newId } from '../../platform/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../../platform/paging';
 import { nextVersion, requireVersion } from '../../platform/versions';
 import { allowedBy, authorize, currentGrant, grantedProjects, type ProjectAccess, requireReach } from '../policy/policy';
-import { type Change, changedFields, recordChange, transactionIn } from '../../events/recorded-write';
+import { type ChangeEvent, recordEvent } from '../../events/record';
+import { changedFields } from '../../events/changes';
+import { transactionIn } from '../../events/scope';
 import { DomainError, invalidField, notFound } from '../../platform/errors';
-import { taskCreatedPlan, taskUpdatedPlan } from '../../events/notification-plan';
 import * as store from './store';
 
 /** Who the permission table lets write tasks, for the check a create makes inside its INSERT. */
@@ -179,7 +180,7 @@ export function createTasksService(db: Db) {
       const status = input.status ?? 'TODO';
       const now = new Date();
       // Every column is set here, so the new task is known before it is written: the access check,
-      // the row and its history entry then go to the database in one statement.
+      // the row and its history entry then go to the database in one transaction.
       const row: store.TaskRow = {
         id: newId(),
         // As the database will return them: a uuid in upper case names the same project or user.
@@ -198,13 +199,12 @@ export function createTasksService(db: Db) {
         updatedAt: now,
       };
       const task = toTask(row);
-      const created: Change = {
+      const created: ChangeEvent = {
         projectId: task.projectId,
         taskId: task.id,
         actorId: userId,
         type: 'task.created',
         resource: task,
-        notify: taskCreatedPlan(userId, row.assigneeId),
       };
       const write = () => store.insertTask(db, row, { userId, ...TASK_WRITERS }, created);
       const wellFormed =
@@ -231,7 +231,7 @@ export function createTasksService(db: Db) {
     },
 
     /**
-     * A compare-and-set: the update and its history entry go in one statement, applied only if the
+     * A compare-and-set: the update and its history entry go in one transaction, applied only if the
      * task is still the version just read, the one checked against If-Match (`versions`) and whose
      * values the history entry reports as old. If another write came in between, the task is read
      * again and the same statement tried against the version it left, so no update is lost and the
@@ -251,7 +251,6 @@ export function createTasksService(db: Db) {
           type: 'task.updated' as const,
           resource: after,
           changes,
-          notify: taskUpdatedPlan(changes),
         };
         if (await store.updateTaskIfUnchanged(db, id, task.updatedAt, set, updated)) return after;
       }
@@ -262,8 +261,9 @@ export function createTasksService(db: Db) {
       authorize(access, 'task.write');
       await transactionIn(db, { projectId: access.projectId }, 'Task', async (tx) => {
         const task = requireVersion(await store.findTask(tx, taskId, { forUpdate: true }), versions, 'Task');
-        await recordChange(tx, { projectId: task.projectId, taskId, actorId: userId, type: 'task.deleted', resource: toTask(task) });
+        // Deleted first: the event is the transaction's last statement (events/record.ts).
         await store.deleteTask(tx, taskId);
+        await recordEvent(tx, { projectId: task.projectId, taskId, actorId: userId, type: 'task.deleted', resource: toTask(task) });
       });
       return { message: 'Task deleted' };
     },
@@ -299,6 +299,6 @@ export async function unassignTasksOf(tx: Db, projectId: string, memberUserId: s
 async function recordUpdates(tx: Db, projectId: string, actorId: string, rows: store.TaskRow[], changesOf: (task: Task) => Record<string, FieldChange>) {
   for (const row of rows) {
     const task = toTask(row);
-    await recordChange(tx, { projectId, taskId: task.id, actorId, type: 'task.updated', resource: task, changes: changesOf(task) });
+    await recordEvent(tx, { projectId, taskId: task.id, actorId, type: 'task.updated', resource: task, changes: changesOf(task) });
   }
 }

@@ -5,7 +5,8 @@ import { callerRoleIn } from '../policy/access';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../../platform/paging';
 import { insertSelect, placeholderIn, placeholdersFor, preparedFor, runStatement, runStatementAs, type StatementPart, valuesFor } from '../../platform/prepared';
 import { nextVersionSql } from '../../platform/versions';
-import { type Change, lockedScope, recordChange } from '../../events/recorded-write';
+import { type ChangeEvent, recordEvent } from '../../events/record';
+import { lockedScope } from '../../events/scope';
 
 export type TaskRow = typeof tasks.$inferSelect;
 
@@ -69,19 +70,27 @@ const labelsOfProject = (labelIds: SQL, projectId: SQL) => sql`(cardinality(${la
   select count(*) from (select 1 from ${labels} as l where l.project_id = ${projectId} and l.id = any(${labelIds}) for key share of l) as found))`;
 
 /**
- * Inserts a new task and records its creation (`created`), in one statement (recordChange). It
+ * Inserts a new task and records its creation (`created`), in one transaction (writeAndRecord). It
  * inserts only if the project still exists (its row locked first: the lock order of
- * recorded-write.ts), `guard` may write to it, the assignee (if any) is a member of it and
+ * platform/locks.ts), `guard` may write to it, the assignee (if any) is a member of it and
  * the labels (if any) are its labels, so a create checks access and writes in one round trip;
  * false means one of those failed, and the caller asks which.
  */
-export const insertTask = async (db: Db, task: TaskRow, guard: WriteGuard, created: Change): Promise<boolean> =>
-  (await recordChange(db, created, taskInsert(task, guard))) !== undefined;
+export const insertTask = (db: Db, task: TaskRow, guard: WriteGuard, created: ChangeEvent): Promise<boolean> => writeAndRecord(db, taskInsert(task, guard), created);
+
+/** Runs `write` and, if it wrote a row, records `event` after it, as the last statement of the same transaction. */
+const writeAndRecord = (db: Db, write: StatementPart, event: ChangeEvent): Promise<boolean> =>
+  db.transaction(async (tx) => {
+    const written = await runStatement(tx, { ...write, key: `${write.key}:written`, build: (handle) => sql`with written as ${write.build(handle)} select 1 from written` });
+    if (written.length === 0) return false;
+    await recordEvent(tx, event);
+    return true;
+  });
 
 /** The INSERT of insertTask. */
 const taskInsert = (task: TaskRow, guard: WriteGuard): StatementPart => ({
   key: 'task.insert',
-  // In parentheses, as drizzle writes its own builders: recordChange embeds it as a WITH query.
+  // In parentheses, as drizzle writes its own builders: writeAndRecord embeds it as a WITH query.
   build: () => sql`(
     ${insertSelect(tasks, 'task_')}
     where ${lockedScope(
@@ -100,15 +109,15 @@ const taskInsert = (task: TaskRow, guard: WriteGuard): StatementPart => ({
 
 /**
  * Updates a task that is still at version `expected` (its updatedAt), and records the change
- * (`updated`, unless the update changes no field the history tracks) in the same statement: a
+ * (`updated`, unless the update changes no field the history tracks) in the same transaction: a
  * compare-and-set, so a write prepared from an earlier read applies only if nothing changed the
- * task since. The project's row is locked first (the lock order of recorded-write.ts), and new
+ * task since. The project's row is locked first (the lock order of platform/locks.ts), and new
  * labels must still be labels of the task's project (labelsOfProject). False when
  * the task is no longer at that version (or is gone) or a label is gone, and then nothing is written.
  */
-export async function updateTaskIfUnchanged(db: Db, id: string, expected: Date, patch: Partial<TaskRow>, updated: Change | null): Promise<boolean> {
+export async function updateTaskIfUnchanged(db: Db, id: string, expected: Date, patch: Partial<TaskRow>, updated: ChangeEvent | null): Promise<boolean> {
   const write = taskUpdateIfUnchanged(id, expected, patch);
-  return updated ? (await recordChange(db, updated, write)) !== undefined : (await runStatement(db, write)).length > 0;
+  return updated ? writeAndRecord(db, write, updated) : (await runStatement(db, write)).length > 0;
 }
 
 const taskUpdateIfUnchanged = (id: string, expected: Date, patch: Partial<TaskRow>): StatementPart => {

@@ -17,7 +17,7 @@ import { isId, newId } from '../../platform/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../../platform/paging';
 import { requireVersion } from '../../platform/versions';
 import { authorize } from '../policy/policy';
-import { transactionIn } from '../../events/recorded-write';
+import { transactionIn } from '../../events/scope';
 import { notFound } from '../../platform/errors';
 import * as store from './store';
 import { checkTarget } from './target';
@@ -119,3 +119,6 @@ export function createWebhooksService(db: Db, config: WebhookConfig) {
 }
 
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
+
+/** For the projects service, in a project's deletion: its webhooks live on, detached, until its last events are delivered. */
+export const detachProjectWebhooks = (tx: Db, projectId: string) => store.detachProjectWebhooks(tx, projectId);

@@ -1,4 +1,4 @@
-import { type Db, dateFromTimestamptz, webhookDeliveries, webhooks } from '@tasklane/db';
+import { activity, type Db, dateFromTimestamptz, webhookDeliveries, webhooks } from '@tasklane/db';
 import { and, asc, count, desc, eq, gt, inArray, isNull, lt, ne, sql } from 'drizzle-orm';
 import { rowsOf } from '../../platform/sql';
 import { nextVersionSql } from '../../platform/versions';
@@ -96,7 +96,7 @@ export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<
 
 /**
  * The webhook's row first, then the delivery's: the order of the webhook's deletion (its row, then
- * its deliveries, ON DELETE CASCADE), so the two never deadlock (recorded-write.ts: lock order).
+ * its deliveries, ON DELETE CASCADE), so the two never deadlock (the lock order of platform/locks.ts).
  */
 export async function markDelivered(db: Db, delivery: ClaimedDelivery, status: number): Promise<void> {
   await db.transaction(async (tx) => {
@@ -141,13 +141,21 @@ export async function markFailed(
   });
 }
 
-/** Webhooks of deleted projects, once their last deliveries (project.deleted among them) are done. */
+/**
+ * A deleted project's webhooks, in its deletion's transaction: detached from it, they remember it
+ * (formerProjectId), so the events of the project dispatched after the deletion still reach them.
+ */
+export const detachProjectWebhooks = (tx: Db, projectId: string) =>
+  tx.update(webhooks).set({ projectId: null, formerProjectId: projectId }).where(eq(webhooks.projectId, projectId));
+
+/** Webhooks of deleted projects, once their project's last events are dispatched and their last deliveries (project.deleted among them) are done. */
 export const deleteOrphanedWebhooks = (db: Db) =>
   db
     .delete(webhooks)
     .where(
       and(
         isNull(webhooks.projectId),
+        sql`not exists (select 1 from ${activity} where ${activity.projectId} = ${webhooks.formerProjectId} and ${activity.dispatchedAt} is null)`,
         sql`not exists (select 1 from ${webhookDeliveries} where ${webhookDeliveries.webhookId} = ${webhooks.id} and ${webhookDeliveries.state} = 'PENDING')`,
       ),
     );

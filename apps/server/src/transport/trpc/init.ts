@@ -6,6 +6,7 @@ import { DomainError } from '../../platform/errors';
 import type { ResponseMeta } from '../../platform/response-meta';
 import { callRefusal, runWithGrant, SESSION_GRANT } from '../../resources/policy/policy';
 import { domainErrorOf, formatError, toTRPCError } from './errors';
+import { recordingEvents } from '../../events/record';
 
 /** Opaque in the router's public type so no server-only type reaches the SDK's declarations. */
 export interface ServicesHandle {
@@ -35,6 +36,8 @@ export interface Context {
   /** Counts one call of a password, email or single-use code check against the rate limits (http/rate-limits.ts); throws the 429 past them. */
   countAttempt: (input: unknown) => Promise<void>;
   services: ServicesHandle;
+  /** Waits (bounded) until the derived work of these committed events is done: a write's caller then reads it (events/dispatcher.ts). */
+  settleEvents: (eventIds: readonly number[]) => Promise<void>;
 }
 
 /**
@@ -116,6 +119,10 @@ const unauthorized = () => new DomainError('UNAUTHORIZED', 'Missing, invalid or 
  * one database round trip of latency instead of two — and its result is released only once the
  * token has proved current. What the token's grant allows (policy.ts) is asked here for the
  * procedure, and the procedure runs under the grant, which limits the projects it reaches.
+ *
+ * A write that succeeded answers only once the work derived from the events it committed
+ * (notifications, webhook deliveries: events/dispatcher.ts) is done, or after a bounded wait: its
+ * caller reads that work right after, as when it was written in the same transaction.
  */
 export const protectedProcedure = publicProcedure.use(async ({ ctx, type, path, next }) => {
   const claims = await ctx.services.auth.identify(ctx.authorization);
@@ -127,7 +134,10 @@ export const protectedProcedure = publicProcedure.use(async ({ ctx, type, path, 
   if (type !== 'query' || refusal) {
     if (!(await current)) throw unauthorized();
     if (refusal) throw refusal;
-    return proceed();
+    if (type !== 'mutation') return proceed();
+    const { result, eventIds } = await recordingEvents(proceed);
+    if (result.ok) await ctx.settleEvents(eventIds);
+    return result;
   }
   const [isCurrent, result] = await Promise.all([current, proceed()]);
   if (!isCurrent) throw unauthorized();

@@ -1,0 +1,156 @@
+import { activity, type Database, type Db } from '@tasklane/db';
+import type { Activity, ActivityType, FieldChange } from '@tasklane/schemas';
+import { asc, inArray, isNull, sql } from 'drizzle-orm';
+import { startBackgroundWorker } from '../platform/background-worker';
+import { DISPATCH_LOCK_CLASS } from '../platform/locks';
+import { rowsOf } from '../platform/sql';
+import { writeNotifications } from './processors/notifications';
+import { DELIVERIES_CHANNEL, queueDeliveries } from './processors/webhooks';
+import { EVENTS_CHANNEL } from './record';
+
+/** Events dispatched per transaction: enough to amortise its round trips, few enough to commit soon. */
+const BATCH = 200;
+/** How often a request waiting for events that another instance is dispatching looks whether they are done. */
+const RECHECK_MS = 10;
+
+export interface DispatcherOptions {
+  /** False: this instance dispatches nothing (another does); it still waits for others' dispatch (settle). */
+  enabled: boolean;
+  /** The safety poll: a lost NOTIFY costs at most this much latency. */
+  pollMs: number;
+  /** How long a request waits for its events' derived work before it answers anyway. */
+  settleMs: number;
+  onError: (error: unknown) => void;
+  /** Each dispatched event's lag, from its commit (about its time) to its dispatch's commit, in seconds. */
+  onDispatched?: (lagSeconds: number) => void;
+}
+
+export interface Dispatcher {
+  /** Resolves once every event of `eventIds` that committed is dispatched (or after settleMs): the request reads its writes' derived work. */
+  settle(eventIds: readonly number[]): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const toEvent = (row: typeof activity.$inferSelect): Activity => ({
+  id: String(row.id),
+  type: row.type as ActivityType,
+  time: row.createdAt.toISOString(),
+  actorId: row.actorId,
+  projectId: row.projectId,
+  taskId: row.taskId,
+  resource: row.resource as Record<string, unknown>,
+  changes: (row.changes as Record<string, FieldChange> | null) ?? null,
+});
+
+/**
+ * One batch, in one transaction: the visible events not yet dispatched, oldest first, each one's
+ * webhook deliveries and notifications written, then marked dispatched, all committing together —
+ * so a crash at any point loses nothing and doubles nothing. A project's events commit in id order
+ * (recordEvent's lock), so a visible event means every earlier one of its project is visible too,
+ * and id order is each project's order; one dispatcher at a time across instances (the advisory
+ * lock, tried: `busy` when another instance holds it) keeps that order between batches.
+ */
+async function dispatchBatch(db: Db): Promise<{ busy: boolean; events: Activity[] }> {
+  return db.transaction(async (tx) => {
+    const [gate] = rowsOf<{ ok: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(${DISPATCH_LOCK_CLASS}, 0) as ok`));
+    if (gate?.ok !== true) return { busy: true, events: [] };
+    const rows = await tx.select().from(activity).where(isNull(activity.dispatchedAt)).orderBy(asc(activity.id)).limit(BATCH);
+    const events = rows.map(toEvent);
+    let queued = 0;
+    for (const event of events) {
+      queued += await queueDeliveries(tx, event);
+      await writeNotifications(tx, event);
+    }
+    if (rows.length > 0) {
+      await tx
+        .update(activity)
+        .set({ dispatchedAt: new Date() })
+        .where(inArray(activity.id, rows.map((row) => row.id)));
+    }
+    // At commit: every instance's webhook senders wake.
+    if (queued > 0) await tx.execute(sql`select pg_notify(${DELIVERIES_CHANNEL}, '')`);
+    return { busy: false, events };
+  });
+}
+
+interface Waiter {
+  pending: Set<number>;
+  done: () => void;
+}
+
+/**
+ * The instance's event dispatcher: woken by every event's commit (EVENTS_CHANNEL, from any
+ * instance) and every `pollMs`, it dispatches batches (dispatchBatch) until none is left. One loop
+ * per instance: requests waiting for their events (settle) share it, and only look themselves
+ * (every RECHECK_MS, one query for all of them) while another instance holds the batch.
+ */
+export async function startDispatcher(database: Pick<Database, 'listen'>, db: Db, options: DispatcherOptions): Promise<Dispatcher> {
+  const waiters = new Set<Waiter>();
+  let recheck: NodeJS.Timeout | undefined;
+
+  const settled = (eventIds: Iterable<number>) => {
+    const ids = new Set(eventIds);
+    for (const waiter of waiters) {
+      for (const id of waiter.pending) if (ids.has(id)) waiter.pending.delete(id);
+      if (waiter.pending.size === 0) waiter.done();
+    }
+  };
+
+  /** Waited-for events this instance did not dispatch: done once no longer undispatched (another instance dispatched them, or they rolled back). */
+  async function settleFromDatabase(): Promise<void> {
+    const waited = [...new Set([...waiters].flatMap((waiter) => [...waiter.pending]))];
+    if (waited.length === 0) return;
+    const open = await db
+      .select({ id: activity.id })
+      .from(activity)
+      .where(sql`${inArray(activity.id, waited)} and ${isNull(activity.dispatchedAt)}`);
+    const stillOpen = new Set(open.map((row) => row.id));
+    settled(waited.filter((id) => !stillOpen.has(id)));
+  }
+
+  async function drain(stopped: () => boolean): Promise<void> {
+    if (options.enabled) {
+      for (;;) {
+        const { busy, events } = await dispatchBatch(db);
+        const now = Date.now();
+        for (const event of events) options.onDispatched?.((now - Date.parse(event.time)) / 1000);
+        settled(events.map((event) => Number(event.id)));
+        if (busy || events.length < BATCH || stopped()) break;
+      }
+    }
+    await settleFromDatabase();
+    if (waiters.size > 0 && !recheck && !stopped()) {
+      recheck = setTimeout(() => {
+        recheck = undefined;
+        worker.wake();
+      }, RECHECK_MS);
+    }
+  }
+
+  const worker = startBackgroundWorker({ pollMs: options.pollMs, drain, onError: options.onError });
+  // Also on every (re)established listen: events committed while it was down were announced to nobody.
+  const stopListening = await database.listen(EVENTS_CHANNEL, worker.wake, worker.wake);
+
+  return {
+    async settle(eventIds) {
+      if (eventIds.length === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      const waiter: Waiter = { pending: new Set(eventIds), done: () => {} };
+      const done = new Promise<void>((resolve) => {
+        waiter.done = resolve;
+        timer = setTimeout(resolve, options.settleMs);
+      });
+      waiters.add(waiter);
+      worker.wake();
+      await done;
+      clearTimeout(timer);
+      waiters.delete(waiter);
+    },
+    async stop() {
+      await stopListening();
+      await worker.stop();
+      clearTimeout(recheck);
+      for (const waiter of waiters) waiter.done();
+    },
+  };
+}

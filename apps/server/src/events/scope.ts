@@ -1,0 +1,37 @@
+import { type Db, projects, tasks } from '@tasklane/db';
+import { type SQL, sql } from 'drizzle-orm';
+import { notFound } from '../platform/errors';
+import { rowsOf } from '../platform/sql';
+
+/** `conditions` evaluated in their order, each only if those before it hold: AND lets the planner reorder them, CASE does not. */
+const inOrder = (conditions: SQL[]): SQL => conditions.reduceRight((inner, condition) => sql`(case when ${condition} then ${inner} else false end)`);
+
+/**
+ * An SQL condition that locks the project's row, then the task's (if given), FOR KEY SHARE (the
+ * lock order of platform/locks.ts), and holds only if they still exist; `then`, if given, is
+ * evaluated only after, so the locks it takes come later. A write's statement puts it in its WHERE.
+ */
+export const lockedScope = (scope: { projectId: SQL; taskId?: SQL }, then?: SQL): SQL =>
+  inOrder([
+    sql`exists (select 1 from ${projects} as scope_project where scope_project.id = ${scope.projectId} for key share)`,
+    ...(scope.taskId ? [sql`exists (select 1 from ${tasks} as scope_task where scope_task.id = ${scope.taskId} for key share)`] : []),
+    ...(then ? [then] : []),
+  ]);
+
+/**
+ * lockedScope as a transaction's first statement: false when the project (or the task) is gone,
+ * and the write must not happen.
+ */
+export async function lockScope(tx: Db, scope: { projectId: string; taskId?: string }): Promise<boolean> {
+  const held = lockedScope({ projectId: sql`${scope.projectId}::uuid`, ...(scope.taskId ? { taskId: sql`${scope.taskId}::uuid` } : {}) });
+  const [row] = rowsOf<{ held: boolean }>(await tx.execute(sql`select ${held} as held`));
+  return row?.held === true;
+}
+
+/** A transaction that takes its scope's locks first (lockScope); with the scope gone, `missing`'s 404 and nothing written. */
+export function transactionIn<T>(db: Db, scope: { projectId: string; taskId?: string }, missing: string, body: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    if (!(await lockScope(tx, scope))) throw notFound(missing);
+    return body(tx);
+  });
+}

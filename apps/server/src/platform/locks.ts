@@ -1,0 +1,51 @@
+/**
+ * Every advisory lock key of Tasklane, in one place, so no two uses collide and the order in which
+ * they are taken can be read here.
+ *
+ * Keyed per project, recipient or job by a second key (`hashtext` of the id as the database writes
+ * it, lower case) under a first key that names the class.
+ */
+
+/** Per project (second key: hashtext of its id): recordEvent, and the task-count trigger of migration 0004 (SQL, which spells it out). */
+export const PROJECT_LOCK_CLASS = 7415;
+/** Per notification recipient (second key: hashtext of their id): one user's notification `seq`s commit in increasing order. */
+export const RECIPIENT_LOCK_CLASS = 7416;
+/** The due-reminder job (second key 0): one instance at a time runs it. */
+export const REMINDER_LOCK_CLASS = 7417;
+/** The event dispatcher (second key 0): one instance at a time dispatches a batch. Tried, never waited for. */
+export const DISPATCH_LOCK_CLASS = 7418;
+/** Migrations (one key, taken by packages/db's migrate: it cannot import this module). */
+export { MIGRATION_LOCK_KEY } from '@tasklane/db';
+
+/*
+ * The lock order. Every write inside a project takes its locks in this order, so no two writes
+ * (nor a write and the project's deletion) ever wait on each other in a cycle, which PostgreSQL
+ * would break by failing one of them ("deadlock detected"):
+ *
+ *  1. the project's row: FOR KEY SHARE by every write into the project, first in its statement or
+ *     transaction (lockedScope, lockScope in events/scope.ts); FOR NO KEY UPDATE by the project's
+ *     update and ownership transfer; FOR UPDATE by the project's deletion and a member's removal;
+ *  2. label rows (a task write naming labels locks them FOR KEY SHARE; a label's update and deletion);
+ *  3. the task's row (FOR KEY SHARE in lockedScope, then the task's own write, or a comment's count
+ *     trigger of migration 0006);
+ *  4. the write's other rows: a comment, a membership, a webhook;
+ *  5. the project's advisory lock, PROJECT_LOCK_CLASS: recordEvent, the last statement of every
+ *     write's transaction, so it is held only from the event's insert to the commit (the task-count
+ *     trigger of migration 0004 takes it at a task's insert or deletion, later in that transaction
+ *     than every row lock of the write).
+ *
+ * The work derived from the events (events/dispatcher.ts) runs after the write's commit, in a
+ * transaction of its own that takes, in this order: DISPATCH_LOCK_CLASS (tried: one dispatcher at a
+ * time), the rows of the project's webhooks FOR KEY SHARE (a webhook deleted meanwhile gets no
+ * delivery, rather than failing the batch on its foreign key), the rows of the event's project,
+ * task and comment FOR KEY SHARE (so the notifications' foreign keys hold; gone, they get none),
+ * then RECIPIENT_LOCK_CLASS in the order of their keys. It holds no lock a write waits for except
+ * those row locks, and takes no lock a write holds while it waits, so it cannot be in a cycle with
+ * one. The due-reminder job takes REMINDER_LOCK_CLASS, task rows, then RECIPIENT_LOCK_CLASS.
+ *
+ * The project's deletion holds its row FOR UPDATE before anything else: it waits for the writes in
+ * flight there, and a write that comes later waits for the deletion, then finds the row gone and
+ * writes nothing, so its caller answers 404, as when it came after the deletion. For the same
+ * reason a row is only inserted under a locked parent, and no foreign key fails. A write that holds
+ * a single row and takes no other lock (a watcher, a notification marked read) cannot be in a cycle.
+ */
