@@ -109,3 +109,56 @@ describe('races with a deletion answer 2xx or 404, never 500', () => {
     }
   });
 });
+
+/**
+ * Clients writing one task at once. A task's update locks its row from the read of the version it
+ * replaces to commit, so on PostgreSQL the writes queue on the row and on PGlite they run one after
+ * another: either way each applies to the version the one before left.
+ */
+describe('concurrent updates of one task', () => {
+  let t: TestApp;
+  let owner: TestUser;
+  let editor: TestUser;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    owner = await registerUser(t, 'Owner');
+    editor = await registerUser(t, 'Editor');
+  });
+  afterAll(() => t.close());
+
+  it('all apply, none is lost, each makes a new version, and the history chains each old value to the one before', async () => {
+    const projectId = (await createProject(t, owner, 'One task, many writers')).id;
+    await invite(t, owner, projectId, editor, 'EDITOR');
+    const label = (await t.request('POST', `/api/v1/projects/${projectId}/labels`, { token: owner.token, body: { name: 'Hot' } })).body as { id: string };
+    const task = await createTask(t, owner, projectId, { title: 'Title start' });
+    const writers = 16;
+    const answers = await Promise.all(
+      Array.from({ length: writers }, (_, index) =>
+        t.request('PATCH', `/api/v1/tasks/${task.id}`, {
+          token: index % 2 ? owner.token : editor.token,
+          // Some writes name a label (locked before the task's row) and change the status (the task counts' trigger).
+          body: { title: `Title ${index}`, ...(index % 3 === 0 ? { labelIds: [label.id], status: 'IN_PROGRESS' } : { labelIds: [], status: 'TODO' }) },
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: writers }, () => 200));
+    const versions = answers.map((answer) => (answer.body as { updatedAt: string }).updatedAt);
+    expect(new Set(versions).size).toBe(writers);
+    expect(new Set(answers.map((answer) => answer.headers.etag)).size).toBe(writers);
+
+    const history = await queryRows<{ old: string; new: string; version: string }>(
+      t,
+      `select changes->'title'->>'old' as old, changes->'title'->>'new' as new, resource->>'updatedAt' as version
+       from activity where task_id = '${task.id}' and type = 'task.updated' order by id`,
+    );
+    expect(history).toHaveLength(writers);
+    // Serial: each update replaced the title the one recorded before it left, starting from the first.
+    expect(history.map((entry) => entry.old)).toEqual(['Title start', ...history.slice(0, -1).map((entry) => entry.new)]);
+    expect(new Set(history.map((entry) => entry.new))).toEqual(new Set(Array.from({ length: writers }, (_, index) => `Title ${index}`)));
+    // Versions rise in commit order, and each answer's version is the one its history entry records.
+    expect(history.map((entry) => entry.version)).toEqual([...versions].sort());
+    const final = (await t.request('GET', `/api/v1/tasks/${task.id}`, { token: owner.token })).body as { title: string; updatedAt: string };
+    expect(final).toMatchObject({ title: history.at(-1)!.new, updatedAt: history.at(-1)!.version });
+  });
+});

@@ -9,7 +9,7 @@ import { changedFields } from '../../events/changes';
 import { transactionIn } from '../../events/scope';
 import type { TasksService } from '../tasks/service';
 import { DomainError, notFound } from '../../platform/errors';
-import { checkedWhileThere, membersAmong } from '../policy/access';
+import { membersAmong } from '../policy/access';
 import * as store from './store';
 
 export const toComment = (row: store.CommentRow): Comment => ({
@@ -25,48 +25,68 @@ export const toComment = (row: store.CommentRow): Comment => ({
 
 const sameIds = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((id) => b.includes(id));
 
+/** Mentioned users as stored: lower case, as the database returns ids. */
+const normalizedMentions = (mentionIds: readonly string[]) => mentionIds.map((id) => id.toLowerCase());
+
+/** Which of the mentioned (normalizedMentions) are members of the project, read in the write's transaction (which holds the project's lock). */
+const mentionedMembers = (tx: Db, projectId: string, mentions: readonly string[]): Promise<Set<string>> =>
+  mentions.every(isId) ? membersAmong(tx, projectId, mentions) : Promise.resolve(new Set());
+
+/** Every mentioned user must be a current member of the project: else a 400 naming the others. */
+function requireMembers(mentions: readonly string[], members: Set<string>): void {
+  const strangers = mentions.filter((id) => !members.has(id));
+  if (strangers.length > 0) {
+    throw new DomainError('BAD_REQUEST', `mentionIds: not members of the project: ${strangers.slice(0, 5).join(', ')}`, 'MENTION_NOT_MEMBER');
+  }
+}
+
 export function createCommentsService(db: Db, tasks: TasksService) {
-  /** The comment and the caller's access to its task's project; 404 when either is not visible. */
-  async function loadComment(userId: string, { id: taskId, commentId }: CommentPathInput) {
-    const { access } = await tasks.loadTask(userId, taskId);
-    const comment = isId(commentId) ? await store.findComment(db, taskId, commentId) : undefined;
+  /**
+   * A write to a task's comments: one transaction that locks the task's project and then the task
+   * (transactionIn: the lock order of platform/locks.ts), so neither can go, nor the project's
+   * members change, before it commits; a task gone meanwhile is its 404.
+   */
+  async function inTaskTransaction<T>(taskId: string, body: (tx: Db, projectId: string) => Promise<T>): Promise<T> {
+    const projectId = await tasks.projectOfTask(taskId);
+    return transactionIn(db, { projectId, taskId }, 'Task', (tx) => body(tx, projectId));
+  }
+
+  /**
+   * In a comment write's transaction: the caller's access to the task (404 for non-members), the
+   * comment locked FOR UPDATE (404 when it is not the task's) and the mentioned users' membership,
+   * read together in one round trip.
+   */
+  async function loadForChange(tx: Db, projectId: string, userId: string, { id: taskId, commentId }: CommentPathInput, mentions?: string[]) {
+    const [{ access }, comment, members] = await Promise.all([
+      tasks.loadTask(userId, taskId, { tx }),
+      isId(commentId) ? store.findComment(tx, taskId, commentId, { lock: true }) : undefined,
+      mentions ? mentionedMembers(tx, projectId, mentions) : undefined,
+    ]);
     if (!comment) throw notFound('Comment');
-    return { comment, access };
+    return { access, comment, members };
   }
-
-  /** The mentioned users, in lower case, once each; every one must be a current member of the project. */
-  async function checkMentions(projectId: string, mentionIds: readonly string[]): Promise<string[]> {
-    const ids = mentionIds.map((id) => id.toLowerCase());
-    const members = ids.every(isId) ? await membersAmong(db, projectId, ids) : new Set<string>();
-    const strangers = ids.filter((id) => !members.has(id));
-    if (strangers.length > 0) {
-      throw new DomainError('BAD_REQUEST', `mentionIds: not members of the project: ${strangers.slice(0, 5).join(', ')}`, 'MENTION_NOT_MEMBER');
-    }
-    return ids;
-  }
-
-  /** checkMentions; a mention refused because the task went (with its project's members) meanwhile is the task's 404. */
-  const mentionsWhileThere = (userId: string, taskId: string, projectId: string, mentionIds: readonly string[]): Promise<string[]> =>
-    checkedWhileThere(() => checkMentions(projectId, mentionIds), () => tasks.loadTask(userId, taskId));
 
   return {
+    /** One transaction: access and mentions checked under the task's and project's locks, the comment inserted and recorded. */
     async create(userId: string, { id: taskId, text, mentionIds = [] }: CreateCommentInput): Promise<Comment> {
-      const { task, access, authorName } = await tasks.loadTaskForAuthor(userId, taskId);
-      authorize(access, 'comment.create');
-      const mentions = await mentionsWhileThere(userId, taskId, access.projectId, mentionIds);
-      const now = new Date();
-      const row = { id: newId(), taskId: task.id, authorId: userId, text, mentionIds: mentions, createdAt: now, updatedAt: now };
-      const comment = toComment({ ...row, authorName });
-      // The comment and its event in one transaction; its notifications and new watchers follow from the event (events/dispatcher.ts).
-      const written = await store.insertComment(db, row, {
-        projectId: access.projectId,
-        taskId: task.id,
-        actorId: userId,
-        type: 'comment.created',
-        resource: comment,
+      const mentions = normalizedMentions(mentionIds);
+      return inTaskTransaction(taskId, async (tx, projectId) => {
+        const [{ task, access, callerName }, members] = await Promise.all([
+          tasks.loadTask(userId, taskId, { tx, withName: true }),
+          mentionedMembers(tx, projectId, mentions),
+        ]);
+        authorize(access, 'comment.create');
+        requireMembers(mentions, members);
+        const now = new Date();
+        const row = { id: newId(), taskId: task.id, authorId: userId, text, mentionIds: mentions, createdAt: now, updatedAt: now };
+        const comment = toComment({ ...row, authorName: callerName });
+        // Sent together (store.ts): one round trip.
+        await Promise.all([
+          store.insertComment(tx, row),
+          recordEvent(tx, { projectId, taskId: task.id, actorId: userId, type: 'comment.created', resource: comment }),
+        ]);
+        return comment;
       });
-      if (!written) throw notFound('Task');
-      return comment;
     },
 
     /** Oldest first, paged by (createdAt, id). */
@@ -78,56 +98,56 @@ export function createCommentsService(db: Db, tasks: TasksService) {
       return toPage(rows, limit, toComment, (row) => [row.createdAt.toISOString(), row.id]);
     },
 
-    async get(userId: string, path: CommentPathInput): Promise<Comment> {
-      return toComment((await loadComment(userId, path)).comment);
+    async get(userId: string, { id: taskId, commentId }: CommentPathInput): Promise<Comment> {
+      await tasks.loadTask(userId, taskId);
+      const comment = isId(commentId) ? await store.findComment(db, taskId, commentId) : undefined;
+      if (!comment) throw notFound('Comment');
+      return toComment(comment);
     },
 
     /** The author only; `versions` (If-Match) is checked under the row lock. Without `mentionIds` the mentions stay. */
     async update(userId: string, { text, mentionIds, ...path }: UpdateCommentInput, versions?: Date[]): Promise<Comment> {
-      const { comment, access } = await loadComment(userId, path);
-      authorizeCommentChange(access, 'edit', comment.authorId === userId);
-      const mentions = mentionIds === undefined ? undefined : await mentionsWhileThere(userId, path.id, access.projectId, mentionIds);
-      return transactionIn(db, { projectId: access.projectId, taskId: comment.taskId }, 'Comment', async (tx) => {
-        const before = requireVersion(await store.lockComment(tx, comment.id), versions, 'Comment');
-        const row = await store.updateComment(tx, comment.id, { text, mentionIds: mentions ?? before.mentionIds, updatedAt: nextVersion(before.updatedAt) });
-        if (!row) throw notFound('Comment');
-        const after = toComment({ ...row, authorName: comment.authorName });
-        const old = toComment({ ...before, authorName: comment.authorName });
+      const mentions = mentionIds && normalizedMentions(mentionIds);
+      return inTaskTransaction(path.id, async (tx, projectId) => {
+        const { access, comment: before, members } = await loadForChange(tx, projectId, userId, path, mentions);
+        authorizeCommentChange(access, 'edit', before.authorId === userId);
+        if (mentions && members) requireMembers(mentions, members);
+        requireVersion(before, versions, 'Comment');
+        const patch = { text, mentionIds: mentions ?? before.mentionIds, updatedAt: nextVersion(before.updatedAt) };
+        const old = toComment(before);
+        const after = toComment({ ...before, ...patch });
         const changes = {
           ...changedFields(old, after, ['text']),
           ...(sameIds(old.mentionIds, after.mentionIds) ? {} : { mentionIds: { old: old.mentionIds, new: after.mentionIds } }),
         };
-        if (Object.keys(changes).length > 0) {
-          await recordEvent(tx, {
-            projectId: access.projectId,
-            taskId: comment.taskId,
-            actorId: userId,
-            type: 'comment.updated',
-            resource: after,
-            changes,
-          });
-        }
+        // An edit that changes nothing is still a new version, with nothing to record.
+        await Promise.all([
+          store.updateComment(tx, before.id, patch),
+          Object.keys(changes).length > 0 &&
+            recordEvent(tx, {
+              projectId,
+              taskId: before.taskId,
+              actorId: userId,
+              type: 'comment.updated',
+              resource: after,
+              changes,
+            }),
+        ]);
         return after;
       });
     },
 
     /** The author, or ADMIN and owner; `versions` (If-Match) is checked under the row lock. */
     async remove(userId: string, path: CommentPathInput, versions?: Date[]): Promise<{ message: string }> {
-      const { comment, access } = await loadComment(userId, path);
-      authorizeCommentChange(access, 'delete', comment.authorId === userId);
-      await transactionIn(db, { projectId: access.projectId, taskId: comment.taskId }, 'Comment', async (tx) => {
-        const before = requireVersion(await store.lockComment(tx, comment.id), versions, 'Comment');
-        // Deleted before its history entry is recorded: the deletion counts it off its task (the
-        // trigger of migration 0006), locking the task's row, and every writer of a task takes that
-        // row before the project's lock that recording takes.
-        await store.deleteComment(tx, comment.id);
-        await recordEvent(tx, {
-          projectId: access.projectId,
-          taskId: comment.taskId,
-          actorId: userId,
-          type: 'comment.deleted',
-          resource: toComment({ ...before, authorName: comment.authorName }),
-        });
+      await inTaskTransaction(path.id, async (tx, projectId) => {
+        const { access, comment } = await loadForChange(tx, projectId, userId, path);
+        authorizeCommentChange(access, 'delete', comment.authorId === userId);
+        requireVersion(comment, versions, 'Comment');
+        // Deleted before its history entry is recorded (store.ts), sent together: one round trip.
+        await Promise.all([
+          store.deleteComment(tx, comment.id),
+          recordEvent(tx, { projectId, taskId: comment.taskId, actorId: userId, type: 'comment.deleted', resource: toComment(comment) }),
+        ]);
       });
       return { message: 'Comment deleted' };
     },

@@ -1,9 +1,6 @@
 import { comments, type Db, users } from '@tasklane/db';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { CursorValue } from '../../platform/paging';
-import { insertSelect, placeholderIn, runStatement, type StatementPart, valuesFor } from '../../platform/prepared';
-import { type ChangeEvent, recordEvent } from '../../events/record';
-import { lockedScope } from '../../events/scope';
 
 export type CommentRow = typeof comments.$inferSelect & { authorName: string };
 
@@ -20,33 +17,28 @@ const commentColumns = {
 
 const selectComments = (db: Db) => db.select(commentColumns).from(comments).innerJoin(users, eq(users.id, comments.authorId));
 
-/**
- * Inserts a new comment and records its creation (`created`), in one transaction, if its project
- * and task still exist (their rows locked first: the lock order of platform/locks.ts); the event is
- * the transaction's last statement. False when either is gone, and nothing is written.
+/*
+ * The writes return the driver's promise from `.execute()`, so calling one sends its statement at
+ * once: the caller sends the change's history entry right after, and postgres.js pipelines the two
+ * in their order. Each insertion or deletion counts the comment on or off its task (the trigger of
+ * migration 0006), locking the task's row, which every writer of a task takes before the project's
+ * lock that recording the change takes: so the record comes after.
  */
-export const insertComment = (db: Db, comment: typeof comments.$inferSelect, created: ChangeEvent): Promise<boolean> =>
-  db.transaction(async (tx) => {
-    const write = commentInsert(comment, created.projectId);
-    const written = await runStatement(tx, { ...write, key: `${write.key}:written`, build: (handle) => sql`with written as ${write.build(handle)} select 1 from written` });
-    if (written.length === 0) return false;
-    await recordEvent(tx, created);
-    return true;
-  });
 
-const commentValue = placeholderIn('comment_');
+export const insertComment = (db: Db, comment: typeof comments.$inferSelect) => db.insert(comments).values(comment).execute();
 
-const commentInsert = (comment: typeof comments.$inferSelect, projectId: string): StatementPart => ({
-  key: 'comment.insert',
-  build: () => sql`(
-    ${insertSelect(comments, 'comment_')}
-    where ${lockedScope({ projectId: sql`${commentValue('projectId')}::uuid`, taskId: sql`${commentValue('taskId')}::uuid` })}
-    returning ${comments.id})`,
-  values: valuesFor({ ...comment, projectId }, 'comment_'),
-});
+export const updateComment = (db: Db, commentId: string, patch: { text: string; mentionIds: string[]; updatedAt: Date }) =>
+  db.update(comments).set(patch).where(eq(comments.id, commentId)).execute();
 
-export const findComment = async (db: Db, taskId: string, commentId: string): Promise<CommentRow | undefined> =>
-  (await selectComments(db).where(and(eq(comments.taskId, taskId), eq(comments.id, commentId))).limit(1))[0];
+export const deleteComment = (db: Db, commentId: string) => db.delete(comments).where(eq(comments.id, commentId)).execute();
+
+/** A comment of the task, with its author's name; `lock` holds its row FOR UPDATE to the end of the caller's transaction. */
+export const findComment = async (db: Db, taskId: string, commentId: string, options: { lock?: boolean } = {}): Promise<CommentRow | undefined> => {
+  const query = selectComments(db)
+    .where(and(eq(comments.taskId, taskId), eq(comments.id, commentId)))
+    .limit(1);
+  return (await (options.lock ? query.for('update', { of: comments }) : query).execute())[0];
+};
 
 /** A task's comments, oldest first, strictly after the (createdAt, id) cursor; served by comments_task_idx. */
 export const listComments = (db: Db, taskId: string, cursor: CursorValue[] | undefined, limit: number): Promise<CommentRow[]> =>
@@ -59,12 +51,3 @@ export const listComments = (db: Db, taskId: string, cursor: CursorValue[] | und
     )
     .orderBy(asc(comments.createdAt), asc(comments.id))
     .limit(limit);
-
-export const updateComment = async (db: Db, commentId: string, patch: { text: string; mentionIds: string[]; updatedAt: Date }) =>
-  (await db.update(comments).set(patch).where(eq(comments.id, commentId)).returning())[0];
-
-export const deleteComment = (db: Db, commentId: string) => db.delete(comments).where(eq(comments.id, commentId));
-
-/** Locks the comment row for a conditional write in the caller's transaction. */
-export const lockComment = async (db: Db, commentId: string) =>
-  (await db.select().from(comments).where(eq(comments.id, commentId)).for('update').limit(1))[0];

@@ -1,29 +1,19 @@
 import type { Db } from '@tasklane/db';
-import type {
-  CreateTaskInput,
-  FieldChange,
-  ListProjectTasksInput,
-  Task,
-  TaskSortField,
-  UpdateTaskInput,
-} from '@tasklane/schemas';
-import { checkedWhileThere, countProjectLabels, isMember, requireProjectAccess } from '../policy/access';
-import { isUnstorableValue } from '../../platform/db-errors';
+import type { CreateTaskInput, FieldChange, ListProjectTasksInput, Task, TaskSortField, UpdateTaskInput } from '@tasklane/schemas';
+import { isMember, requireProjectAccess } from '../policy/access';
 import { isId, newId } from '../../platform/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../../platform/paging';
 import { nextVersion, requireVersion } from '../../platform/versions';
-import { allowedBy, authorize, currentGrant, grantedProjects, type ProjectAccess, requireReach } from '../policy/policy';
-import { type ChangeEvent, recordEvent } from '../../events/record';
+import { authorize, currentGrant, grantedProjects, type ProjectAccess, requireReach } from '../policy/policy';
+import { recordEvent } from '../../events/record';
 import { changedFields } from '../../events/changes';
 import { transactionIn } from '../../events/scope';
 import { DomainError, invalidField, notFound } from '../../platform/errors';
 import * as store from './store';
 
-/** Who the permission table lets write tasks, for the check a create makes inside its INSERT. */
-const TASK_WRITERS = allowedBy('task.write');
-
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
+/** The one mapping of a task's row (every read selects all its columns: store.ts) to what the API shows. */
 export const toTask = (row: store.TaskRow): Task => ({
   id: row.id,
   title: row.title,
@@ -74,53 +64,60 @@ function planUpdate(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow) {
   return { set, after, changes: changedFields(toTask(before), after, TRACKED_TASK_FIELDS) };
 }
 
+/** The task and the caller's access to its project; 404 for non-members, as for unknown ids. */
+function accessOf(userId: string, found: store.TaskForCaller | undefined): { task: store.TaskForCaller; access: ProjectAccess } {
+  if (!found) throw notFound('Task');
+  requireReach(found.projectId, 'Task');
+  return { task: found, access: { projectId: found.projectId, role: found.role, isOwner: found.ownerId === userId } };
+}
+
+/**
+ * The checks that a write's assignee is a member of the project and its labels are the project's
+ * (each found label locked FOR KEY SHARE: store.lockProjectLabels), in `tx`, which holds the
+ * project's lock, so no membership or label can go before the write commits. Their refusal is
+ * returned, not thrown: the caller throws it only after its own access check, which comes first
+ * (404, then 403, then 400), and the reads go to the database together with the caller's.
+ */
+async function inProjectRefusal(tx: Db, projectId: string, { assigneeId, labelIds = [] }: Pick<UpdateTaskInput, 'assigneeId' | 'labelIds'>): Promise<DomainError | undefined> {
+  const [labelsFound, assigneeFound] = await Promise.all([
+    labelIds.length > 0 && labelIds.every(isId) ? store.lockProjectLabels(tx, projectId, labelIds) : 0,
+    assigneeId !== null && assigneeId !== undefined && isId(assigneeId) ? isMember(tx, projectId, assigneeId) : false,
+  ]);
+  if (assigneeId !== null && assigneeId !== undefined && !assigneeFound) {
+    return new DomainError('BAD_REQUEST', 'The assignee must be a member of the project', 'ASSIGNEE_NOT_MEMBER');
+  }
+  if (labelsFound !== labelIds.length) return invalidField(['labelIds'], "Each id must name a label of the task's project", 'LABEL_NOT_IN_PROJECT');
+  return undefined;
+}
+
 export function createTasksService(db: Db) {
-  /** The task and the caller's access to its project; 404 for non-members, as for unknown ids. */
-  async function loadTask(userId: string, taskId: string): Promise<{ task: store.TaskRow; access: ProjectAccess }> {
-    return accessOf(userId, isId(taskId) ? await store.findTaskForUser(db, taskId, userId) : undefined);
+  /**
+   * The project of a task, for a write's transaction to lock first (platform/locks.ts):
+   * 404 for a malformed or unknown id, or a project the request's token does not reach.
+   */
+  async function projectOfTask(taskId: string): Promise<string> {
+    const projectId = isId(taskId) ? await store.findProjectOfTask(db, taskId) : undefined;
+    if (!projectId) throw notFound('Task');
+    requireReach(projectId, 'Task');
+    return projectId;
   }
 
-  /** loadTask, with the caller's name (for what they author on the task). */
-  async function loadTaskForAuthor(userId: string, taskId: string) {
-    const found = isId(taskId) ? await store.findTaskForAuthor(db, taskId, userId) : undefined;
-    return { ...accessOf(userId, found), authorName: found?.callerName ?? '' };
-  }
-
-  function accessOf(userId: string, found: { task: store.TaskRow; role: ProjectAccess['role']; ownerId: string } | undefined) {
-    if (!found) throw notFound('Task');
-    requireReach(found.task.projectId, 'Task');
-    return {
-      task: found.task,
-      access: { projectId: found.task.projectId, role: found.role, isOwner: found.ownerId === userId },
-    };
-  }
-
-  /** The assignee and labels a write gives a task must be the project's member and labels. */
-  async function requireInProject(projectId: string, { assigneeId, labelIds }: Pick<UpdateTaskInput, 'assigneeId' | 'labelIds'>): Promise<void> {
-    await requireAssignable(projectId, assigneeId);
-    await requireProjectLabels(projectId, labelIds);
-  }
-
-  async function requireAssignable(projectId: string, assigneeId: string | null | undefined): Promise<void> {
-    if (assigneeId === null || assigneeId === undefined) return;
-    if (!isId(assigneeId) || !(await isMember(db, projectId, assigneeId))) {
-      throw new DomainError('BAD_REQUEST', 'The assignee must be a member of the project', 'ASSIGNEE_NOT_MEMBER');
-    }
-  }
-
-  /** Labels given to a task must be labels of its project: else a 400 naming `labelIds`. */
-  async function requireProjectLabels(projectId: string, labelIds: readonly string[] | undefined): Promise<void> {
-    if (!labelIds || labelIds.length === 0) return;
-    if (!labelIds.every(isId) || (await countProjectLabels(db, projectId, labelIds)) !== labelIds.length) {
-      throw invalidField(['labelIds'], "Each id must name a label of the task's project", 'LABEL_NOT_IN_PROJECT');
-    }
+  /**
+   * The task and the caller's access to its project, read in `tx` (a write's transaction, which
+   * holds the project's lock) or on the pool (a read); 404 for non-members, as for unknown ids.
+   * `withName` also reads the caller's name (for what they author on the task).
+   */
+  async function loadTask(userId: string, taskId: string, options: { tx?: Db; withName?: boolean } = {}) {
+    const found = isId(taskId) ? await store.findTaskForUser(options.tx ?? db, taskId, userId, options) : undefined;
+    const { task, access } = accessOf(userId, found);
+    return { task: toTask(task), access, callerName: task.callerName ?? '' };
   }
 
   function parseQuery(userId: string, query: TaskListQuery) {
     const sort = query.sort ?? 'createdAt';
     const descending = sort.startsWith('-');
     const field = (descending ? sort.slice(1) : sort) as TaskSortField;
-    // Each value once, in one order: the same filter always makes the same statement (see listTasks).
+    // Each value once, in one order: the same filter always makes the same statement.
     const list = <T extends string>(values: T[] | undefined) => (values ? [...new Set(values)].sort() : undefined);
     const assignee = query.assigneeId;
     let assigneeId: string | null | undefined;
@@ -139,10 +136,10 @@ export function createTasksService(db: Db) {
     return { filters, order: { field, descending }, cursor: decodeCursor(query.cursor, [store.SORT_CURSOR_CHECKS[field], cursorChecks.id]), limit: pageSize(query.limit) };
   }
 
-  async function listWhere(userId: string, scope: Parameters<typeof store.listTasks>[1], query: TaskListQuery): Promise<Page<Task>> {
+  async function listWhere(userId: string, scope: store.TaskScope, query: TaskListQuery): Promise<Page<Task>> {
     const { filters, order, cursor, limit } = parseQuery(userId, query);
     const rows = await store.listTasks(db, scope, filters, order, cursor, limit + 1);
-    return toPage(rows, limit, (task) => task, (task) => store.cursorOf(task, order.field));
+    return toPage(rows, limit, toTask, (row) => store.cursorOf(toTask(row), order.field));
   }
 
   return {
@@ -169,18 +166,18 @@ export function createTasksService(db: Db) {
     },
 
     async get(userId: string, taskId: string): Promise<Task> {
-      const task = isId(taskId) ? await store.findTaskViewForUser(db, taskId, userId) : undefined;
-      if (!task) throw notFound('Task');
-      requireReach(task.projectId, 'Task');
-      return task;
+      return (await loadTask(userId, taskId)).task;
     },
 
+    /**
+     * One transaction: the project's row locked (transactionIn), the caller's access and the
+     * assignee and labels checked under that lock, the task inserted and its creation recorded.
+     */
     async create(userId: string, input: CreateTaskInput): Promise<Task> {
       requireReach(input.projectId);
+      if (!isId(input.projectId)) throw notFound('Project');
       const status = input.status ?? 'TODO';
       const now = new Date();
-      // Every column is set here, so the new task is known before it is written: the access check,
-      // the row and its history entry then go to the database in one transaction.
       const row: store.TaskRow = {
         id: newId(),
         // As the database will return them: a uuid in upper case names the same project or user.
@@ -199,77 +196,64 @@ export function createTasksService(db: Db) {
         updatedAt: now,
       };
       const task = toTask(row);
-      const created: ChangeEvent = {
-        projectId: task.projectId,
-        taskId: task.id,
-        actorId: userId,
-        type: 'task.created',
-        resource: task,
-      };
-      const write = () => store.insertTask(db, row, { userId, ...TASK_WRITERS }, created);
-      const wellFormed =
-        isId(input.projectId) && (input.assigneeId === null || input.assigneeId === undefined || isId(input.assigneeId)) && row.labelIds.every(isId);
-      let unstorable: unknown;
-      try {
-        if (wellFormed && (await write())) return task;
-      } catch (error) {
-        // A value the database refuses (one the input schemas let through) is the caller's 400, but only after
-        // the checks: a non-member still gets 404 and a viewer 403, as if they had come first.
-        if (!isUnstorableValue(error)) throw error;
-        unstorable = error;
-      }
-      // Not written, or ids no statement can take: the checks, in their order, say why (404 for a
-      // non-member, 403 for a role that may not write, 400 for an assignee who is not a member or
-      // a label not of the project).
-      const stillThere = () => requireProjectAccess(db, input.projectId, userId);
-      authorize(await stillThere(), 'task.write');
-      await checkedWhileThere(() => requireInProject(input.projectId, input), stillThere);
-      if (unstorable) throw unstorable;
-      // They pass now: the caller's role or the assignee's membership changed since the first try.
-      if (await write()) return task;
-      throw new DomainError('CONFLICT', 'The project changed while the task was being created; try again', 'CONCURRENT_CHANGE');
+      return transactionIn(db, { projectId: row.projectId }, 'Project', async (tx) => {
+        const [refusal, access] = await Promise.all([inProjectRefusal(tx, row.projectId, input), requireProjectAccess(tx, row.projectId, userId)]);
+        authorize(access, 'task.write');
+        if (refusal) throw refusal;
+        // The insert and its record sent together (store.ts): one round trip. A value PostgreSQL
+        // refuses fails the insert, and the request is the caller's 400 (transport/trpc/init.ts).
+        await Promise.all([
+          store.insertTask(tx, row),
+          recordEvent(tx, { projectId: row.projectId, taskId: row.id, actorId: userId, type: 'task.created', resource: task }),
+        ]);
+        return task;
+      });
     },
 
     /**
-     * A compare-and-set: the update and its history entry go in one transaction, applied only if the
-     * task is still the version just read, the one checked against If-Match (`versions`) and whose
-     * values the history entry reports as old. If another write came in between, the task is read
-     * again and the same statement tried against the version it left, so no update is lost and the
-     * check is always of the version replaced. A retry happens only after another write succeeded,
-     * and the statement takes its locks in the order every writer does, so none can deadlock.
+     * One transaction, in the lock order of platform/locks.ts: the project's row (transactionIn),
+     * the labels the patch names, the task's row; then the checks, once, under those locks (access,
+     * assignee and labels, If-Match against the version locked), the update and its record. No
+     * other write of the task can come between the read and the write, so none is lost and the
+     * history's old values are those replaced. The row stays locked until commit, so the
+     * statements after the lock are few and sent together: the update and its record in one
+     * round trip, then COMMIT.
      */
     async update(userId: string, { id, ...patch }: UpdateTaskInput, versions?: Date[]): Promise<Task> {
-      for (;;) {
-        const { task, access } = await loadTask(userId, id);
+      const projectId = await projectOfTask(id);
+      return transactionIn(db, { projectId }, 'Task', async (tx) => {
+        // Called in this order, so sent in it (one round trip): the labels' locks before the task's row.
+        const [refusal, found] = await Promise.all([inProjectRefusal(tx, projectId, patch), store.findTaskForUser(tx, id, userId, { lock: 'no key update' })]);
+        const { task, access } = accessOf(userId, found);
         authorize(access, 'task.write');
-        await checkedWhileThere(() => requireInProject(task.projectId, patch), () => loadTask(userId, id));
+        if (refusal) throw refusal;
         const { set, after, changes } = planUpdate(patch, requireVersion(task, versions, 'Task'));
-        const updated = changes && {
-          projectId: after.projectId,
-          taskId: task.id,
-          actorId: userId,
-          type: 'task.updated' as const,
-          resource: after,
-          changes,
-        };
-        if (await store.updateTaskIfUnchanged(db, id, task.updatedAt, set, updated)) return after;
-      }
+        // An update that changes no tracked field is still a new version, with nothing to record.
+        await Promise.all([
+          store.updateTask(tx, task.id, set),
+          changes &&
+            recordEvent(tx, { projectId, taskId: task.id, actorId: userId, type: 'task.updated', resource: after, changes }),
+        ]);
+        return after;
+      });
     },
 
+    /** One transaction: the project's row, then the task's FOR UPDATE, If-Match checked, the deletion recorded. */
     async remove(userId: string, taskId: string, versions?: Date[]): Promise<{ message: string }> {
-      const { access } = await loadTask(userId, taskId);
-      authorize(access, 'task.write');
-      await transactionIn(db, { projectId: access.projectId }, 'Task', async (tx) => {
-        const task = requireVersion(await store.findTask(tx, taskId, { forUpdate: true }), versions, 'Task');
-        // Deleted first: the event is the transaction's last statement (events/record.ts).
+      const projectId = await projectOfTask(taskId);
+      await transactionIn(db, { projectId }, 'Task', async (tx) => {
+        const { task, access } = accessOf(userId, await store.findTaskForUser(tx, taskId, userId, { lock: 'update' }));
+        authorize(access, 'task.write');
+        requireVersion(task, versions, 'Task');
+        // Deleted before the record: recordEvent's project lock is the last one a write takes.
         await store.deleteTask(tx, taskId);
-        await recordEvent(tx, { projectId: task.projectId, taskId, actorId: userId, type: 'task.deleted', resource: toTask(task) });
+        await recordEvent(tx, { projectId, taskId: task.id, actorId: userId, type: 'task.deleted', resource: toTask(task) });
       });
       return { message: 'Task deleted' };
     },
 
+    projectOfTask,
     loadTask,
-    loadTaskForAuthor,
   };
 }
 
