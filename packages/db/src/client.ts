@@ -10,10 +10,9 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
-import { type QueryListener, type QueryTiming, withNamedStatements } from './pglite-statements';
-import { UUID_ARRAY_OID, uuidArrayParameter, uuidsFromArrayText } from './arrays';
+import { type QueryListener, type QueryTracking, newTracking, trackedPglite, watch } from './tracking';
 
-export type { QueryListener } from './pglite-statements';
+export type { QueryListener } from './tracking';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -36,7 +35,10 @@ export interface Database {
    * is (re)established, so a caller can catch up on what it missed while disconnected.
    */
   listen(channel: string, onNotify: (payload: string) => void, onListen?: () => void): Promise<() => Promise<void>>;
-  /** The connection pool now; PGlite is one connection, which a statement or a transaction holds. */
+  /**
+   * The connection pool now, as the service's own count of what it has in flight (neither driver
+   * reports its pool publicly); PGlite is one connection, which a statement or a transaction holds.
+   */
   poolStats(): PoolStats;
   /**
    * Reports every query of `db` as it settles: its time in milliseconds from issue to result, the
@@ -51,15 +53,28 @@ export interface Database {
 export interface PoolStats {
   /** Connections the pool may open. */
   max: number;
-  /** Connections running statements or held by a transaction. */
+  /**
+   * Connections running statements or held by a transaction: the statements (outside transactions)
+   * and transactions in flight, up to `max`. Both drivers give each its own connection while one is free.
+   */
   inUse: number;
-  /** Statements queued until a connection is free. */
+  /**
+   * Statements and transactions in flight beyond `max`: they wait for a connection (PGlite, and
+   * postgres.js for a transaction), or postgres.js pipelines them behind another statement on a busy one.
+   */
   waiting: number;
 }
+
+const poolStatsOf = (max: number, tracking: QueryTracking): PoolStats => ({
+  max,
+  inUse: Math.min(tracking.inFlight, max),
+  waiting: Math.max(tracking.inFlight - max, 0),
+});
 
 
 /** The advisory lock that makes one migrator at a time (apps/server/src/platform/locks.ts lists every lock key). */
 export const MIGRATION_LOCK_KEY = 7_415_002_311;
+const DEFAULT_POOL_SIZE = 10;
 
 /** The drizzle-kit SQL migrations shipped inside this package. */
 export const migrationsFolder = join(
@@ -82,15 +97,14 @@ async function openPglite(config: Extract<DbConfig, { kind: 'pglite' }>): Promis
     ...(config.dataDir ? { dataDir: config.dataDir } : {}),
     ...(config.loadDataDir ? { loadDataDir: config.loadDataDir } : {}),
   });
-  const timing: QueryTiming = { listener: undefined };
-  const named = withNamedStatements(client, timing);
-  const db = drizzlePglite(named.client, { schema }) as unknown as Db;
+  const tracking = newTracking();
+  const db = drizzlePglite(trackedPglite(client, tracking), { schema }) as unknown as Db;
   return {
     db,
     kind: 'pglite',
-    poolStats: () => ({ max: 1, inUse: Math.min(named.pending(), 1), waiting: Math.max(named.pending() - 1, 0) }),
+    poolStats: () => poolStatsOf(1, tracking),
     onQuerySettled: (listener) => {
-      timing.listener = listener;
+      tracking.listener = listener;
     },
     migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder }),
     ping: async () => {
@@ -110,8 +124,8 @@ type PostgresClient = ReturnType<typeof postgres>;
 
 /**
  * Asked for by every PostgreSQL connection, whatever the server's own defaults: timestamps arrive
- * as text in the session's zone and date style (timestamps.ts reads them), and in UTC they take
- * its fast exact path.
+ * as text in the session's zone and date style (drizzle's postgres.js driver hands them over as
+ * text), and timestamps.ts reads that text in UTC, as PGlite's sessions give it too.
  */
 const SESSION_SETTINGS = { TimeZone: 'UTC', DateStyle: 'ISO, MDY' };
 
@@ -125,28 +139,32 @@ const SESSION_SETTINGS = { TimeZone: 'UTC', DateStyle: 'ISO, MDY' };
  * text of the service is built from fixed fragments with parameters, so each connection holds a
  * bounded set (postgres.js forgets them with the connection, which it replaces every 30–60 min).
  * Transactions and savepoints hand their callbacks a client of their own: wrapped the same way.
+ * Every statement and transaction is also watched (tracking.ts): timed, and counted while in flight.
  */
-function alwaysPrepared(client: PostgresClient, timing: QueryTiming): PostgresClient {
-  const wrapScoped = (fn: unknown) => (typeof fn === 'function' ? (scoped: PostgresClient) => fn(alwaysPrepared(scoped, timing)) : fn);
+function alwaysPrepared(client: PostgresClient, tracking: QueryTracking, inTransaction = false): PostgresClient {
+  const wrapScoped = (fn: unknown) => (typeof fn === 'function' ? (scoped: PostgresClient) => fn(alwaysPrepared(scoped, tracking, true)) : fn);
   return new Proxy(client, {
     get(target, property, receiver) {
       if (property === 'unsafe') {
-        return (query: string, parameters?: unknown[], options?: Record<string, unknown>) => {
-          const pending = target.unsafe(query, parameters as never, { ...options, prepare: true });
-          const listener = timing.listener;
-          if (listener) {
-            // A postgres.js query starts when first awaited and runs once, after a tick (so drizzle's
-            // synchronous .values() still applies): awaiting it here too only adds the observation.
-            const issuedAt = performance.now();
-            const settled = () => listener(performance.now() - issuedAt);
+        // A postgres.js query starts when first awaited and runs once, after a tick (so drizzle's
+        // synchronous .values() still applies): watching it only adds an observer.
+        return (query: string, parameters?: unknown[], options?: Record<string, unknown>) =>
+          watch(tracking, target.unsafe(query, parameters as never, { ...options, prepare: true }), !inTransaction);
+      }
+      if (property === 'begin' || property === 'savepoint') {
+        const open = Reflect.get(target, property, receiver) as (...args: unknown[]) => Promise<unknown>;
+        return (...args: unknown[]) => {
+          const pending = open.apply(target, args.map(wrapScoped));
+          // A transaction holds a connection of its own from BEGIN to COMMIT; a savepoint runs on its transaction's.
+          if (property === 'begin' && !inTransaction) {
+            tracking.inFlight += 1;
+            const settled = () => {
+              tracking.inFlight -= 1;
+            };
             pending.then(settled, settled);
           }
           return pending;
         };
-      }
-      if (property === 'begin' || property === 'savepoint') {
-        const open = Reflect.get(target, property, receiver) as (...args: unknown[]) => unknown;
-        return (...args: unknown[]) => open.apply(target, args.map(wrapScoped));
       }
       return Reflect.get(target, property, receiver);
     },
@@ -155,27 +173,21 @@ function alwaysPrepared(client: PostgresClient, timing: QueryTiming): PostgresCl
 
 async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Promise<Database> {
   const client = postgres(config.url, {
-    max: config.poolSize ?? 10,
+    max: config.poolSize ?? DEFAULT_POOL_SIZE,
     onnotice: () => {},
     connect_timeout: 5,
     idle_timeout: 60,
     connection: SESSION_SETTINGS,
-    // Set for uuid[] before postgres.js would install its generic array parser (arrays.ts).
-    types: { uuidArray: { to: UUID_ARRAY_OID, from: [UUID_ARRAY_OID], parse: uuidsFromArrayText, serialize: uuidArrayParameter } },
   });
-  const timing: QueryTiming = { listener: undefined };
-  const db = drizzlePostgres(alwaysPrepared(client, timing), { schema }) as unknown as Db;
-  // postgres.js keeps its pool's state internally; patches/postgres@3.4.9.patch reads it out.
-  const stats = (client as unknown as { stats: () => { max: number; inUse: number; waiting: number } }).stats;
+  const max = config.poolSize ?? DEFAULT_POOL_SIZE;
+  const tracking = newTracking();
+  const db = drizzlePostgres(alwaysPrepared(client, tracking), { schema }) as unknown as Db;
   return {
     db,
     kind: 'postgres',
-    poolStats: () => {
-      const { max, inUse, waiting } = stats();
-      return { max, inUse, waiting };
-    },
+    poolStats: () => poolStatsOf(max, tracking),
     onQuerySettled: (listener) => {
-      timing.listener = listener;
+      tracking.listener = listener;
     },
     migrate: async () => {
       const lockClient = postgres(config.url, { max: 1, onnotice: () => {}, connect_timeout: 5, connection: SESSION_SETTINGS });

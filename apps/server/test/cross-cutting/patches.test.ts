@@ -2,9 +2,10 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// The dependency patches keep behaviour and remove per-request work, so no behavioural test notices
-// when one stops being applied (a `patchedDependencies` line dropped, a version bumped with the patch
-// re-keyed but emptied). This reads each patch and checks that every line it adds is in the
+// The dependency patches fix bugs (patches/README.md). Not every fix has a behavioural test that
+// reaches it on every database (postgres.js's `unlisten` after a reconnect only on PostgreSQL), and a
+// patch can stop being applied quietly (a `patchedDependencies` line dropped, a version bumped with
+// the patch re-keyed but emptied). This reads each patch and checks that every line it adds is in the
 // installed file that the workspace resolves.
 const root = join(import.meta.dirname, '../../../..');
 const workspace = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8');

@@ -1,33 +1,27 @@
-import { arrayLiteral, type Db, labels, memberships, projects } from '@tasklane/db';
+import { type Db, labels, memberships, projects } from '@tasklane/db';
 import type { Role } from '@tasklane/schemas';
-import { type SQL, and, eq, inArray, sql } from 'drizzle-orm';
+import { type SQL, type SQLWrapper, and, eq, inArray, sql } from 'drizzle-orm';
 import { isId } from '../../platform/ids';
-import { preparedFor } from '../../platform/prepared';
 import { type ProjectAccess, requireReach } from './policy';
 import { DomainError, notFound } from '../../platform/errors';
 
 /**
- * The caller's (`userId` placeholder) role in the project `projectIdOfRow` names — a column of the
- * outer query, written in full because drizzle leaves a one-table select's columns unqualified —
- * as a scalar subquery; null for a non-member. A subquery rather than a join: the same work on
- * PostgreSQL (prepared, planned once), but PGlite plans every query anew, and a join cost it more
- * to plan (~1.5 ms for the task read) than to run (~0.2 ms).
+ * The role of `userId` (the caller; by default the statement's `userId` placeholder) in the project
+ * `projectIdOfRow` names — a column of the outer query, written in full because drizzle leaves a
+ * one-table select's columns unqualified — as a scalar subquery; null for a non-member. A subquery
+ * rather than a join: the same work on PostgreSQL (prepared, planned once), but PGlite plans every
+ * query anew, and a join cost it more to plan (~1.5 ms for the task read) than to run (~0.2 ms).
  */
-export const callerRoleIn = (projectIdOfRow: SQL) =>
-  sql<Role | null>`(select m.role from ${memberships} as m where m.project_id = ${projectIdOfRow} and m.user_id = ${sql.placeholder('userId')})`;
-
-const accessStatement = preparedFor((db) =>
-  db
-    .select({ role: callerRoleIn(sql.raw('"projects"."id"')), ownerId: projects.ownerId })
-    .from(projects)
-    .where(eq(projects.id, sql.placeholder('projectId')))
-    .limit(1)
-    .prepare('project_access'),
-);
+export const callerRoleIn = (projectIdOfRow: SQL, userId: string | SQLWrapper = sql.placeholder('userId')) =>
+  sql<Role | null>`(select m.role from ${memberships} as m where m.project_id = ${projectIdOfRow} and m.user_id = ${userId})`;
 
 /** The caller's membership of a project and its owner, in one query; undefined for non-members. */
 export async function findAccess(db: Db, projectId: string, userId: string) {
-  const [found] = await accessStatement(db).execute({ projectId, userId });
+  const [found] = await db
+    .select({ role: callerRoleIn(sql.raw('"projects"."id"'), userId), ownerId: projects.ownerId })
+    .from(projects)
+    .where(eq(projects.id, projectId))
+    .limit(1);
   return found?.role ? { role: found.role, ownerId: found.ownerId } : undefined;
 }
 
@@ -58,7 +52,7 @@ export async function countProjectLabels(db: Db, projectId: string, labelIds: re
   const found = await db
     .select({ id: labels.id })
     .from(labels)
-    .where(and(eq(labels.projectId, projectId), sql`${labels.id} = any(${arrayLiteral(labelIds)}::uuid[])`));
+    .where(and(eq(labels.projectId, projectId), inArray(labels.id, [...labelIds])));
   return found.length;
 }
 

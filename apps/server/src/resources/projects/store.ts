@@ -1,17 +1,15 @@
 import { type Db, memberships, projects, projectTaskCounts } from '@tasklane/db';
 import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { callerRoleIn } from '../policy/access';
-import { preparedFor } from '../../platform/prepared';
 
 export type ProjectRow = typeof projects.$inferSelect;
 
-const callerRole = () => callerRoleIn(sql.raw('"projects"."id"'));
-
-const projectForMemberStatement = preparedFor((db) =>
-  db
+/** A project with the caller's role and its task counts per status, in one query; undefined for non-members and unknown projects alike. */
+export async function findProjectForMember(db: Db, projectId: string, userId: string) {
+  const [found] = await db
     .select({
       project: projects,
-      role: callerRole(),
+      role: callerRoleIn(sql.raw('"projects"."id"'), userId),
       // Kept per status by the database (project_task_counts), read in the same round trip.
       taskCounts: sql<Record<string, number>>`(
         select coalesce(json_object_agg(c.status, c.count), '{}'::json)
@@ -19,14 +17,8 @@ const projectForMemberStatement = preparedFor((db) =>
       )`,
     })
     .from(projects)
-    .where(eq(projects.id, sql.placeholder('projectId')))
-    .limit(1)
-    .prepare('project_for_member'),
-);
-
-/** A project with the caller's role and its task counts per status, in one query; undefined for non-members and unknown projects alike. */
-export async function findProjectForMember(db: Db, projectId: string, userId: string) {
-  const [found] = await projectForMemberStatement(db).execute({ projectId, userId });
+    .where(eq(projects.id, projectId))
+    .limit(1);
   return found?.role ? { project: found.project, role: found.role, taskCounts: found.taskCounts } : undefined;
 }
 

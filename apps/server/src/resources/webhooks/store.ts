@@ -1,4 +1,4 @@
-import { activity, type Db, dateFromTimestamptz, webhookDeliveries, webhooks } from '@tasklane/db';
+import { activity, type Db, webhookDeliveries, webhooks } from '@tasklane/db';
 import { and, asc, count, desc, eq, gt, inArray, isNull, lt, ne, sql } from 'drizzle-orm';
 import { rowsOf } from '../../platform/sql';
 import { nextVersionSql } from '../../platform/versions';
@@ -88,7 +88,8 @@ export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<
     eventType: row.event_type!,
     payload: row.payload!,
     attempts: Number(row.attempts),
-    createdAt: dateFromTimestamptz(row.created_at!),
+    // A raw statement's row is not mapped by drizzle: the column's own mapping reads the text.
+    createdAt: webhookDeliveries.createdAt.mapFromDriverValue(row.created_at!) as Date,
     url: row.url!,
     secret: row.secret!,
   }));
