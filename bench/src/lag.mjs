@@ -51,7 +51,11 @@ async function follow(url, token, signal, onEvent) {
       if (!signal.aborted) console.error(`[lag] stream ${url} ended: ${error.message}`);
     }
   })();
-  return ready;
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${url}: no ': connected' within 10 s`)), 10_000);
+  });
+  return Promise.race([ready, late]).finally(() => clearTimeout(timer));
 }
 
 const percentile = (values, p) => {
