@@ -30,7 +30,7 @@ const { values: options } = parseArgs({
     scenarios: { type: 'string', default: 'task,project,page,filtered,trpc,create,patch,title,comment,hot,mix,lag,login,flood' },
     // Also run the mix on PostgreSQL with this many separate server processes against one (0: skip).
     instances: { type: 'string', default: '2' },
-    // Turns of each scenario and its floors; the table gives the median of each figure.
+    // Turns of each scenario and its floor; the table gives the median of each figure.
     rounds: { type: 'string', default: '2' },
     'pg-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
     port: { type: 'string', default: process.env.BENCH_PORT ?? '4250' },
@@ -354,7 +354,7 @@ try {
 }
 if (options['seed-only']) process.exit(0);
 
-const markdown = [`Run ${stamp}: duration ${duration} s per scenario (after ${warmup} s warm-up), ${rounds} turns of each scenario and its floors (medians), ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`];
+const markdown = [`Run ${stamp}: duration ${duration} s per scenario (after ${warmup} s warm-up), ${rounds} turns of each scenario and its floor (medians), ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`];
 for (const section of sections) {
   const note = `load average ${section.load.atStart} at start, ${section.load.atEnd} at end; hello averaged over start and end`;
   markdown.push('', table({ ...section, note }));
