@@ -6,12 +6,16 @@
 // Per scenario and side: req/s, p50/p99, server CPU µs per request (the process and its children)
 // and PostgreSQL CPU µs per request (the backends connected to the kept database only); then B
 // against A (req/s and CPU per request) and each against the bare floor (req/s). `lag` runs the
-// mix with the derived-work probe (lag.mjs) on A and on B (no floor: a bare write derives nothing).
+// mix with the derived-work probe (lag.mjs) on A and on B (no floor: a bare write derives nothing),
+// after the other scenarios, with only the build under test up.
 // Usage (a database seeded by `node bench/src/run.mjs --seed-only`, or kept by `npm run bench -- --db postgres --keep-db`):
 //   node bench/src/interleave.mjs --reuse-db <name> [--a-server <main.mjs>] [--b-server <main.mjs>]
 //     [--a "K=V,K=V"] [--b "K=V"] [--scenarios create,patch,hot,lag] [--rounds 3] [--duration 5] [--no-bare]
 // Each server migrates the database when it starts (A first, then B): B's migrations must leave
-// A able to run.
+// A able to run. Both builds serve one database at once: if B's after-commit processors pick up
+// events that A's writes left (say, activity rows), B works for A's turns, and A's events may be
+// processed twice. The `idle servers µs/req` column shows it: the CPU the servers not under load
+// spent during a turn, per request of that turn, near 0 when they stay out of it.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -76,7 +80,12 @@ const monitor = postgres(options['pg-url'], { max: 1, onnotice: () => {} });
 /** The PostgreSQL backends connected to the kept database (other databases' work does not count). */
 const backends = async () => (await monitor`select pid from pg_stat_activity where datname = ${databaseName}`).map((row) => row.pid);
 
+/** Every server started (A, B and the floor), for the CPU the idle ones spend during a turn. */
+const running = () => [...sides, floorSide].filter((side) => side.server);
+
 async function measure(side, scenario, fixtureList) {
+  const others = running().filter((other) => other !== side);
+  const othersBefore = others.map((other) => other.server.cpuSeconds());
   const cpuBefore = side.server.cpuSeconds();
   const databaseBefore = postgresCpuByPid();
   const result = await runLoad({ url: side.server.url, scenario, connections: fixtureList.length, duration, warmup, fixtures: fixtureList });
@@ -87,6 +96,9 @@ async function measure(side, scenario, fixtureList) {
     p99: result.p99,
     serverUs: ((side.server.cpuSeconds() - cpuBefore) * 1e6) / handled,
     databaseUs: (backendCpuSeconds(databaseBefore, postgresCpuByPid(), await backends()) * 1e6) / handled,
+    // What the servers not under load spent meanwhile: near 0, unless one does work for the other's
+    // writes (a dispatcher that picks up events written by the other build would show here).
+    othersUs: (others.reduce((sum, other, i) => sum + other.server.cpuSeconds() - othersBefore[i], 0) * 1e6) / handled,
     errors: result.errors,
     errorSamples: result.errorSamples,
   };
@@ -101,19 +113,25 @@ const median = (values) => {
 const n = (value) => (value === undefined ? '–' : Math.round(value).toLocaleString('en-US'));
 const pct = (value) => (value === undefined || !Number.isFinite(value) ? '–' : `${(value * 100).toFixed(1)} %`);
 
+async function startSide(side) {
+  side.server = await startServer({
+    name: `server ${side.name}`,
+    args: [side.main],
+    env: benchServerEnv(jwtSecret, { DATABASE_URL: databaseUrl.toString(), ...side.env }),
+    port: side.port,
+    readyPath: '/readyz',
+    logFile: join(resultsDir, `${stamp}-interleave-${side.name}.log`),
+  });
+}
+
 let failed = false;
 try {
   for (const side of sides) {
-    side.server = await startServer({
-      name: `server ${side.name}`,
-      args: [side.main],
-      env: benchServerEnv(jwtSecret, { DATABASE_URL: databaseUrl.toString(), ...side.env }),
-      port: side.port,
-      readyPath: '/readyz',
-      logFile: join(resultsDir, `${stamp}-interleave-${side.name}.log`),
-    });
+    await startSide(side);
   }
-  const scenarios = options.scenarios.split(',');
+  // The lag goes last, in a phase of its own (below).
+  const listed = options.scenarios.split(',');
+  const scenarios = [...listed.filter((scenario) => scenario !== 'lag'), ...listed.filter((scenario) => scenario === 'lag')];
   const withFloor = (scenario) => !options['no-bare'] && FLOOR_SCENARIOS.includes(scenario) && scenario !== 'mix';
   if (scenarios.some(withFloor)) {
     floorSide.server = await startServer({
@@ -137,24 +155,45 @@ try {
   const samples = Object.fromEntries(scenarios.map((scenario) => [scenario, { A: [], B: [], bare: [] }]));
   for (let round = 0; round < Number(options.rounds); round++) {
     for (const [index, scenario] of scenarios.entries()) {
+      if (scenario === 'lag') continue;
       const present = withFloor(scenario) ? [...sides, floorSide] : sides;
       // The order rotates with the round and the scenario: no side always runs first.
       const order = present.map((_, k) => present[(round + index + k) % present.length]);
       for (const side of order) {
-        if (scenario === 'lag') {
-          const [mix, lag] = await Promise.all([measure(side, 'mix', fixtureList), measureLag({ url: side.server.url, duration: warmup + duration })]);
-          samples.lag[side.name].push({ ...mix, lag: lag.raw });
-          say(`round ${round + 1} lag ${side.name}: mix ${Math.round(mix.rps)} req/s; live p50 ${lag.live.fromResponse.p50} ms, notification p50 ${lag.notification.fromResponse.p50} ms, webhook p50 ${lag.webhook.fromResponse.p50} ms (from the response); missing ${lag.live.missing}/${lag.notification.missing}/${lag.webhook.missing}`);
-          if (lag.live.missing + lag.notification.missing + lag.webhook.missing > 0) failed = true;
-          continue;
-        }
         const sample = await measure(side, scenario, fixturesOf(scenario));
         samples[scenario][side.name].push(sample);
         if (sample.errors > 0) failed = true;
         say(
-          `round ${round + 1} ${scenario} ${side.name}: ${Math.round(sample.rps)} req/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms, server ${Math.round(sample.serverUs)} µs, PostgreSQL ${Math.round(sample.databaseUs)} µs, errors ${sample.errors}`,
+          `round ${round + 1} ${scenario} ${side.name}: ${Math.round(sample.rps)} req/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms, server ${Math.round(sample.serverUs)} µs, PostgreSQL ${Math.round(sample.databaseUs)} µs, idle servers ${Math.round(sample.othersUs)} µs, errors ${sample.errors}`,
         );
         for (const error of sample.errorSamples) say(`  error sample: ${error.status} ${error.body}`);
+      }
+    }
+  }
+
+  // The lag: with one build up at a time, since every instance on a database sends its webhook
+  // deliveries (and a new dispatcher might take up the other build's events), so a delivery of B's
+  // write could be A's work. The other build is stopped for the turn and started again (and warmed
+  // up) for its own; the order rotates, so a build runs two turns in a row without a restart.
+  if (scenarios.includes('lag')) {
+    for (let round = 0; round < Number(options.rounds); round++) {
+      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+        for (const other of sides) {
+          if (other !== side && other.server) {
+            await other.server.stop();
+            other.server = undefined;
+          }
+        }
+        if (!side.server) {
+          await startSide(side);
+          await runLoad({ url: side.server.url, scenario: 'mix', connections, duration: 3, warmup: 0, fixtures: fixtureList });
+        }
+        const [mix, lag] = await Promise.all([measure(side, 'mix', fixtureList), measureLag({ url: side.server.url, duration: warmup + duration })]);
+        samples.lag[side.name].push({ ...mix, lag: lag.raw });
+        say(
+          `round ${round + 1} lag ${side.name}: mix ${Math.round(mix.rps)} req/s; live p50 ${lag.live.fromResponse.p50} ms, notification p50 ${lag.notification.fromResponse.p50} ms, webhook p50 ${lag.webhook.fromResponse.p50} ms (from the response); missing ${lag.live.missing}/${lag.notification.missing}/${lag.webhook.missing}`,
+        );
+        if (lag.live.missing + lag.notification.missing + lag.webhook.missing > 0) failed = true;
       }
     }
   }
@@ -165,8 +204,8 @@ try {
     ...sides.map((side) => `- ${side.name}: ${side.description}`),
     ...(floorSide.server ? [`- bare: the bare floor (${floorSide.description})`] : []),
     '',
-    '| scenario | side | req/s | p50 ms | p99 ms | server µs/req | PostgreSQL µs/req | × bare req/s | errors |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | side | req/s | p50 ms | p99 ms | server µs/req | PostgreSQL µs/req | idle servers µs/req | × bare req/s | errors |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const comparison = [
     '',
@@ -183,7 +222,7 @@ try {
       const list = bySide[name];
       if (list.length === 0) continue;
       lines.push(
-        `| ${label} | ${name} | ${n(of(list, 'rps'))} | ${of(list, 'p50')} | ${of(list, 'p99')} | ${n(of(list, 'serverUs'))} | ${n(of(list, 'databaseUs'))} | ${name === 'bare' || bare === undefined ? '' : pct(of(list, 'rps') / bare)} | ${list.reduce((sum, sample) => sum + sample.errors, 0)} |`,
+        `| ${label} | ${name} | ${n(of(list, 'rps'))} | ${of(list, 'p50')} | ${of(list, 'p99')} | ${n(of(list, 'serverUs'))} | ${n(of(list, 'databaseUs'))} | ${n(of(list, 'othersUs'))} | ${name === 'bare' || bare === undefined ? '' : pct(of(list, 'rps') / bare)} | ${list.reduce((sum, sample) => sum + sample.errors, 0)} |`,
       );
     }
     const [a, b] = [bySide.A, bySide.B];
