@@ -1,7 +1,8 @@
 // Where each scenario's cost goes, from a run's CPU per request on both sides (server process and
-// PostgreSQL), split against its two floors: the service minus the same-SQL floor is what the
-// server adds on top of its own statements; the same-SQL floor minus the bare floor is what those
-// statements add on top of the plain read or write (access check, history, outbox, announcement).
+// PostgreSQL), against its bare floor: what the service (its promises: access check, history,
+// webhooks, notifications, announcements; and its code) adds to the plain read or write, on the
+// server and in PostgreSQL. Which part of it is the server's own code, a `--profile` run says
+// (profile.mjs).
 //   node bench/src/budget.mjs [bench/results/<run>.json]   (default: the newest run with PostgreSQL)
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,11 +24,11 @@ const n = (value) => Math.round(value).toLocaleString('en-US');
 const signed = (value) => `${value >= 0 ? '+' : '−'}${n(Math.abs(value))}`;
 
 console.log(`${path}\n`);
-console.log('| scenario | server µs/req: service / same SQL / bare | PostgreSQL µs/req: service / same SQL / bare | server adds to its SQL (server + PostgreSQL) | the SQL adds to the bare work (server + PostgreSQL) |');
-console.log('|---|---|---|---|---|');
+console.log('| scenario | server µs/req: service / bare | PostgreSQL µs/req: service / bare | the service adds to the bare work: server, PostgreSQL |');
+console.log('|---|---|---|---|');
 for (const row of section.rows.filter((candidate) => candidate.floors)) {
-  const { same, bare } = row.floors;
+  const { bare } = row.floors;
   console.log(
-    `| ${LABELS[row.scenario]} | ${n(row.cpuUsPerRequest)} / ${n(same.cpuUsPerRequest)} / ${n(bare.cpuUsPerRequest)} | ${n(row.databaseCpuUsPerRequest)} / ${n(same.databaseCpuUsPerRequest)} / ${n(bare.databaseCpuUsPerRequest)} | ${signed(row.cpuUsPerRequest - same.cpuUsPerRequest)} ${signed(row.databaseCpuUsPerRequest - same.databaseCpuUsPerRequest)} | ${signed(same.cpuUsPerRequest - bare.cpuUsPerRequest)} ${signed(same.databaseCpuUsPerRequest - bare.databaseCpuUsPerRequest)} |`,
+    `| ${LABELS[row.scenario]} | ${n(row.cpuUsPerRequest)} / ${n(bare.cpuUsPerRequest)} | ${n(row.databaseCpuUsPerRequest)} / ${n(bare.databaseCpuUsPerRequest)} | ${signed(row.cpuUsPerRequest - bare.cpuUsPerRequest)}, ${signed(row.databaseCpuUsPerRequest - bare.databaseCpuUsPerRequest)} |`,
   );
 }

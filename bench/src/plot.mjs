@@ -1,10 +1,9 @@
-// The run's plot: per scenario, requests per second and p99 latency of the service and of its two
-// floors, on logarithmic axes, as a self-contained SVG (no dependencies).
+// The run's plot: per scenario, requests per second and p99 latency of the service and of its bare
+// floor, on logarithmic axes, as a self-contained SVG (no dependencies).
 import { LABELS } from './report.mjs';
 
 const SERIES = [
   ['service', '#2563eb', (row) => row],
-  ['same-SQL floor', '#f59e0b', (row) => row.floors.same],
   ['bare floor', '#10b981', (row) => row.floors.bare],
 ];
 const escape = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

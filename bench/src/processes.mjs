@@ -21,6 +21,8 @@ export const benchServerEnv = (jwtSecret, extra) => ({
   JWT_SECRET: jwtSecret,
   AUTH_RATE_LIMIT: '1000000',
   TOKEN_RATE_LIMIT: '1000000000',
+  // The lag scenario's webhook receiver listens on 127.0.0.1.
+  WEBHOOK_ALLOW_PRIVATE: 'true',
   ...extra,
 });
 

@@ -1,8 +1,9 @@
 // The benchmark suite: `npm run bench -- --duration 10 --db postgres|pglite|both`.
 // Starts the built server (apps/server/dist/main.mjs) on a scratch PostgreSQL database and on a
 // temporary PGlite directory, seeds the data set, and measures every scenario; on PostgreSQL each
-// scenario turn about with its two floors (floors.mjs: the service's own statements, and the bare
-// read or write), all three servers up side by side. Prints/saves the tables
+// scenario turn about with its floor (floors.mjs: the bare read or write), both servers up side by
+// side; the hot task (every connection on one task) likewise; the derived-work lag (lag.mjs) under
+// the mix. Prints/saves the tables
 // (bench/results/<time>.{md,json}, ignored by git, and bench/results/latest.md, committed).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,18 +18,19 @@ import { backendCpuSeconds, benchServerEnv, machineCpuSeconds, postgresCpuByPid,
 import { capacityTable, FLOOR_SCENARIOS, instancesTable, LABELS, table, verdicts } from './report.mjs';
 import { writeLatest } from './latest.mjs';
 import { plotSvg } from './plot.mjs';
-import { captureStatements, drifted } from './statements.mjs';
-import { fixtures, floodEmails, logIn, seed } from './seed.mjs';
+import { lagTable, measureLag } from './lag.mjs';
+import { HOT_SCENARIOS } from './scenarios.mjs';
+import { fixtures, floodEmails, hotFixtures, logIn, seed } from './seed.mjs';
 
 const { values: options } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '2' },
     db: { type: 'string', default: 'both' },
-    scenarios: { type: 'string', default: 'task,project,page,filtered,trpc,create,patch,title,comment,mix,login,flood' },
+    scenarios: { type: 'string', default: 'task,project,page,filtered,trpc,create,patch,title,comment,hot,mix,lag,login,flood' },
     // Also run the mix on PostgreSQL with this many separate server processes against one (0: skip).
     instances: { type: 'string', default: '2' },
-    // Turns of each scenario and its floors; the table gives the median of each figure.
+    // Turns of each scenario and its floor; the table gives the median of each figure.
     rounds: { type: 'string', default: '2' },
     'pg-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
     port: { type: 'string', default: process.env.BENCH_PORT ?? '4250' },
@@ -40,6 +42,8 @@ const { values: options } = parseArgs({
     // For repeated runs while optimising: keep the seeded scratch database, or reuse a kept one.
     'keep-db': { type: 'boolean', default: false },
     'reuse-db': { type: 'string' },
+    // Seed a database on PostgreSQL, keep it and stop (for interleave.mjs --reuse-db).
+    'seed-only': { type: 'boolean', default: false },
   },
 });
 
@@ -53,7 +57,8 @@ const rounds = Number(options.rounds);
 const scenarios = options.scenarios.split(',');
 const port = Number(options.port);
 const jwtSecret = randomBytes(32).toString('base64url');
-const databases = options.db === 'both' ? ['postgres', 'pglite'] : [options.db];
+const databases = options['seed-only'] ? ['postgres'] : options.db === 'both' ? ['postgres', 'pglite'] : [options.db];
+if (options['seed-only']) options['keep-db'] = true;
 if (!databases.every((db) => db === 'postgres' || db === 'pglite')) throw new Error('--db must be postgres, pglite or both');
 if (!existsSync(serverMain)) throw new Error(`${serverMain} is missing: build the server first (npm run build)`);
 mkdirSync(resultsDir, { recursive: true });
@@ -221,17 +226,13 @@ async function benchDatabase(db) {
   const started = Date.now();
   const prepared = await prepareDatabase(db);
   say(`${db}: seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  if (db === 'postgres') {
-    // The same-SQL floor replays the committed statements: they must still be the service's.
-    const changed = drifted(await captureStatements({ serverMain, databaseUrl: prepared.databaseUrl, port: port + 4, resultsDir }));
-    if (changed.length > 0) {
-      statementsDrifted = changed;
-      say(`ERROR: the service's statements changed for ${changed.join(', ')}: run node bench/src/statements.mjs --write (the floors replay the old ones)`);
-    } else say('postgres: the committed statements match the service\'s');
-  }
+  if (options['seed-only']) return undefined;
   const loadAtStart = load();
   let server = await startOurServer(db, prepared);
   const fixtureList = await logIn(server.url, fixtures(connections));
+  // The hot task's writers: as many as the other scenarios' connections, each its own EDITOR.
+  const hotList = scenarios.some((scenario) => HOT_SCENARIOS.includes(scenario)) ? await logIn(server.url, hotFixtures(connections)) : [];
+  const fixturesOf = (scenario) => (HOT_SCENARIOS.includes(scenario) ? hotList : fixtureList);
   const floodList = floodEmails(connections).map((email) => ({ email }));
   if (warmup > 0) {
     // Every route once through the JIT before anything is measured, or the first scenario pays for it.
@@ -241,23 +242,22 @@ async function benchDatabase(db) {
 
   const results = { hello: await baseline('hello', connections, fixtureList) };
 
-  // The floors run on PostgreSQL only (postgres.js), beside our server, idle while it is measured.
+  // The floor runs on PostgreSQL only (postgres.js), beside our server, idle while it is measured.
   const floors = {};
   if (db === 'postgres') {
-    for (const [index, kind] of ['same-sql', 'bare'].entries()) {
-      floors[kind] = await startServer({
-        name: `floor (${kind})`,
-        args: [join(root, 'bench/src/floors.mjs'), kind],
-        env: { DATABASE_URL: prepared.databaseUrl, JWT_SECRET: jwtSecret },
-        port: port + 2 + index,
-        readyPath: '/readyz',
-        logFile: join(resultsDir, `${stamp}-floor-${kind}.log`),
-      });
-    }
+    floors.bare = await startServer({
+      name: 'floor (bare)',
+      args: [join(root, 'bench/src/floors.mjs'), 'bare'],
+      env: { DATABASE_URL: prepared.databaseUrl, JWT_SECRET: jwtSecret },
+      port: port + 2,
+      readyPath: '/readyz',
+      logFile: join(resultsDir, `${stamp}-floor-bare.log`),
+    });
     if (warmup > 0) for (const floor of Object.values(floors)) await runLoad({ url: floor.url, scenario: 'mix', connections, duration: warmup, warmup: 0, fixtures: fixtureList });
   }
 
   const rows = [];
+  const lagRows = [];
   let rssMb;
   try {
     for (const [index, scenario] of scenarios.entries()) {
@@ -273,25 +273,32 @@ async function benchDatabase(db) {
         // bcrypt bounds logins to a few per second per core: 50 queued connections would see none
         // finish within a short run. A handful of connections measures its throughput and latency.
         rows.push({ ...(await measure(server, scenario, LOGIN_CONNECTIONS, fixtureList)), scenario });
+      } else if (scenario === 'lag') {
+        // The mix's load and the lag probe at once, on the service only; on PostgreSQL only (the
+        // issue's measure; the probe has not been tried on PGlite).
+        if (db !== 'postgres') continue;
+        say(`lag: probing for ${duration} s under the mix (load ${load()})`);
+        const [mix, lag] = await Promise.all([measure(server, 'mix', connections, fixtureList, 'mix (under the lag probe)'), measureLag({ url: server.url, duration: warmup + duration })]);
+        say(`  live ${JSON.stringify(lag.live)}; notification ${JSON.stringify(lag.notification)}; webhook ${JSON.stringify(lag.webhook)}`);
+        lagRows.push({ ...lag, name: `${db}, mix at ${Math.round(mix.rps)} req/s` });
       } else if (db === 'postgres' && FLOOR_SCENARIOS.includes(scenario)) {
-        // Turn about: the service and its two floors one after the other, in an order that rotates
-        // from one scenario to the next, so none always runs first on a machine that drifts.
+        // Turn about: the service and its floor one after the other, in an order that alternates
+        // from one scenario and round to the next, so neither always runs first on a machine that drifts.
         const sides = [
           ['service', server],
-          ['same-sql', floors['same-sql']],
           ['bare', floors.bare],
         ];
-        const measured = { service: [], 'same-sql': [], bare: [] };
+        const measured = { service: [], bare: [] };
         for (let round = 0; round < rounds; round++) {
           for (let k = 0; k < sides.length; k++) {
             const [name, target] = sides[(index + round + k) % sides.length];
-            measured[name].push(await measure(target, scenario, connections, fixtureList, name === 'service' ? scenario : `${scenario} (${name} floor)`));
+            measured[name].push(await measure(target, scenario, connections, fixturesOf(scenario), name === 'service' ? scenario : `${scenario} (${name} floor)`));
           }
         }
-        const [service, same, bare] = ['service', 'same-sql', 'bare'].map((name) => medianOf(measured[name]));
-        rows.push({ ...service, scenario, label: LABELS[scenario], floors: { same, bare } });
+        const [service, bare] = ['service', 'bare'].map((name) => medianOf(measured[name]));
+        rows.push({ ...service, scenario, label: LABELS[scenario], floors: { bare } });
       } else {
-        rows.push({ ...(await measure(server, scenario, connections, fixtureList)), scenario });
+        rows.push({ ...(await measure(server, scenario, connections, fixturesOf(scenario))), scenario });
       }
     }
   } finally {
@@ -326,7 +333,7 @@ async function benchDatabase(db) {
       for (const instance of many) await instance.stop();
     }
   }
-  return { db, connections, rows, baselines, rssMb, instanceRows, load: { atStart: loadAtStart, atEnd: load() } };
+  return { db, connections, rows, lagRows, baselines, rssMb, instanceRows, load: { atStart: loadAtStart, atEnd: load() } };
 }
 
 LABELS.helloAfter = 'baseline: Fastify hello, again at the end';
@@ -335,19 +342,23 @@ const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Mat
 say(`machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, Node ${machine.node}; load average ${machine.loadAtStart}`);
 const sections = [];
 let failed = false;
-let statementsDrifted = [];
 try {
-  for (const db of databases) sections.push(await benchDatabase(db));
+  for (const db of databases) {
+    const section = await benchDatabase(db);
+    if (section) sections.push(section);
+  }
 } finally {
   await stopAll();
   await monitor?.end();
   for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => say(`cleanup failed: ${error.message}`));
 }
+if (options['seed-only']) process.exit(0);
 
-const markdown = [`Run ${stamp}: duration ${duration} s per scenario (after ${warmup} s warm-up), ${rounds} turns of each scenario and its floors (medians), ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`];
+const markdown = [`Run ${stamp}: duration ${duration} s per scenario (after ${warmup} s warm-up), ${rounds} turns of each scenario and its floor (medians), ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`];
 for (const section of sections) {
   const note = `load average ${section.load.atStart} at start, ${section.load.atEnd} at end; hello averaged over start and end`;
   markdown.push('', table({ ...section, note }));
+  if (section.lagRows.length > 0) markdown.push('', lagTable(section.lagRows));
   if (section.instanceRows.length > 0) {
     markdown.push('', instancesTable(section.instanceRows), '', capacityTable(section));
   }
@@ -356,13 +367,11 @@ for (const section of sections) {
   if (flood && read) {
     markdown.push(`Read p99 alone ${read.p99} ms; beside a login flood (${Math.round(flood.floodLogins.rps)} logins/s) ${flood.p99} ms.`);
   }
-  const errors = (row) => row.errors + (row.floors ? row.floors.same.errors + row.floors.bare.errors : 0);
+  const errors = (row) => row.errors + (row.floors ? row.floors.bare.errors : 0);
   if (section.rows.some((row) => errors(row) > 0) || section.instanceRows.some((row) => row.errors > 0)) failed = true;
+  // A probe whose event, notification or delivery never came within the wait is lost derived work.
+  if (section.lagRows.some((row) => row.live.missing + row.notification.missing + row.webhook.missing > 0)) failed = true;
   section.verdicts = verdicts(section.db, section.rows, section.baselines, section.rssMb);
-}
-if (statementsDrifted.length > 0) {
-  markdown.push('', `**The service's statements changed** for ${statementsDrifted.join(', ')}: the same-SQL floors replayed the old ones.`);
-  failed = true;
 }
 const text = markdown.join('\n');
 console.log(`\n${text}\n`);
@@ -375,6 +384,6 @@ if (plotted) writeFileSync(join(root, 'bench/latest.svg'), plotSvg(plotted, `Run
 writeFileSync(join(resultsDir, `${stamp}.json`), `${JSON.stringify({ stamp, duration, warmup, machine, loadAtEnd: load(), sections }, null, 2)}\n`);
 say(`results: bench/results/${stamp}.{md,json} and bench/results/latest.md`);
 if (failed) {
-  say('FAILED: a scenario had errors (non-2xx responses count as errors), or the statements drifted');
+  say('FAILED: a scenario had errors (non-2xx responses count as errors), or a lag probe\'s event, notification or delivery never arrived');
   process.exitCode = 1;
 }

@@ -63,6 +63,15 @@ const build = {
     headers: json(f.token),
     body: JSON.stringify({ assigneeId: f.mateIds[(turn + Math.floor(turn / f.writeTaskIds.length)) % f.mateIds.length] }),
   }),
+  // The hot task: every connection PATCHes the same task, each as its own EDITOR (hotFixtures),
+  // alternating a new title (always a change) and a status (the next one from this connection's
+  // point of view; another connection may have set it already, then the PATCH changes nothing).
+  hot: (f, turn) => ({
+    method: 'PATCH',
+    path: `/api/v1/tasks/${f.hotTaskId}`,
+    headers: json(f.token),
+    body: JSON.stringify(turn % 2 === 0 ? { title: `Hot title ${f.connection}.${turn}` } : { status: STATUSES[(f.connection + (turn >> 1)) % STATUSES.length] }),
+  }),
   // The SDK's transport: httpBatchLink sends GET /api/trpc/<path>?batch=1&input={"0":…}.
   trpc: (f, turn) => ({
     method: 'GET',
@@ -87,6 +96,8 @@ export function requestFor(scenario, fixture, turn) {
 }
 
 export const SCENARIOS = Object.keys(build).concat('mix');
+/** The scenarios whose connections are the hot project's writers (hotFixtures), not the usual ones. */
+export const HOT_SCENARIOS = ['hot'];
 
 /**
  * `count` requests of `scenario` to the server at `url`, 8 in flight, with fetch (the tools that

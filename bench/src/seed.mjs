@@ -1,6 +1,8 @@
 // The benchmark's data set, written straight in SQL (generate_series) so it takes seconds, not minutes:
 // 1 000 users, 200 projects with 5–20 members and 6 labels, 200 000 tasks (project 0 holds 50 000; three
 // in four carry one or two labels), 500 000 comments.
+// One more project, the hot one: an owner and 60 EDITORs, a hot task (every load connection PATCHes
+// it, each as its own user) and a few probe tasks (the lag scenario comments on them).
 // Every id is derived from (kind, number), so the fixtures can be computed instead of looked up.
 import bcrypt from 'bcryptjs';
 
@@ -13,6 +15,14 @@ export const LABELS_PER_PROJECT = 6;
 export const PASSWORD = 'bench-password-1';
 /** Tasks each load connection writes to, in turn. */
 export const WRITE_TASKS = 250;
+
+/** The hot project (number PROJECTS, after the others), its owner and its EDITORs' user numbers. */
+export const HOT_PROJECT = PROJECTS;
+export const HOT_OWNER = 800;
+export const HOT_EDITORS = 60;
+/** Task numbers after the others: the hot task, then the lag scenario's probe tasks. */
+export const HOT_TASK = TASKS;
+export const PROBE_TASKS = 8;
 
 const KIND = { user: 1, project: 2, membership: 3, task: 4, comment: 5, label: 6 };
 
@@ -77,6 +87,20 @@ insert into task_watchers (task_id, user_id, subscribed, created_at, updated_at)
   select id, created_by_id, true, created_at, created_at from tasks
   union
   select id, assignee_id, true, created_at, created_at from tasks where assignee_id is not null;
+-- The hot project: its owner (ADMIN) and ${HOT_EDITORS} EDITORs; the hot task and the probe tasks,
+-- created by the owner, unassigned; the owner watches them.
+insert into projects (id, name, description, owner_id, created_at, updated_at)
+  values (${id('project', HOT_PROJECT)}, 'Hot project', 'Every connection writes to one task here', ${id('user', HOT_OWNER)}, now(), now());
+insert into memberships (id, project_id, user_id, role, created_at, updated_at)
+  select ${id('membership', `${HOT_PROJECT * 100} + k`)}, ${id('project', HOT_PROJECT)}, ${id('user', `${HOT_OWNER} + k`)},
+    case when k = 0 then 'ADMIN' else 'EDITOR' end::member_role, now(), now()
+  from generate_series(0, ${HOT_EDITORS}) k;
+insert into tasks (id, project_id, title, description, status, priority, created_by_id, created_at, updated_at)
+  select ${id('task', 'n')}, ${id('project', HOT_PROJECT)}, case when n = ${HOT_TASK} then 'The hot task' else 'Probe task ' || n end,
+    'Written by every connection at once.', 'TODO', 'MEDIUM', ${id('user', HOT_OWNER)}, now(), now()
+  from generate_series(${HOT_TASK}, ${HOT_TASK + PROBE_TASKS}) n;
+insert into task_watchers (task_id, user_id, subscribed, created_at, updated_at)
+  select ${id('task', 'n')}, ${id('user', HOT_OWNER)}, true, now(), now() from generate_series(${HOT_TASK}, ${HOT_TASK + PROBE_TASKS}) n;
 set session_replication_role = origin;
 -- Triggers were off while seeding (replica role), so the per-status task counts that the tasks
 -- trigger keeps (migration 0004) are filled here once, as that migration does for existing data.
@@ -120,6 +144,37 @@ export function fixtures(connections) {
     };
   });
 }
+
+export const HOT_TASK_ID = idOf('task', HOT_TASK);
+export const HOT_PROJECT_ID = idOf('project', HOT_PROJECT);
+
+/**
+ * The hot task's writers: `connections` EDITORs of the hot project, each its own user (users
+ * HOT_OWNER + 1 …), all PATCHing the one hot task.
+ */
+export function hotFixtures(connections) {
+  if (connections > HOT_EDITORS - 2) throw new Error(`the hot project has ${HOT_EDITORS - 2} writers to spare, not ${connections}`);
+  return Array.from({ length: connections }, (_, c) => ({
+    email: emailOf(HOT_OWNER + 1 + c),
+    userId: idOf('user', HOT_OWNER + 1 + c),
+    projectId: HOT_PROJECT_ID,
+    hotTaskId: HOT_TASK_ID,
+    connection: c,
+  }));
+}
+
+/**
+ * The lag scenario's users: the owner (registers the webhook), the writer (the last EDITOR but one)
+ * and the reader (the last EDITOR: follows the project's stream and its own notifications, and is
+ * mentioned in every probe comment); the probe tasks.
+ */
+export const lagFixtures = () => ({
+  owner: { email: emailOf(HOT_OWNER), userId: idOf('user', HOT_OWNER) },
+  writer: { email: emailOf(HOT_OWNER + HOT_EDITORS - 1), userId: idOf('user', HOT_OWNER + HOT_EDITORS - 1) },
+  reader: { email: emailOf(HOT_OWNER + HOT_EDITORS), userId: idOf('user', HOT_OWNER + HOT_EDITORS) },
+  projectId: HOT_PROJECT_ID,
+  probeTaskIds: Array.from({ length: PROBE_TASKS }, (_, k) => idOf('task', HOT_TASK + 1 + k)),
+});
 
 /** One token per connection, each for its own user, from the real login endpoint. */
 export async function logIn(url, list) {
