@@ -16,9 +16,3 @@ export const timestamptz = customType<{ data: Date; driverData: string }>({
   fromDriver: (text) => new Date(standardForm(text)),
   toDriver: (date) => date.toISOString(),
 });
-
-/**
- * @deprecated A timestamptz's text as the API writes it (`2026-11-22T07:44:01.120Z`). Kept only for
- * resources/tasks/store.ts, whose raw reads are being rewritten; delete once nothing imports it.
- */
-export const isoFromTimestamptz = (text: string): string => new Date(standardForm(text)).toISOString();
