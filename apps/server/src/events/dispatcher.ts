@@ -1,7 +1,8 @@
 import { activity, type Database, type Db } from '@tasklane/db';
 import type { Activity, ActivityType, FieldChange } from '@tasklane/schemas';
-import { asc, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, inArray, isNull, sql } from 'drizzle-orm';
 import { startBackgroundWorker } from '../platform/background-worker';
+import { findCode, isDatabaseUnavailable } from '../platform/db-errors';
 import { DISPATCH_LOCK_CLASS } from '../platform/locks';
 import { rowsOf } from '../platform/sql';
 import { writeNotifications } from './processors/notifications';
@@ -12,6 +13,8 @@ import { EVENTS_CHANNEL } from './record';
 const BATCH = 200;
 /** How often a request waiting for events that another instance is dispatching looks whether they are done. */
 const RECHECK_MS = 10;
+/** Ids of the events this instance dispatched lately: their commit's announcement, arriving after, needs no run. */
+const RECENT_IDS = 10_000;
 
 export interface DispatcherOptions {
   /** False: this instance dispatches nothing (another does); it still waits for others' dispatch (settle). */
@@ -49,17 +52,29 @@ const toEvent = (row: typeof activity.$inferSelect): Activity => ({
  * (recordEvent's lock), so a visible event means every earlier one of its project is visible too,
  * and id order is each project's order; one dispatcher at a time across instances (the advisory
  * lock, tried: `busy` when another instance holds it) keeps that order between batches.
+ *
+ * With `skipFailing` (after the batch failed as a whole), each event's work is written in a
+ * savepoint of its own, and an event whose work fails for a reason that is no passing fault is
+ * reported (`onSkipped`) and marked dispatched without it, so that one such event cannot hold up
+ * every later one for good.
  */
-async function dispatchBatch(db: Db): Promise<{ busy: boolean; events: Activity[] }> {
+async function dispatchBatch(db: Db, skipFailing?: (event: Activity, error: unknown) => void): Promise<{ busy: boolean; events: Activity[] }> {
   return db.transaction(async (tx) => {
     const [gate] = rowsOf<{ ok: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(${DISPATCH_LOCK_CLASS}, 0) as ok`));
     if (gate?.ok !== true) return { busy: true, events: [] };
     const rows = await tx.select().from(activity).where(isNull(activity.dispatchedAt)).orderBy(asc(activity.id)).limit(BATCH);
     const events = rows.map(toEvent);
     let queued = 0;
+    const dispatch = async (handle: Db, event: Activity) => {
+      queued += await queueDeliveries(handle, event);
+      await writeNotifications(handle, event);
+    };
     for (const event of events) {
-      queued += await queueDeliveries(tx, event);
-      await writeNotifications(tx, event);
+      if (!skipFailing) await dispatch(tx, event);
+      else await tx.transaction((savepoint) => dispatch(savepoint, event)).catch((error: unknown) => {
+        if (isPassingFault(error)) throw error;
+        skipFailing(event, error);
+      });
     }
     if (rows.length > 0) {
       await tx
@@ -72,6 +87,9 @@ async function dispatchBatch(db: Db): Promise<{ busy: boolean; events: Activity[
     return { busy: false, events };
   });
 }
+
+/** Faults worth trying the same work again for: the database unreachable, a deadlock or serialization failure (SQLSTATE class 40). */
+const isPassingFault = (error: unknown) => isDatabaseUnavailable(error) || findCode(error, (code) => code.startsWith('40')) !== undefined;
 
 interface Waiter {
   pending: Set<number>;
@@ -87,6 +105,15 @@ interface Waiter {
 export async function startDispatcher(database: Pick<Database, 'listen'>, db: Db, options: DispatcherOptions): Promise<Dispatcher> {
   const waiters = new Set<Waiter>();
   let recheck: NodeJS.Timeout | undefined;
+  const recent = new Set<number>();
+  const remember = (eventIds: number[]) => {
+    for (const id of eventIds) recent.add(id);
+    // A Set iterates in insertion order: the oldest go first.
+    for (const id of recent) {
+      if (recent.size <= RECENT_IDS) break;
+      recent.delete(id);
+    }
+  };
 
   const settled = (eventIds: Iterable<number>) => {
     const ids = new Set(eventIds);
@@ -103,18 +130,27 @@ export async function startDispatcher(database: Pick<Database, 'listen'>, db: Db
     const open = await db
       .select({ id: activity.id })
       .from(activity)
-      .where(sql`${inArray(activity.id, waited)} and ${isNull(activity.dispatchedAt)}`);
+      .where(and(inArray(activity.id, waited), isNull(activity.dispatchedAt)));
     const stillOpen = new Set(open.map((row) => row.id));
     settled(waited.filter((id) => !stillOpen.has(id)));
   }
 
+  /** Whether any committed event awaits dispatch: one cheap statement, where a batch's transaction is four. */
+  const anyUndispatched = async () => (await db.select({ id: activity.id }).from(activity).where(isNull(activity.dispatchedAt)).limit(1)).length > 0;
+
   async function drain(stopped: () => boolean): Promise<void> {
-    if (options.enabled) {
+    if (options.enabled && (await anyUndispatched())) {
       for (;;) {
-        const { busy, events } = await dispatchBatch(db);
+        const { busy, events } = await dispatchBatch(db).catch((error: unknown) => {
+          if (isPassingFault(error)) throw error;
+          options.onError(error);
+          return dispatchBatch(db, (event, cause) => options.onError(new Error(`Event ${event.id} (${event.type}) dispatched without its notifications and deliveries`, { cause })));
+        });
         const now = Date.now();
         for (const event of events) options.onDispatched?.((now - Date.parse(event.time)) / 1000);
-        settled(events.map((event) => Number(event.id)));
+        const ids = events.map((event) => Number(event.id));
+        remember(ids);
+        settled(ids);
         if (busy || events.length < BATCH || stopped()) break;
       }
     }
@@ -129,7 +165,13 @@ export async function startDispatcher(database: Pick<Database, 'listen'>, db: Db
 
   const worker = startBackgroundWorker({ pollMs: options.pollMs, drain, onError: options.onError });
   // Also on every (re)established listen: events committed while it was down were announced to nobody.
-  const stopListening = await database.listen(EVENTS_CHANNEL, worker.wake, worker.wake);
+  const stopListening = await database.listen(
+    EVENTS_CHANNEL,
+    (payload) => {
+      if (!recent.has(Number(payload))) worker.wake();
+    },
+    worker.wake,
+  );
 
   return {
     async settle(eventIds) {

@@ -12,7 +12,7 @@ import { rowsOf } from '../platform/sql';
  * were and whether or not anyone was watching.
  */
 export const projectChannel = (projectId: string) => `tasklane_p_${projectId.replaceAll('-', '').toLowerCase()}`;
-/** Notified (with no payload) by every event's commit: every instance's dispatcher (dispatcher.ts) wakes on it. */
+/** Notified by every event's commit (the payload is its id): every instance's dispatcher (dispatcher.ts) wakes on it. */
 export const EVENTS_CHANNEL = 'tasklane_events';
 
 /** One change, as the event log (the activity table) records it: its history entry, and what the dispatcher derives work from. */
@@ -71,7 +71,7 @@ export async function recordEvent(tx: Db, event: ChangeEvent): Promise<Activity>
         from locked
         returning id, created_at
       )
-      select id::text as id, (extract(epoch from created_at) * 1000)::float8 as time_ms, pg_notify(${projectChannel(entry.projectId)}::text, id::text), pg_notify(${EVENTS_CHANNEL}, '')
+      select id::text as id, (extract(epoch from created_at) * 1000)::float8 as time_ms, pg_notify(${projectChannel(entry.projectId)}::text, id::text), pg_notify(${EVENTS_CHANNEL}, id::text)
       from inserted`),
   );
   if (!row) throw new Error('The event was not recorded');
