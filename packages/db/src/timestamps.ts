@@ -8,7 +8,9 @@ import { customType } from 'drizzle-orm/pg-core';
  * hands the same text to the same Date constructor in the standard form it reads exactly
  * (`0005-03-01T12:30:00.5+00:00`).
  */
-const standardForm = (text: string): string => text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00');
+const standardForm = (text: string): string =>
+  // The sessions' zone is UTC, so the offset is `+00`; any other takes the general rewrite.
+  text.endsWith('+00') ? `${text.slice(0, 10)}T${text.slice(11, -3)}Z` : text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00');
 
 /** `timestamp (3) with time zone`, read as a Date; the schema's only timestamp column type. */
 export const timestamptz = customType<{ data: Date; driverData: string }>({

@@ -272,6 +272,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     rest.addHook('onSend', async (_request, reply, payload) =>
       reply.statusCode >= 400 && typeof payload === 'string' ? toRestErrorPayload(payload) : payload,
     );
+    // trpc-to-openapi hands this scope's Fastify reply to tRPC's request conversion, which aborts
+    // the request's signal when the response closes without `writableEnded`, a Node response
+    // property a Fastify reply lacks: every answered request was aborted after the fact (an
+    // AbortSignal event and a DOMException per request). Read from the response it wraps.
+    rest.decorateReply('writableEnded', {
+      getter(this: FastifyReply) {
+        return this.raw.writableEnded;
+      },
+    });
     await rest.register(fastifyTRPCOpenApiPlugin, {
       basePath: '/api/v1',
       router: appRouter,

@@ -42,9 +42,13 @@ function decodeQuery(query: Record<string, unknown>, kinds: Map<string, QueryKin
   const decoded: Record<string, unknown> = { ...query };
   for (const [name, kind] of kinds) {
     const value = decoded[name];
-    // An empty number (`limit=`) is refused, not taken as absent as other empty values are: NaN
-    // reaches the schema, which names the field.
-    if (kind === 'number' && typeof value === 'string') decoded[name] = DIGITS.test(value) ? Number(value) : value === '' ? Number.NaN : value;
+    // An empty number (`limit=`) is refused, not taken as absent as other empty values are: it
+    // reaches the schema, which names the field. trpc-to-openapi passes on only the query values
+    // that are truthy: a falsy one (0, '') goes in a one-element array, which it keeps and unwraps.
+    if (kind === 'number' && typeof value === 'string') {
+      const number = DIGITS.test(value) ? Number(value) : value;
+      decoded[name] = number === 0 || number === '' ? [number] : number;
+    }
     else if (kind === 'list' && value !== '' && value !== undefined) {
       decoded[name] = (Array.isArray(value) ? value : [value]).flatMap((item) => String(item).split(',').map((part) => part.trim()));
     }
@@ -120,6 +124,7 @@ const invalidInput = (issues: ErrorIssue[]) => ({ message: summarizeIssues(issue
  */
 export function registerRestInputChecks(rest: FastifyInstance, basePath: string, routes: RestRoute[]): void {
   const matchers = routeMatchers(basePath, routes);
+  for (const route of routes) keepUncoerced(route.input);
 
   rest.addHook('preHandler', async (request, reply) => {
     const path = request.url.split('?')[0]!;
@@ -145,4 +150,28 @@ export function registerRestInputChecks(rest: FastifyInstance, basePath: string,
         .send(invalidInput(clashes.map((name) => ({ path: [name], message: `Unknown field "${name}"`, code: 'unrecognized_keys' }))));
     }
   });
+}
+
+const COERCIBLE = new Set(['number', 'boolean', 'bigint', 'date']);
+
+/**
+ * trpc-to-openapi's handler sets `coerce` on the number, boolean, bigint and date fields of a
+ * procedure's input schema on every REST call. The schemas are shared with the tRPC transport, so
+ * from the first REST call on both would take `"1e1"` for 10 and `"false"` for true. Each such
+ * field's `coerce` is fixed here to what the schema was built with (a write is ignored), so the
+ * schemas check exactly what they say on both transports; query strings are decoded to their
+ * types beforehand (decodeQuery).
+ */
+function keepUncoerced(schema: unknown, seen = new Set<unknown>()): void {
+  const def = (schema as { _zod?: { def?: Record<string, unknown> } } | undefined)?._zod?.def;
+  if (!def || seen.has(def)) return;
+  seen.add(def);
+  if (COERCIBLE.has(def.type as string) && Object.getOwnPropertyDescriptor(def, 'coerce')?.set === undefined) {
+    const coerce = def.coerce === true;
+    Object.defineProperty(def, 'coerce', { get: () => coerce, set: () => {}, enumerable: true, configurable: false });
+  }
+  const shape = def.shape as Record<string, unknown> | undefined;
+  for (const inner of [def.innerType, def.in, def.out, def.element, ...(Array.isArray(def.options) ? def.options : []), ...Object.values(shape ?? {})]) {
+    keepUncoerced(inner, seen);
+  }
 }

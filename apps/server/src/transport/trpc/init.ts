@@ -85,8 +85,11 @@ export const mergeRouters = t.mergeRouters;
  * Every procedure's refusals become tRPC's here. An unreachable database is the service's outage,
  * not a bug of the request: 503, quickly, never a 500.
  */
-export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
-  const result = await next({ ctx: { services: ctx.services as unknown as Services } });
+export const publicProcedure = t.procedure.use(async ({ next }) => {
+  // `ctx.services` is the Services object already, opaque only in the type: `next()` keeps the
+  // context as it is (tRPC copies the whole context for a `next({ ctx })`) and the cast gives the
+  // procedures below the type they would have got from `next({ ctx: { services } })`.
+  const result = (await next()) as Awaited<ReturnType<typeof next<{ services: Services }>>>;
   if (result.ok) return result;
   if (isDatabaseUnavailable(result.error)) {
     throw toTRPCError(new DomainError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', 'DATABASE_UNAVAILABLE'));
