@@ -209,15 +209,15 @@ describe('personal access token scopes × every route', () => {
     });
   }
 
-  it('applies the same needs to the native tRPC twins of the lists', async () => {
+  it('applies the same needs to the lists over native tRPC', async () => {
     const { projectId, taskId, webhookId } = await world();
     const read = async (procedure: string, input: unknown) =>
       (await t.request('GET', `/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, { token: tokens.admin })).status;
-    expect(await read('projects.listPage', {})).toBe(200);
-    expect(await read('tasks.listForProjectPage', { projectId })).toBe(200);
-    expect(await read('comments.listPage', { id: taskId })).toBe(200);
-    expect(await read('webhooks.deliveriesPage', { id: projectId, webhookId })).toBe(200);
-    expect(await read('auth.tokens.listPage', {})).toBe(403);
-    expect(await read('auth.sessions.listPage', {})).toBe(403);
+    expect(await read('projects.list', {})).toBe(200);
+    expect(await read('tasks.listForProject', { projectId })).toBe(200);
+    expect(await read('comments.list', { id: taskId })).toBe(200);
+    expect(await read('webhooks.deliveries', { id: projectId, webhookId })).toBe(200);
+    expect(await read('auth.tokens.list', {})).toBe(403);
+    expect(await read('auth.sessions.list', {})).toBe(403);
   });
 });

@@ -67,6 +67,11 @@ export type ProcedureMeta = {
   headers?: ('ETag' | 'Link' | 'Location' | 'Idempotent-Replayed')[];
   /** Request headers the route honours, for the OpenAPI document. */
   requestHeaders?: ('If-Match' | 'Idempotency-Key')[];
+  /**
+   * A paged list (paged-list.ts): the procedure answers `{ items, nextCursor }`, which REST sends as
+   * the bare array with a `Link: rel="next"` header, and documents so (transport/rest/paged-lists.ts).
+   */
+  paged?: true;
 };
 
 const t = initTRPC
