@@ -44,6 +44,7 @@ import { createServices } from '../resources/services';
 import { domainErrorOf } from '../transport/trpc/errors';
 import type { Context, ServicesHandle } from '../transport/trpc/init';
 import { appRouter } from '../transport/trpc/router';
+import { tokenNeedOf } from '../transport/trpc/token-scopes';
 import { registerWebApp } from '../transport/rest/web-app';
 
 export const VERSION = '0.1.0';
@@ -247,6 +248,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     response: { headers: {} },
     dropConnection: () => request.raw.destroy(),
     countAttempt: (input) => limits.countAttempt(request, reply, input),
+    tokenNeedOf,
     services: servicesHandle,
   });
   const logFailure = ({ error, req }: { error: { code: string; cause?: unknown }; req: unknown }) => {
