@@ -4,8 +4,10 @@ export type ProcedurePath = keyof typeof PROCEDURE_KINDS;
 
 /**
  * The SDK's one table: each resource method and the server procedure it calls (a list procedure
- * answers the page, `{ items, nextCursor }`, over tRPC). `test/resources.test.ts` fails when a
- * procedure of the router has no method here.
+ * answers the page, `{ items, nextCursor }`, over tRPC). Checked when it compiles: a name that is
+ * no procedure of the router is refused by `satisfies`, and a procedure with no method here by
+ * `CoversEveryProcedure` below. The procedure names are src/generated/api.ts's, generated from the
+ * server's router; test/resources.test.ts type-checks those against the router's type itself.
  */
 export const RESOURCES = {
   auth: {
@@ -64,6 +66,14 @@ export const RESOURCES = {
 } as const satisfies Record<string, Record<string, ProcedurePath>>;
 
 export type Resources = typeof RESOURCES;
+
+/** The procedures some resource method calls. */
+type Covered = { [R in keyof Resources]: Resources[R][keyof Resources[R]] }[keyof Resources];
+/** `true` when every procedure has a method; otherwise a type naming those that have none. */
+type Coverage = [Exclude<ProcedurePath, Covered>] extends [never] ? true : { proceduresWithoutMethod: Exclude<ProcedurePath, Covered> };
+type MustBeTrue<Check extends true> = Check;
+/** Compiles only while RESOURCES covers every procedure of the router (the error names the others). */
+export type CoversEveryProcedure = MustBeTrue<Coverage>;
 
 /** Creates: each call sends an `Idempotency-Key`, so a retried create is applied once. */
 export const IDEMPOTENT_CREATES: ReadonlySet<ProcedurePath> = new Set<ProcedurePath>(['projects.create', 'members.invite', 'tasks.create', 'comments.create']);
