@@ -60,11 +60,11 @@ describe('comments: list, get, edit, delete', () => {
     expect(seen.map((item) => item.text)).toEqual(created.map((item) => item.text));
     expect(seen[1]).toEqual(created[1]);
 
-    const twin = await t.request('GET', `/api/trpc/comments.listPage?input=${encodeURIComponent(JSON.stringify({ id: taskId, limit: 5 }))}`, {
+    const page = await t.request('GET', `/api/trpc/comments.list?input=${encodeURIComponent(JSON.stringify({ id: taskId, limit: 5 }))}`, {
       token: viewer.token,
     });
-    expect(twin.body.result.data.items).toHaveLength(5);
-    const rest = await t.request('GET', `/api/v1/tasks/${taskId}/comments?cursor=${twin.body.result.data.nextCursor}`, { token: viewer.token });
+    expect(page.body.result.data.items).toHaveLength(5);
+    const rest = await t.request('GET', `/api/v1/tasks/${taskId}/comments?cursor=${page.body.result.data.nextCursor}`, { token: viewer.token });
     expect(rest.body.map((item: { id: string }) => item.id)).toEqual(created.slice(5).map((item) => item.id));
   });
 

@@ -77,9 +77,9 @@ describe('labels: create, list, rename, recolour, delete', () => {
     expect(seen).toEqual(['Alpha', 'bravo', 'charlie', 'delta', 'Echo']);
 
     const input = encodeURIComponent(JSON.stringify({ id: projectId, limit: 3 }));
-    const twin = await t.request('GET', `/api/trpc/labels.listPage?input=${input}`, { token: viewer.token });
-    expect(twin.body.result.data.items.map((item: Label) => item.name)).toEqual(['Alpha', 'bravo', 'charlie']);
-    const rest = await t.request('GET', `${labelsPath(projectId)}?cursor=${twin.body.result.data.nextCursor}`, { token: viewer.token });
+    const page = await t.request('GET', `/api/trpc/labels.list?input=${input}`, { token: viewer.token });
+    expect(page.body.result.data.items.map((item: Label) => item.name)).toEqual(['Alpha', 'bravo', 'charlie']);
+    const rest = await t.request('GET', `${labelsPath(projectId)}?cursor=${page.body.result.data.nextCursor}`, { token: viewer.token });
     expect(rest.body.map((item: Label) => item.name)).toEqual(['delta', 'Echo']);
   });
 

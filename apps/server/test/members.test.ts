@@ -66,10 +66,10 @@ describe('members: list, remove, leave, transfer ownership; project summary', ()
     expect(seen).toEqual([memberIds.owner, memberIds.admin, memberIds.editor, memberIds.viewer]);
   });
 
-  it('pages members through the tRPC page twin', async () => {
+  it('pages members over tRPC (the page with its cursor)', async () => {
     const { projectId, memberIds } = await cast();
     const input = encodeURIComponent(JSON.stringify({ id: projectId, limit: 2 }));
-    const first = await t.request('GET', `/api/trpc/members.listPage?input=${input}`, { token: owner.token });
+    const first = await t.request('GET', `/api/trpc/members.list?input=${input}`, { token: owner.token });
     expect(first.status).toBe(200);
     const page = first.body.result.data;
     expect(page.items.map((member: { id: string }) => member.id)).toEqual([memberIds.owner, memberIds.admin]);

@@ -214,7 +214,7 @@ describe('task lists: keyset paging under every sort, filters, search', () => {
     expect(await ids('no such text anywhere')).toEqual([]);
   });
 
-  it("pages the caller's tasks across projects (GET /tasks?assigneeId=me) and its tRPC twin", async () => {
+  it("pages the caller's tasks across projects (GET /tasks?assigneeId=me) and over tRPC", async () => {
     const second = await createProject(t, editor, 'Second');
     const elsewhere = await createTask(t, editor, second.id, { assigneeId: editor.id });
     const mine = await listAll('/api/v1/tasks?assigneeId=me&limit=2', editor);
@@ -224,12 +224,12 @@ describe('task lists: keyset paging under every sort, filters, search', () => {
     expect((await listAll('/api/v1/tasks?assigneeId=me', outsider)).ids).toEqual([]);
 
     const input = encodeURIComponent(JSON.stringify({ assigneeId: 'me', limit: 2 }));
-    const page = await t.request('GET', `/api/trpc/tasks.listMinePage?input=${input}`, { token: editor.token });
+    const page = await t.request('GET', `/api/trpc/tasks.listMine?input=${input}`, { token: editor.token });
     expect(page.body.result.data.items).toHaveLength(2);
     expect(page.body.result.data.nextCursor).toEqual(expect.any(String));
   });
 
-  it('hides a project from non-members (404) and pages the tRPC twin with the same cursor', async () => {
+  it('hides a project from non-members (404) and pages over tRPC with the same cursor', async () => {
     expect((await t.request('GET', `/api/v1/tasks/project/${projectId}`, { token: outsider.token })).status).toBe(404);
     // Even with a query the owner would get a 400 for: the project is invisible to them first.
     for (const query of ['?cursor=!!!']) {
@@ -237,10 +237,10 @@ describe('task lists: keyset paging under every sort, filters, search', () => {
       expect((await t.request('GET', `/api/v1/tasks/project/${projectId}${query}`, { token: owner.token })).status, query).toBe(400);
     }
     const input = encodeURIComponent(JSON.stringify({ projectId, sort: '-dueDate', limit: 5 }));
-    const twin = await t.request('GET', `/api/trpc/tasks.listForProjectPage?input=${input}`, { token: owner.token });
-    expect(twin.status).toBe(200);
+    const page = await t.request('GET', `/api/trpc/tasks.listForProject?input=${input}`, { token: owner.token });
+    expect(page.status).toBe(200);
     const rest = await t.request('GET', `/api/v1/tasks/project/${projectId}?sort=-dueDate&limit=5`, { token: owner.token });
-    expect(twin.body.result.data.items.map((task: TaskBody) => task.id)).toEqual(rest.body.map((task: TaskBody) => task.id));
-    expect(nextLink(rest.headers)).toContain(`cursor=${twin.body.result.data.nextCursor}`);
+    expect(page.body.result.data.items.map((task: TaskBody) => task.id)).toEqual(rest.body.map((task: TaskBody) => task.id));
+    expect(nextLink(rest.headers)).toContain(`cursor=${page.body.result.data.nextCursor}`);
   });
 });

@@ -330,7 +330,7 @@ describe('the keyboard-first board in Chromium', () => {
     const listLoads: string[] = [];
     const streams: (string | undefined)[] = [];
     page.on('request', (request) => {
-      if (request.url().includes('tasks.listForProjectPage')) listLoads.push(request.url());
+      if (request.url().includes('tasks.listForProject')) listLoads.push(request.url());
       if (request.url().includes('/events')) streams.push(request.headers()['last-event-id']);
     });
     await context.setOffline(true);

@@ -156,6 +156,9 @@ export const trimmed = (min: number, max: number) => text({ min, max, trim: true
 
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
-/** The page shape of the tRPC-only `…Page` procedures, which the SDK pages through. */
+/**
+ * The answer of a paged list procedure, as tRPC callers (the SDK, the web app) get it; REST sends the
+ * `items` as the body and the cursor in a `Link` header.
+ */
 export const pageOf = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), nextCursor: z.string().nullable() });

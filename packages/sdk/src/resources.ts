@@ -3,10 +3,11 @@ import type { PROCEDURE_KINDS, ProcedureInputs, ProcedureOutputs } from './gener
 export type ProcedurePath = keyof typeof PROCEDURE_KINDS;
 
 /**
- * The SDK's one table: each resource method and the server procedure it calls. A list method names
- * the procedure's page-shaped twin (`…Page`, `{ items, nextCursor }`); the REST-shaped list beside
- * it is covered by the same method. `test/resources.test.ts` fails when a procedure of the router
- * has no method here.
+ * The SDK's one table: each resource method and the server procedure it calls (a list procedure
+ * answers the page, `{ items, nextCursor }`, over tRPC). Checked when it compiles: a name that is
+ * no procedure of the router is refused by `satisfies`, and a procedure with no method here by
+ * `CoversEveryProcedure` below. The procedure names are src/generated/api.ts's, generated from the
+ * server's router; test/resources.test.ts type-checks those against the router's type itself.
  */
 export const RESOURCES = {
   auth: {
@@ -19,40 +20,40 @@ export const RESOURCES = {
     requestPasswordReset: 'auth.requestPasswordReset',
     confirmPasswordReset: 'auth.confirmPasswordReset',
   },
-  sessions: { list: 'auth.sessions.listPage', revoke: 'auth.sessions.revoke', revokeOthers: 'auth.sessions.revokeOthers' },
-  tokens: { create: 'auth.tokens.create', list: 'auth.tokens.listPage', revoke: 'auth.tokens.revoke' },
+  sessions: { list: 'auth.sessions.list', revoke: 'auth.sessions.revoke', revokeOthers: 'auth.sessions.revokeOthers' },
+  tokens: { create: 'auth.tokens.create', list: 'auth.tokens.list', revoke: 'auth.tokens.revoke' },
   sso: { login: 'auth.oidc.login', callback: 'auth.oidc.callback', exchange: 'auth.oidc.exchange' },
   notificationSettings: { get: 'auth.notificationSettings.get', update: 'auth.notificationSettings.update' },
   projects: {
-    list: 'projects.listPage',
+    list: 'projects.list',
     get: 'projects.get',
     create: 'projects.create',
     update: 'projects.update',
     delete: 'projects.delete',
     transferOwnership: 'projects.transferOwnership',
   },
-  members: { list: 'members.listPage', get: 'members.get', invite: 'members.invite', setRole: 'members.changeRole', remove: 'members.remove' },
+  members: { list: 'members.list', get: 'members.get', invite: 'members.invite', setRole: 'members.changeRole', remove: 'members.remove' },
   tasks: {
-    list: 'tasks.listForProjectPage',
-    listMine: 'tasks.listMinePage',
+    list: 'tasks.listForProject',
+    listMine: 'tasks.listMine',
     get: 'tasks.get',
     create: 'tasks.create',
     update: 'tasks.update',
     delete: 'tasks.delete',
   },
-  comments: { list: 'comments.listPage', get: 'comments.get', create: 'comments.create', update: 'comments.update', delete: 'comments.delete' },
-  labels: { list: 'labels.listPage', get: 'labels.get', create: 'labels.create', update: 'labels.update', delete: 'labels.delete' },
-  activity: { listForProject: 'activity.listForProjectPage', listForTask: 'activity.listForTaskPage' },
+  comments: { list: 'comments.list', get: 'comments.get', create: 'comments.create', update: 'comments.update', delete: 'comments.delete' },
+  labels: { list: 'labels.list', get: 'labels.get', create: 'labels.create', update: 'labels.update', delete: 'labels.delete' },
+  activity: { listForProject: 'activity.listForProject', listForTask: 'activity.listForTask' },
   webhooks: {
-    list: 'webhooks.listPage',
+    list: 'webhooks.list',
     get: 'webhooks.get',
     create: 'webhooks.create',
     update: 'webhooks.update',
     delete: 'webhooks.delete',
-    deliveries: 'webhooks.deliveriesPage',
+    deliveries: 'webhooks.deliveries',
   },
   notifications: {
-    list: 'notifications.listPage',
+    list: 'notifications.list',
     unreadCount: 'notifications.unreadCount',
     markRead: 'notifications.markRead',
     markAllRead: 'notifications.markAllRead',
@@ -65,6 +66,14 @@ export const RESOURCES = {
 } as const satisfies Record<string, Record<string, ProcedurePath>>;
 
 export type Resources = typeof RESOURCES;
+
+/** The procedures some resource method calls. */
+type Covered = { [R in keyof Resources]: Resources[R][keyof Resources[R]] }[keyof Resources];
+/** `true` when every procedure has a method; otherwise a type naming those that have none. */
+type Coverage = [Exclude<ProcedurePath, Covered>] extends [never] ? true : { proceduresWithoutMethod: Exclude<ProcedurePath, Covered> };
+type MustBeTrue<Check extends true> = Check;
+/** Compiles only while RESOURCES covers every procedure of the router (the error names the others). */
+export type CoversEveryProcedure = MustBeTrue<Coverage>;
 
 /** Creates: each call sends an `Idempotency-Key`, so a retried create is applied once. */
 export const IDEMPOTENT_CREATES: ReadonlySet<ProcedurePath> = new Set<ProcedurePath>(['projects.create', 'members.invite', 'tasks.create', 'comments.create']);

@@ -13,6 +13,7 @@ import { createTokenStateCache } from '../resources/credentials/token-state';
 import { createAuthService } from '../resources/auth/service';
 import { createTokenService } from '../resources/credentials/tokens';
 import type { Config } from '../platform/config';
+import type { Page } from '../platform/paging';
 import { lockDataDir, operatorSocketPath, pgliteDir } from './data-dir';
 import { registerAdminRoutes } from '../transport/rest/admin';
 import { createOperatorChannel } from '../transport/operator/server';
@@ -38,11 +39,13 @@ import { registerNotificationStreamRoute } from '../transport/sse/notifications'
 import { createMetrics, registerHttpMetrics, registerMetricsRoute } from '../platform/metrics';
 import { startDeliveryWorker } from '../resources/webhooks/worker';
 import { startDispatcher } from '../events/dispatcher';
-import { buildOpenApiDocument, createdPaths, locationOf, restRoutes } from '../transport/rest/openapi';
+import { buildOpenApiDocument, createdPaths, locationOf, pagedPaths, restRoutes } from '../transport/rest/openapi';
+import { answerAsRestList } from '../transport/rest/paged-lists';
 import { createServices } from '../resources/services';
 import { domainErrorOf } from '../transport/trpc/errors';
 import type { Context, ServicesHandle } from '../transport/trpc/init';
 import { appRouter } from '../transport/trpc/router';
+import { tokenNeedOf } from '../transport/trpc/token-scopes';
 import { registerWebApp } from '../transport/rest/web-app';
 
 export const VERSION = '0.1.0';
@@ -253,6 +256,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     response: { headers: {} },
     dropConnection: () => request.raw.destroy(),
     countAttempt: (input) => limits.countAttempt(request, reply, input),
+    tokenNeedOf,
     services: servicesHandle,
     settleEvents: dispatcher.settle,
   });
@@ -261,6 +265,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   };
 
   const creates = createdPaths(appRouter);
+  const pagedLists = pagedPaths(appRouter);
   /** A 401 names the scheme that would be accepted (RFC 6750), on both transports. */
   const challengeHeaders = (errors: readonly { code: string }[]): Record<string, string> =>
     errors.some((error) => error.code === 'UNAUTHORIZED') ? { 'www-authenticate': 'Bearer' } : {};
@@ -293,6 +298,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
           return { headers: { ...challengeHeaders(errors), ...domainErrorOf(error)?.headers } };
         }
         const path = paths?.[0];
+        // A paged list's page becomes the documented array and Link header here, at the REST edge.
+        if (ctx && path !== undefined && pagedLists.has(path)) answerAsRestList(data?.[0] as Page<unknown>, ctx.response, ctx.url);
         const created = path !== undefined && creates.has(path);
         const template = created ? creates.get(path) : undefined;
         const location = template ? locationOf(template, data?.[0]) : undefined;

@@ -104,18 +104,18 @@ describe('typed query parameters', () => {
   it('tRPC callers send the typed values (a number, an array), and strings are refused there', async () => {
     const query = (path: string, input: unknown) =>
       t.request('GET', `/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { token: owner.token });
-    const typed = await query('tasks.listForProjectPage', { projectId, status: ['TODO', 'DONE'], limit: 1 });
+    const typed = await query('tasks.listForProject', { projectId, status: ['TODO', 'DONE'], limit: 1 });
     expect(typed.status).toBe(200);
     expect(typed.body.result.data.items).toHaveLength(1);
     expect(typed.body.result.data.nextCursor).toEqual(expect.any(String));
     for (const input of [{ limit: '1' }, { limit: true }, { limit: [1] }, { limit: 0 }, { limit: 1.5 }, { status: 'TODO' }, { status: ['todo'] }, { status: [] }]) {
-      const response = await query('tasks.listForProjectPage', { projectId, ...input });
+      const response = await query('tasks.listForProject', { projectId, ...input });
       expect(response.status, JSON.stringify(input)).toBe(400);
     }
     // A REST request first, then the same wrong types on tRPC: the REST decoding changes no schema.
     expect((await t.request('GET', `/api/v1/projects?limit=1`, { token: owner.token })).status).toBe(200);
-    expect((await query('projects.listPage', { limit: '1' })).status).toBe(400);
-    expect((await query('projects.listPage', { limit: true })).status).toBe(400);
+    expect((await query('projects.list', { limit: '1' })).status).toBe(400);
+    expect((await query('projects.list', { limit: true })).status).toBe(400);
   });
 });
 

@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseSnapshot, expectErrorBody } from '../support/checks';
 import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from '../support/harness';
 import { discoverRestRoutes } from '../support/routes';
+import { procedureMetas } from '../../src/transport/rest/openapi';
+import { appRouter } from '../../src/transport/trpc/router';
+import { scopesTable, TOKEN_NEEDS } from '../../src/transport/trpc/token-scopes';
 
 /**
  * Every protected REST route × every scope of a personal access token held by the project's owner
@@ -209,15 +212,36 @@ describe('personal access token scopes × every route', () => {
     });
   }
 
-  it('applies the same needs to the native tRPC twins of the lists', async () => {
+  it('applies the same needs to the lists over native tRPC', async () => {
     const { projectId, taskId, webhookId } = await world();
     const read = async (procedure: string, input: unknown) =>
       (await t.request('GET', `/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, { token: tokens.admin })).status;
-    expect(await read('projects.listPage', {})).toBe(200);
-    expect(await read('tasks.listForProjectPage', { projectId })).toBe(200);
-    expect(await read('comments.listPage', { id: taskId })).toBe(200);
-    expect(await read('webhooks.deliveriesPage', { id: projectId, webhookId })).toBe(200);
-    expect(await read('auth.tokens.listPage', {})).toBe(403);
-    expect(await read('auth.sessions.listPage', {})).toBe(403);
+    expect(await read('projects.list', {})).toBe(200);
+    expect(await read('tasks.listForProject', { projectId })).toBe(200);
+    expect(await read('comments.list', { id: taskId })).toBe(200);
+    expect(await read('webhooks.deliveries', { id: projectId, webhookId })).toBe(200);
+    expect(await read('auth.tokens.list', {})).toBe(403);
+    expect(await read('auth.sessions.list', {})).toBe(403);
+  });
+});
+
+describe('the scopes table (transport/trpc/token-scopes.ts)', () => {
+  it("is keyed by exactly the router's procedures: an extra or a missing one does not compile", () => {
+    // Checked by tsc (`npx tsc --noEmit` compiles test/): each marked line is a type error, and the
+    // directive itself fails the compile if it ever stops being one.
+    // @ts-expect-error 'tasks.archive' is no procedure of the router
+    const extra = scopesTable({ ...TOKEN_NEEDS, 'tasks.archive': 'write' });
+    const { 'tasks.create': _dropped, ...withoutOne } = TOKEN_NEEDS;
+    // @ts-expect-error tasks.create has no need
+    const missing = scopesTable(withoutOne);
+    expect(Object.keys(extra)).toContain('tasks.archive');
+    expect(Object.keys(missing)).not.toContain('tasks.create');
+    expect(Object.keys(TOKEN_NEEDS).sort()).toEqual(procedureMetas(appRouter).map(([path]) => path).sort());
+  });
+
+  it('calls `public` exactly the procedures documented without a token', () => {
+    const documentedPublic = procedureMetas(appRouter).flatMap(([path, meta]) => (meta?.openapi?.protect === false ? [path] : []));
+    const tablePublic = Object.entries(TOKEN_NEEDS).flatMap(([path, need]) => (need === 'public' ? [path] : []));
+    expect(tablePublic.sort()).toEqual(documentedPublic.sort());
   });
 });

@@ -68,7 +68,7 @@ describe('the native tRPC endpoint', () => {
     expect(project).toMatchObject({ name: 'Engine', description: '', ownerId: registered.user.id });
     expect(dataOf(await query('projects.get', { id: project.id }, token)).id).toBe(project.id);
     expect(dataOf(await mutate('projects.update', { id: project.id, description: 'Difference' }, token)).description).toBe('Difference');
-    const listed = dataOf(await query('projects.listPage', undefined, token));
+    const listed = dataOf(await query('projects.list', undefined, token));
     expect(listed).toEqual({ items: [expect.objectContaining({ id: project.id })], nextCursor: null });
 
     const member = dataOf(await mutate('members.invite', { id: project.id, email: editor.email }, token));
@@ -78,11 +78,11 @@ describe('the native tRPC endpoint', () => {
     const task = dataOf(await mutate('tasks.create', { title: 'Punch cards', projectId: project.id, assigneeId: editor.id }, editor.token));
     expect(task).toMatchObject({ title: 'Punch cards', status: 'TODO', priority: 'MEDIUM', assigneeId: editor.id, createdById: editor.id });
     await mutate('tasks.create', { title: 'Second', projectId: project.id }, token);
-    const firstPage = dataOf(await query('tasks.listForProjectPage', { projectId: project.id, limit: 1 }, token));
+    const firstPage = dataOf(await query('tasks.listForProject', { projectId: project.id, limit: 1 }, token));
     expect(firstPage.items.map((item: { title: string }) => item.title)).toEqual(['Punch cards']);
-    const secondPage = dataOf(await query('tasks.listForProjectPage', { projectId: project.id, limit: 1, cursor: firstPage.nextCursor }, token));
+    const secondPage = dataOf(await query('tasks.listForProject', { projectId: project.id, limit: 1, cursor: firstPage.nextCursor }, token));
     expect(secondPage).toEqual({ items: [expect.objectContaining({ title: 'Second' })], nextCursor: null });
-    expect(dataOf(await query('tasks.listMinePage', { assigneeId: 'me' }, editor.token)).items.map((item: { id: string }) => item.id)).toContain(task.id);
+    expect(dataOf(await query('tasks.listMine', { assigneeId: 'me' }, editor.token)).items.map((item: { id: string }) => item.id)).toContain(task.id);
     expect(dataOf(await query('tasks.get', { id: task.id }, token)).id).toBe(task.id);
     expect(dataOf(await mutate('tasks.update', { id: task.id, status: 'DONE' }, token))).toMatchObject({ status: 'DONE', completedAt: expect.any(String) });
 
@@ -102,7 +102,7 @@ describe('the native tRPC endpoint', () => {
     ['projects.update', 'mutation', () => ({ id: projectId, description: 'x' }),               [404, 403, 403, 200]],
     ['projects.delete', 'mutation', () => ({ id: projectId }),                                 [404, 403, 403, 403]],
     ['members.invite', 'mutation', async () => ({ id: projectId, email: (await registerUser(t)).email }), [404, 403, 403, 200]],
-    ['tasks.listForProjectPage', 'query', () => ({ projectId }),                               [404, 200, 200, 200]],
+    ['tasks.listForProject', 'query', () => ({ projectId }),                               [404, 200, 200, 200]],
     ['tasks.create', 'mutation', () => ({ title: 'T', projectId }),                            [404, 403, 200, 200]],
     ['tasks.get', 'query', () => ({ id: taskId }),                                             [404, 200, 200, 200]],
     ['tasks.update', 'mutation', () => ({ id: taskId, priority: 'HIGH' }),                     [404, 403, 200, 200]],
@@ -191,12 +191,12 @@ describe('the native tRPC endpoint', () => {
 
   it('query input is validated too: wrong types, bad limits and cursors are 400s', async () => {
     // tRPC callers send typed values: a number for limit, an array for a status list.
-    expectTrpcError(await query('projects.listPage', { limit: '1' }, owner.token), 400, { issues: [issueAt(['limit'], 'invalid_type')] });
-    expectTrpcError(await query('projects.listPage', { limit: 501 }, owner.token), 400, { issues: [issueAt(['limit'])] });
-    expectTrpcError(await query('tasks.listMinePage', { status: 'TODO' }, owner.token), 400, { issues: [issueAt(['status'], 'invalid_type')] });
-    expectTrpcError(await query('tasks.listMinePage', { status: ['TODO', 'NOPE'] }, owner.token), 400, { issues: [issueAt(['status', 1])] });
-    expect((await query('tasks.listMinePage', { status: ['TODO', 'DONE'], limit: 2 }, owner.token)).status).toBe(200);
-    expectTrpcError(await query('projects.listPage', { cursor: 'bogus' }, owner.token), 400, { reason: 'INVALID_CURSOR' });
+    expectTrpcError(await query('projects.list', { limit: '1' }, owner.token), 400, { issues: [issueAt(['limit'], 'invalid_type')] });
+    expectTrpcError(await query('projects.list', { limit: 501 }, owner.token), 400, { issues: [issueAt(['limit'])] });
+    expectTrpcError(await query('tasks.listMine', { status: 'TODO' }, owner.token), 400, { issues: [issueAt(['status'], 'invalid_type')] });
+    expectTrpcError(await query('tasks.listMine', { status: ['TODO', 'NOPE'] }, owner.token), 400, { issues: [issueAt(['status', 1])] });
+    expect((await query('tasks.listMine', { status: ['TODO', 'DONE'], limit: 2 }, owner.token)).status).toBe(200);
+    expectTrpcError(await query('projects.list', { cursor: 'bogus' }, owner.token), 400, { reason: 'INVALID_CURSOR' });
     expectTrpcError(await query('projects.get', { id: 42 }, owner.token), 400, { issues: [issueAt(['id'], 'invalid_type')] });
   });
 

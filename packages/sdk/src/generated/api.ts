@@ -82,16 +82,6 @@ export interface ProcedureInputs {
      */
     cursor?: string;
   };
-  "auth.sessions.listPage": {
-    /**
-     * Page size, 1–500 (default 100)
-     */
-    limit?: number;
-    /**
-     * Opaque cursor from the `Link: rel="next"` header of the previous page
-     */
-    cursor?: string;
-  };
   "auth.sessions.revoke": {
     /**
      * Resource id (UUIDv7); a malformed or unknown id is a 404
@@ -119,16 +109,6 @@ export interface ProcedureInputs {
     expiresAt?: string | Date;
   };
   "auth.tokens.list": {
-    /**
-     * Page size, 1–500 (default 100)
-     */
-    limit?: number;
-    /**
-     * Opaque cursor from the `Link: rel="next"` header of the previous page
-     */
-    cursor?: string;
-  };
-  "auth.tokens.listPage": {
     /**
      * Page size, 1–500 (default 100)
      */
@@ -166,16 +146,6 @@ export interface ProcedureInputs {
     email: NotificationEmailMode;
   };
   "projects.list": {
-    /**
-     * Page size, 1–500 (default 100)
-     */
-    limit?: number;
-    /**
-     * Opaque cursor from the `Link: rel="next"` header of the previous page
-     */
-    cursor?: string;
-  };
-  "projects.listPage": {
     /**
      * Page size, 1–500 (default 100)
      */
@@ -237,20 +207,6 @@ export interface ProcedureInputs {
      */
     cursor?: string;
   };
-  "members.listPage": {
-    /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
-     */
-    id: string;
-    /**
-     * Page size, 1–500 (default 100)
-     */
-    limit?: number;
-    /**
-     * Opaque cursor from the `Link: rel="next"` header of the previous page
-     */
-    cursor?: string;
-  };
   "members.get": {
     /**
      * Resource id (UUIDv7); a malformed or unknown id is a 404
@@ -291,71 +247,6 @@ export interface ProcedureInputs {
     memberId: string;
   };
   "tasks.listForProject": {
-    /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
-     */
-    projectId: string;
-    /**
-     * Comma list of TODO, IN_PROGRESS, IN_REVIEW, DONE, CANCELLED
-     *
-     * @minItems 1
-     * @maxItems 50
-     */
-    status?: ("TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELLED")[];
-    /**
-     * Comma list of LOW, MEDIUM, HIGH, URGENT
-     *
-     * @minItems 1
-     * @maxItems 50
-     */
-    priority?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
-    /**
-     * A user id, `me` (the caller) or `none` (unassigned)
-     */
-    assigneeId?: string;
-    /**
-     * Comma list of label ids: tasks carrying any of them
-     *
-     * @minItems 1
-     * @maxItems 20
-     */
-    labelId?: string[];
-    /**
-     * Only tasks due strictly before this date-time
-     */
-    dueBefore?: string | Date;
-    /**
-     * Only tasks due strictly after this date-time
-     */
-    dueAfter?: string | Date;
-    /**
-     * Case-insensitive text searched in title and description
-     */
-    q?: string;
-    /**
-     * Sort field, `-` prefix for descending (default `createdAt`); ties broken by id
-     */
-    sort?:
-      | "createdAt"
-      | "-createdAt"
-      | "updatedAt"
-      | "-updatedAt"
-      | "dueDate"
-      | "-dueDate"
-      | "priority"
-      | "-priority"
-      | "title"
-      | "-title";
-    /**
-     * Page size, 1–500 (default 100)
-     */
-    limit?: number;
-    /**
-     * Opaque cursor from the `Link: rel="next"` header of the previous page
-     */
-    cursor?: string;
-  };
-  "tasks.listForProjectPage": {
     /**
      * Resource id (UUIDv7); a malformed or unknown id is a 404
      */
@@ -481,67 +372,6 @@ export interface ProcedureInputs {
      */
     cursor?: string;
   };
-  "tasks.listMinePage": {
-    /**
-     * Comma list of TODO, IN_PROGRESS, IN_REVIEW, DONE, CANCELLED
-     *
-     * @minItems 1
-     * @maxItems 50
-     */
-    status?: ("TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELLED")[];
-    /**
-     * Comma list of LOW, MEDIUM, HIGH, URGENT
-     *
-     * @minItems 1
-     * @maxItems 50
-     */
-    priority?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
-    /**
-     * A user id, `me` (the caller) or `none` (unassigned)
-     */
-    assigneeId?: string;
-    /**
-     * Comma list of label ids: tasks carrying any of them
-     *
-     * @minItems 1
-     * @maxItems 20
-     */
-    labelId?: string[];
-    /**
-     * Only tasks due strictly before this date-time
-     */
-    dueBefore?: string | Date;
-    /**
-     * Only tasks due strictly after this date-time
-     */
-    dueAfter?: string | Date;
-    /**
-     * Case-insensitive text searched in title and description
-     */
-    q?: string;
-    /**
-     * Sort field, `-` prefix for descending (default `createdAt`); ties broken by id
-     */
-    sort?:
-      | "createdAt"
-      | "-createdAt"
-      | "updatedAt"
-      | "-updatedAt"
-      | "dueDate"
-      | "-dueDate"
-      | "priority"
-      | "-priority"
-      | "title"
-      | "-title";
-    /**
-     * Page size, 1–500 (default 100)
-     */
-    limit?: number;
-    /**
-     * Opaque cursor from the `Link: rel="next"` header of the previous page
-     */
-    cursor?: string;
-  };
   "tasks.create": {
     title: string;
     projectId: string;
@@ -588,20 +418,6 @@ export interface ProcedureInputs {
     id: string;
   };
   "comments.list": {
-    /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
-     */
-    id: string;
-    /**
-     * Page size, 1–500 (default 100)
-     */
-    limit?: number;
-    /**
-     * Opaque cursor from the `Link: rel="next"` header of the previous page
-     */
-    cursor?: string;
-  };
-  "comments.listPage": {
     /**
      * Resource id (UUIDv7); a malformed or unknown id is a 404
      */
@@ -666,20 +482,6 @@ export interface ProcedureInputs {
     commentId: string;
   };
   "labels.list": {
-    /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
-     */
-    id: string;
-    /**
-     * Page size, 1–500 (default 100)
-     */
-    limit?: number;
-    /**
-     * Opaque cursor from the `Link: rel="next"` header of the previous page
-     */
-    cursor?: string;
-  };
-  "labels.listPage": {
     /**
      * Resource id (UUIDv7); a malformed or unknown id is a 404
      */
@@ -759,35 +561,7 @@ export interface ProcedureInputs {
      */
     cursor?: string;
   };
-  "activity.listForProjectPage": {
-    /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
-     */
-    id: string;
-    /**
-     * Page size, 1–500 (default 100)
-     */
-    limit?: number;
-    /**
-     * Opaque cursor from the `Link: rel="next"` header of the previous page
-     */
-    cursor?: string;
-  };
   "activity.listForTask": {
-    /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
-     */
-    id: string;
-    /**
-     * Page size, 1–500 (default 100)
-     */
-    limit?: number;
-    /**
-     * Opaque cursor from the `Link: rel="next"` header of the previous page
-     */
-    cursor?: string;
-  };
-  "activity.listForTaskPage": {
     /**
      * Resource id (UUIDv7); a malformed or unknown id is a 404
      */
@@ -819,20 +593,6 @@ export interface ProcedureInputs {
     active?: boolean;
   };
   "webhooks.list": {
-    /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
-     */
-    id: string;
-    /**
-     * Page size, 1–500 (default 100)
-     */
-    limit?: number;
-    /**
-     * Opaque cursor from the `Link: rel="next"` header of the previous page
-     */
-    cursor?: string;
-  };
-  "webhooks.listPage": {
     /**
      * Resource id (UUIDv7); a malformed or unknown id is a 404
      */
@@ -905,39 +665,7 @@ export interface ProcedureInputs {
      */
     cursor?: string;
   };
-  "webhooks.deliveriesPage": {
-    /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
-     */
-    id: string;
-    /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
-     */
-    webhookId: string;
-    /**
-     * Page size, 1–500 (default 100)
-     */
-    limit?: number;
-    /**
-     * Opaque cursor from the `Link: rel="next"` header of the previous page
-     */
-    cursor?: string;
-  };
   "notifications.list": {
-    /**
-     * `true`: unread notifications only
-     */
-    unread?: "true" | "false";
-    /**
-     * Page size, 1–500 (default 100)
-     */
-    limit?: number;
-    /**
-     * Opaque cursor from the `Link: rel="next"` header of the previous page
-     */
-    cursor?: string;
-  };
-  "notifications.listPage": {
     /**
      * `true`: unread notifications only
      */
@@ -991,16 +719,14 @@ export interface ProcedureOutputs {
   "auth.providers": AuthProviders;
   "auth.requestPasswordReset": Message;
   "auth.confirmPasswordReset": Message;
-  "auth.sessions.list": Session[];
-  "auth.sessions.listPage": {
+  "auth.sessions.list": {
     items: Session[];
     nextCursor: string | null;
   };
   "auth.sessions.revoke": Message;
   "auth.sessions.revokeOthers": Message;
   "auth.tokens.create": CreatedAccessToken;
-  "auth.tokens.list": AccessToken[];
-  "auth.tokens.listPage": {
+  "auth.tokens.list": {
     items: AccessToken[];
     nextCursor: string | null;
   };
@@ -1010,8 +736,7 @@ export interface ProcedureOutputs {
   "auth.oidc.exchange": AuthResponse;
   "auth.notificationSettings.get": NotificationSettings;
   "auth.notificationSettings.update": NotificationSettings;
-  "projects.list": Project[];
-  "projects.listPage": {
+  "projects.list": {
     items: Project[];
     nextCursor: string | null;
   };
@@ -1020,8 +745,7 @@ export interface ProcedureOutputs {
   "projects.update": Project;
   "projects.delete": Message;
   "projects.transferOwnership": Project;
-  "members.list": Member[];
-  "members.listPage": {
+  "members.list": {
     items: Member[];
     nextCursor: string | null;
   };
@@ -1029,13 +753,11 @@ export interface ProcedureOutputs {
   "members.invite": Member;
   "members.changeRole": Member;
   "members.remove": Message;
-  "tasks.listForProject": Task[];
-  "tasks.listForProjectPage": {
+  "tasks.listForProject": {
     items: Task[];
     nextCursor: string | null;
   };
-  "tasks.listMine": Task[];
-  "tasks.listMinePage": {
+  "tasks.listMine": {
     items: Task[];
     nextCursor: string | null;
   };
@@ -1043,8 +765,7 @@ export interface ProcedureOutputs {
   "tasks.get": Task;
   "tasks.update": Task;
   "tasks.delete": Message;
-  "comments.list": Comment[];
-  "comments.listPage": {
+  "comments.list": {
     items: Comment[];
     nextCursor: string | null;
   };
@@ -1052,8 +773,7 @@ export interface ProcedureOutputs {
   "comments.get": Comment;
   "comments.update": Comment;
   "comments.delete": Message;
-  "labels.list": Label[];
-  "labels.listPage": {
+  "labels.list": {
     items: Label[];
     nextCursor: string | null;
   };
@@ -1061,32 +781,27 @@ export interface ProcedureOutputs {
   "labels.get": Label;
   "labels.update": Label;
   "labels.delete": Message;
-  "activity.listForProject": Activity[];
-  "activity.listForProjectPage": {
+  "activity.listForProject": {
     items: Activity[];
     nextCursor: string | null;
   };
-  "activity.listForTask": Activity[];
-  "activity.listForTaskPage": {
+  "activity.listForTask": {
     items: Activity[];
     nextCursor: string | null;
   };
   "webhooks.create": CreatedWebhook;
-  "webhooks.list": Webhook[];
-  "webhooks.listPage": {
+  "webhooks.list": {
     items: Webhook[];
     nextCursor: string | null;
   };
   "webhooks.get": Webhook;
   "webhooks.update": Webhook;
   "webhooks.delete": Message;
-  "webhooks.deliveries": WebhookDelivery[];
-  "webhooks.deliveriesPage": {
+  "webhooks.deliveries": {
     items: WebhookDelivery[];
     nextCursor: string | null;
   };
-  "notifications.list": Notification[];
-  "notifications.listPage": {
+  "notifications.list": {
     items: Notification[];
     nextCursor: string | null;
   };
@@ -1600,12 +1315,10 @@ export const PROCEDURE_KINDS = {
   "auth.requestPasswordReset": "mutation",
   "auth.confirmPasswordReset": "mutation",
   "auth.sessions.list": "query",
-  "auth.sessions.listPage": "query",
   "auth.sessions.revoke": "mutation",
   "auth.sessions.revokeOthers": "mutation",
   "auth.tokens.create": "mutation",
   "auth.tokens.list": "query",
-  "auth.tokens.listPage": "query",
   "auth.tokens.revoke": "mutation",
   "auth.oidc.login": "query",
   "auth.oidc.callback": "query",
@@ -1613,7 +1326,6 @@ export const PROCEDURE_KINDS = {
   "auth.notificationSettings.get": "query",
   "auth.notificationSettings.update": "mutation",
   "projects.list": "query",
-  "projects.listPage": "query",
   "projects.create": "mutation",
   "projects.get": "query",
   "projects.update": "mutation",
@@ -1621,45 +1333,35 @@ export const PROCEDURE_KINDS = {
   "projects.transferOwnership": "mutation",
   "projects.events": "subscription",
   "members.list": "query",
-  "members.listPage": "query",
   "members.get": "query",
   "members.invite": "mutation",
   "members.changeRole": "mutation",
   "members.remove": "mutation",
   "tasks.listForProject": "query",
-  "tasks.listForProjectPage": "query",
   "tasks.listMine": "query",
-  "tasks.listMinePage": "query",
   "tasks.create": "mutation",
   "tasks.get": "query",
   "tasks.update": "mutation",
   "tasks.delete": "mutation",
   "comments.list": "query",
-  "comments.listPage": "query",
   "comments.create": "mutation",
   "comments.get": "query",
   "comments.update": "mutation",
   "comments.delete": "mutation",
   "labels.list": "query",
-  "labels.listPage": "query",
   "labels.create": "mutation",
   "labels.get": "query",
   "labels.update": "mutation",
   "labels.delete": "mutation",
   "activity.listForProject": "query",
-  "activity.listForProjectPage": "query",
   "activity.listForTask": "query",
-  "activity.listForTaskPage": "query",
   "webhooks.create": "mutation",
   "webhooks.list": "query",
-  "webhooks.listPage": "query",
   "webhooks.get": "query",
   "webhooks.update": "mutation",
   "webhooks.delete": "mutation",
   "webhooks.deliveries": "query",
-  "webhooks.deliveriesPage": "query",
   "notifications.list": "query",
-  "notifications.listPage": "query",
   "notifications.unreadCount": "query",
   "notifications.markRead": "mutation",
   "notifications.markAllRead": "mutation",

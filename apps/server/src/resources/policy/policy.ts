@@ -95,45 +95,12 @@ export type Grant = { kind: 'session' } | { kind: 'token'; scopes: readonly Toke
 
 export const SESSION_GRANT: Grant = { kind: 'session' };
 
-/** What a procedure needs of a personal access token: a scope, or `session` (no token may call it). */
-export type TokenNeed = TokenScope | 'session';
-
 /**
- * The scopes table: the procedures whose need differs from the default, which is `read` for a
- * query or subscription and `admin` for a mutation (so a procedure added later is admin-only for
- * tokens until it is listed here). Managing the account and its credentials takes a signed-in
- * session, so a token can never mint another or widen itself.
+ * What a procedure needs of a personal access token: a scope; `session` (no token may call it); or
+ * `public` (the procedure reads no token, so there is nothing to grant). Which procedure needs what
+ * is the scopes table, keyed by the router's procedures: transport/trpc/token-scopes.ts.
  */
-export const TOKEN_NEEDS: Readonly<Record<string, TokenNeed>> = {
-  'tasks.create': 'write',
-  'tasks.update': 'write',
-  'tasks.delete': 'write',
-  'comments.create': 'write',
-  'comments.update': 'write',
-  'comments.delete': 'write',
-  'notifications.markRead': 'write',
-  'notifications.markAllRead': 'write',
-  'watching.subscribe': 'write',
-  'watching.unsubscribe': 'write',
-  'labels.create': 'write',
-  'labels.update': 'write',
-  'labels.delete': 'write',
-  'auth.updateMe': 'session',
-  'auth.logout': 'session',
-  'auth.tokens.create': 'session',
-  'auth.tokens.list': 'session',
-  'auth.tokens.listPage': 'session',
-  'auth.tokens.revoke': 'session',
-  'auth.sessions.list': 'session',
-  'auth.sessions.listPage': 'session',
-  'auth.sessions.revoke': 'session',
-  'auth.sessions.revokeOthers': 'session',
-  'auth.notificationSettings.update': 'session',
-};
-
-export function tokenNeed(procedure: string, type: 'query' | 'mutation' | 'subscription'): TokenNeed {
-  return TOKEN_NEEDS[procedure] ?? (type === 'mutation' ? 'admin' : 'read');
-}
+export type TokenNeed = TokenScope | 'session' | 'public';
 
 /** Procedures that act beyond any one project: a token limited to some projects may not call them. */
 const BEYOND_PROJECTS = new Set(['projects.create']);
@@ -141,10 +108,9 @@ const BEYOND_PROJECTS = new Set(['projects.create']);
 /** A scope covers itself and the scopes before it (admin ⊃ write ⊃ read). */
 const covers = (scope: TokenScope, need: TokenScope) => TOKEN_SCOPES.indexOf(scope) >= TOKEN_SCOPES.indexOf(need);
 
-/** The 403 for a call the grant does not cover, or undefined when it does (always, for a session). */
-export function callRefusal(grant: Grant, procedure: string, type: 'query' | 'mutation' | 'subscription'): DomainError | undefined {
-  if (grant.kind === 'session') return undefined;
-  const need = tokenNeed(procedure, type);
+/** The 403 for a call of `procedure`, which needs `need`, that the grant does not cover, or undefined when it does (always, for a session). */
+export function callRefusal(grant: Grant, procedure: string, need: TokenNeed): DomainError | undefined {
+  if (grant.kind === 'session' || need === 'public') return undefined;
   if (need === 'session') return new DomainError('FORBIDDEN', 'A personal access token cannot do this: sign in with a password or single sign-on', 'SESSION_REQUIRED');
   if (!grant.scopes.some((scope) => covers(scope, need))) {
     return new DomainError('FORBIDDEN', `This personal access token lacks the ${need} scope`, 'INSUFFICIENT_SCOPE');

@@ -1,6 +1,7 @@
 import { ErrorBodySchema, UnsubscribeBody } from '@tasklane/schemas';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
+import { documentAsRestList } from './paged-lists';
 import type { RestRoute } from './rest-input';
 import type { ProcedureMeta } from '../trpc/init';
 import type { AppRouter } from '../trpc/router';
@@ -106,6 +107,9 @@ export function restRoutes(router: AppRouter): RestRoute[] {
 /** The procedures whose REST success status is 201, each with its `Location` template. */
 export const createdPaths = (router: AppRouter): Map<string, string | undefined> =>
   new Map(procedureMetas(router).flatMap(([path, meta]) => (meta?.successStatus === 201 ? [[path, meta.location] as const] : [])));
+
+/** The paged lists, whose REST answer is the page's items with a `Link` header (paged-lists.ts). */
+export const pagedPaths = (router: AppRouter): Set<string> => new Set(procedureMetas(router).flatMap(([path, meta]) => (meta?.paged ? [path] : [])));
 
 /** A create's `Location`: the template's `{field}`s filled from the created resource. */
 export function locationOf(template: string, created: unknown): string | undefined {
@@ -379,6 +383,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
     for (const [method, operation] of Object.entries(operations)) {
       const { procedure, meta } = procedures.get(`${method} ${path}`) ?? {};
       const success = operation.responses['200']!;
+      if (meta?.paged) documentAsRestList(success);
       success.headers = Object.assign({}, ...(meta?.headers ?? []).map(header), meta?.location ? header('Location') : {});
       if (meta?.successStatus === 201) success.description = 'Created';
       if (meta?.openapi?.successDescription) success.description = meta.openapi.successDescription;

@@ -7,6 +7,8 @@ import { errorBody, sendError } from '../rest/rest-errors';
 import { requireProjectAccess } from '../../resources/policy/access';
 import { DomainError } from '../../platform/errors';
 import { callRefusal, runWithGrant, SESSION_GRANT } from '../../resources/policy/policy';
+import type { AppProcedurePath } from '../trpc/router';
+import { tokenNeedOf } from '../trpc/token-scopes';
 import { SlowConsumerError, type EventsService } from '../../resources/activity/follow';
 
 /** A client whose unsent output exceeds this is too slow; it is disconnected rather than buffered for. */
@@ -53,7 +55,7 @@ export function registerEventStreamRoute(app: FastifyInstance, options: EventStr
  * The caller of a stream request, its grant and the `Last-Event-ID` it resumes after (header, or
  * `?lastEventId=`); undefined once a refusal (401, 403, 400) has been sent.
  */
-export async function authorizeStream(request: FastifyRequest<{ Querystring: Record<string, string | undefined> }>, reply: FastifyReply, auth: AuthService, procedure: string) {
+export async function authorizeStream(request: FastifyRequest<{ Querystring: Record<string, string | undefined> }>, reply: FastifyReply, auth: AuthService, procedure: AppProcedurePath) {
   const claims = await auth.identify(authorizationOf(request));
   const userId = claims && (await auth.isCurrent(claims)) ? claims.userId : null;
   if (!userId) {
@@ -62,7 +64,7 @@ export async function authorizeStream(request: FastifyRequest<{ Querystring: Rec
   }
   // The same stream as the tRPC subscription, so the same rule: any scope may read it, in the projects its token reaches.
   const grant = claims?.grant ?? SESSION_GRANT;
-  const refusal = callRefusal(grant, procedure, 'subscription');
+  const refusal = callRefusal(grant, procedure, tokenNeedOf(procedure));
   if (refusal) return void (await sendError(request, reply, 403, errorBody(403, refusal.message, refusal.reason)));
   const lastEventId = (request.headers['last-event-id'] as string | undefined) ?? request.query.lastEventId;
   if (lastEventId !== undefined && !EVENT_ID.test(lastEventId)) {

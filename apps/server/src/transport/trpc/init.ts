@@ -4,7 +4,7 @@ import { isDatabaseUnavailable, isUnstorableValue } from '../../platform/db-erro
 import type { Services } from '../../resources/services';
 import { DomainError } from '../../platform/errors';
 import type { ResponseMeta } from '../../platform/response-meta';
-import { callRefusal, runWithGrant, SESSION_GRANT } from '../../resources/policy/policy';
+import { callRefusal, runWithGrant, SESSION_GRANT, type TokenNeed } from '../../resources/policy/policy';
 import { domainErrorOf, formatError, toTRPCError } from './errors';
 import { recordingEvents } from '../../events/record';
 
@@ -35,6 +35,11 @@ export interface Context {
   dropConnection: () => void;
   /** Counts one call of a password, email or single-use code check against the rate limits (http/rate-limits.ts); throws the 429 past them. */
   countAttempt: (input: unknown) => Promise<void>;
+  /**
+   * What a personal access token needs for a procedure (token-scopes.ts). Given by the app because
+   * the scopes table is typed by the router, which is built from this module.
+   */
+  tokenNeedOf: (procedure: string) => TokenNeed;
   services: ServicesHandle;
   /** Waits (bounded) until the derived work of these committed events is done: a write's caller then reads it (events/dispatcher.ts). */
   settleEvents: (eventIds: readonly number[]) => Promise<void>;
@@ -70,6 +75,11 @@ export type ProcedureMeta = {
   headers?: ('ETag' | 'Link' | 'Location' | 'Idempotent-Replayed')[];
   /** Request headers the route honours, for the OpenAPI document. */
   requestHeaders?: ('If-Match' | 'Idempotency-Key')[];
+  /**
+   * A paged list (paged-list.ts): the procedure answers `{ items, nextCursor }`, which REST sends as
+   * the bare array with a `Link: rel="next"` header, and documents so (transport/rest/paged-lists.ts).
+   */
+  paged?: true;
 };
 
 const t = initTRPC
@@ -131,7 +141,7 @@ export const protectedProcedure = publicProcedure.use(async ({ ctx, type, path, 
   const claims = await ctx.services.auth.identify(ctx.authorization);
   if (!claims) throw unauthorized();
   const grant = claims.grant ?? SESSION_GRANT;
-  const refusal = callRefusal(grant, path, type);
+  const refusal = callRefusal(grant, path, ctx.tokenNeedOf(path));
   const current = ctx.services.auth.isCurrent(claims);
   const proceed = () => runWithGrant(grant, () => next({ ctx: { userId: claims.userId, token: claims } }));
   if (type !== 'query' || refusal) {

@@ -11,6 +11,7 @@ import { tasksRouter } from './routers/tasks';
 import { webhooksRouter } from './routers/webhooks';
 import { ssoRouter } from './routers/sso';
 import { mergeRouters, router } from './init';
+import type { ProcedurePathOf } from './procedure-paths';
 
 export const appRouter = router({
   auth: mergeRouters(authRouter, router({ tokens: accessTokensRouter, oidc: ssoRouter, notificationSettings: notificationSettingsRouter })),
@@ -26,3 +27,6 @@ export const appRouter = router({
 });
 
 export type AppRouter = typeof appRouter;
+
+/** Every procedure's dotted path, as tRPC calls it (`auth.tokens.list`): what the scopes table is keyed by. */
+export type AppProcedurePath = ProcedurePathOf<AppRouter>;
