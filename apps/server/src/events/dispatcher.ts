@@ -55,7 +55,7 @@ const toEvent = (row: typeof activity.$inferSelect): Activity => ({
  *
  * With `skipFailing` (after the batch failed as a whole), each event's work is written in a
  * savepoint of its own, and an event whose work fails for a reason that is no passing fault is
- * reported (`onSkipped`) and marked dispatched without it, so that one such event cannot hold up
+ * reported (`skipFailing`) and marked dispatched without it, so that one such event cannot hold up
  * every later one for good.
  */
 async function dispatchBatch(db: Db, skipFailing?: (event: Activity, error: unknown) => void): Promise<{ busy: boolean; events: Activity[] }> {

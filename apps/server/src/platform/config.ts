@@ -83,7 +83,7 @@ export const EnvSchema = z.object({
   EVENT_MAX_QUEUED: z.coerce.number().int().min(10).max(1_000_000).default(1000),
   REMINDER_WINDOW: durationSeconds.default(86_400),
   REMINDER_POLL_MS: timerMilliseconds.default(60_000),
-  EVENT_DISPATCH_POLL_MS: timerMilliseconds.default(1000),
+  EVENT_DISPATCH_POLL_MS: timerMilliseconds.default(5000),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   WEBHOOK_POLL_MS: timerMilliseconds.default(1000),
   WEBHOOK_TIMEOUT_MS: timerMilliseconds.default(10_000),

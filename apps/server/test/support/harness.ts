@@ -26,7 +26,7 @@ export const testConfig = (overrides: Partial<Config> = {}): Config => ({
   eventMaxQueued: 1000,
   webhooks: { allowPrivate: true, pollMs: 1000, timeoutMs: 5000, retryBaseMs: 1000, retryMaxDelayMs: 60_000, retryWindowMs: 86_400_000, logRetentionMs: 7 * 86_400_000 },
   reminders: { windowSeconds: 86_400, pollMs: 60_000 },
-  dispatch: { enabled: true, pollMs: 1000, settleMs: 2000 },
+  dispatch: { enabled: true, pollMs: 5000, settleMs: 2000 },
   publicUrl: 'http://tasklane.test',
   passwordLogin: true,
   ...overrides,
