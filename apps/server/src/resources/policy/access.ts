@@ -1,10 +1,10 @@
-import { arrayLiteral, type Db, labels, memberships, projects } from '@tasklane/db';
+import { type Db, memberships, projects } from '@tasklane/db';
 import type { Role } from '@tasklane/schemas';
 import { type SQL, and, eq, inArray, sql } from 'drizzle-orm';
 import { isId } from '../../platform/ids';
 import { preparedFor } from '../../platform/prepared';
 import { type ProjectAccess, requireReach } from './policy';
-import { DomainError, notFound } from '../../platform/errors';
+import { notFound } from '../../platform/errors';
 
 /**
  * The caller's (`userId` placeholder) role in the project `projectIdOfRow` names — a column of the
@@ -53,15 +53,6 @@ export const membersAmong = async (db: Db, projectId: string, userIds: readonly 
         ).map((row) => row.userId),
       );
 
-/** How many of `labelIds` (well-formed ids, each once) are labels of the project. */
-export async function countProjectLabels(db: Db, projectId: string, labelIds: readonly string[]): Promise<number> {
-  const found = await db
-    .select({ id: labels.id })
-    .from(labels)
-    .where(and(eq(labels.projectId, projectId), sql`${labels.id} = any(${arrayLiteral(labelIds)}::uuid[])`));
-  return found.length;
-}
-
 /**
  * Who owns the project (undefined: no such project). With `lock`, its row stays locked to the end
  * of the caller's transaction, so ownership cannot move meanwhile.
@@ -80,18 +71,4 @@ export async function requireProjectAccess(db: Db, projectId: string, userId: st
   const row = isId(projectId) ? await findAccess(db, projectId, userId) : undefined;
   if (!row) throw notFound('Project');
   return { projectId, role: row.role, isOwner: row.ownerId === userId };
-}
-
-/**
- * Runs checks of a write's input against its project's rows (members, labels). They also fail when
- * the project, or the task, was deleted since it was read, taking those rows along: then the
- * answer is its 404, which `stillThere` throws, as it would have had the deletion come first.
- */
-export async function checkedWhileThere<T>(checks: () => Promise<T>, stillThere: () => Promise<unknown>): Promise<T> {
-  try {
-    return await checks();
-  } catch (error) {
-    if (error instanceof DomainError && error.code === 'BAD_REQUEST') await stillThere();
-    throw error;
-  }
 }
