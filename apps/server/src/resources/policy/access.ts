@@ -1,9 +1,9 @@
-import { type Db, labels, memberships, projects } from '@tasklane/db';
+import { type Db, memberships, projects } from '@tasklane/db';
 import type { Role } from '@tasklane/schemas';
 import { type SQL, type SQLWrapper, and, eq, inArray, sql } from 'drizzle-orm';
 import { isId } from '../../platform/ids';
 import { type ProjectAccess, requireReach } from './policy';
-import { DomainError, notFound } from '../../platform/errors';
+import { notFound } from '../../platform/errors';
 
 /**
  * The role of `userId` (the caller; by default the statement's `userId` placeholder) in the project
@@ -47,15 +47,6 @@ export const membersAmong = async (db: Db, projectId: string, userIds: readonly 
         ).map((row) => row.userId),
       );
 
-/** How many of `labelIds` (well-formed ids, each once) are labels of the project. */
-export async function countProjectLabels(db: Db, projectId: string, labelIds: readonly string[]): Promise<number> {
-  const found = await db
-    .select({ id: labels.id })
-    .from(labels)
-    .where(and(eq(labels.projectId, projectId), inArray(labels.id, [...labelIds])));
-  return found.length;
-}
-
 /**
  * Who owns the project (undefined: no such project). With `lock`, its row stays locked to the end
  * of the caller's transaction, so ownership cannot move meanwhile.
@@ -74,18 +65,4 @@ export async function requireProjectAccess(db: Db, projectId: string, userId: st
   const row = isId(projectId) ? await findAccess(db, projectId, userId) : undefined;
   if (!row) throw notFound('Project');
   return { projectId, role: row.role, isOwner: row.ownerId === userId };
-}
-
-/**
- * Runs checks of a write's input against its project's rows (members, labels). They also fail when
- * the project, or the task, was deleted since it was read, taking those rows along: then the
- * answer is its 404, which `stillThere` throws, as it would have had the deletion come first.
- */
-export async function checkedWhileThere<T>(checks: () => Promise<T>, stillThere: () => Promise<unknown>): Promise<T> {
-  try {
-    return await checks();
-  } catch (error) {
-    if (error instanceof DomainError && error.code === 'BAD_REQUEST') await stillThere();
-    throw error;
-  }
 }

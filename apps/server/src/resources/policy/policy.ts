@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ROLES, type Role, TOKEN_SCOPES, type TokenScope } from '@tasklane/schemas';
+import { type Role, TOKEN_SCOPES, type TokenScope } from '@tasklane/schemas';
 import { DomainError, notFound } from '../../platform/errors';
 
 /** What a caller is to a project: their member role, and whether they own it. */
@@ -42,12 +42,6 @@ export type Action = keyof typeof PERMISSIONS;
 export function can(access: ProjectAccess, action: Action): boolean {
   const allowed: Allowed = PERMISSIONS[action];
   return access.isOwner ? allowed.owner : allowed[access.role];
-}
-
-/** Who an action of the table allows, for a check made inside a statement (see taskInsert): the member roles, and whether the owner may. */
-export function allowedBy(action: Action): { roles: Role[]; owner: boolean } {
-  const allowed: Allowed = PERMISSIONS[action];
-  return { roles: ROLES.filter((role) => allowed[role]), owner: allowed.owner };
 }
 
 const DESCRIPTIONS: Record<Action, string> = {
