@@ -42,8 +42,9 @@ export function createMetrics() {
       },
     });
   poolGauge('tasklane_db_pool_connections_max', 'Connections the database pool may open (PGlite: 1)', (stats) => stats.max);
-  poolGauge('tasklane_db_pool_connections_in_use', 'Pool connections running statements or held by a transaction', (stats) => stats.inUse);
-  poolGauge('tasklane_db_pool_waiting', 'Statements waiting for a free pool connection', (stats) => stats.waiting);
+  // Counted by the service around its own statements and transactions (packages/db: tracking.ts).
+  poolGauge('tasklane_db_pool_connections_in_use', 'Pool connections running statements or held by a transaction, as the service counts them', (stats) => stats.inUse);
+  poolGauge('tasklane_db_pool_waiting', 'Statements and transactions in flight beyond the pool size (queued or pipelined)', (stats) => stats.waiting);
   const queryDuration = new Histogram({
     name: 'tasklane_db_query_duration_seconds',
     help: 'Database statements from issue to result, the wait for a connection included',
