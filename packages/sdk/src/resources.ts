@@ -5,9 +5,10 @@ export type ProcedurePath = keyof typeof PROCEDURE_KINDS;
 /**
  * The SDK's one table: each resource method and the server procedure it calls (a list procedure
  * answers the page, `{ items, nextCursor }`, over tRPC). Checked when it compiles: a name that is
- * no procedure of the router is refused by `satisfies`, and a procedure with no method here by
- * `CoversEveryProcedure` below. The procedure names are src/generated/api.ts's, generated from the
- * server's router; test/resources.test.ts type-checks those against the router's type itself.
+ * no procedure of the router is refused by `satisfies`, and a procedure with no method here by the
+ * `CoversEveryProcedure` check in src/resources.ts. The procedure names are those of
+ * src/generated/api.ts, generated from the server's router; test/resources.test.ts type-checks
+ * them against the router's type itself.
  */
 export const RESOURCES = {
   auth: {
