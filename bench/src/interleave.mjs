@@ -34,7 +34,7 @@ const { values: options } = parseArgs({
     b: { type: 'string', default: '' },
     'a-server': { type: 'string' },
     'b-server': { type: 'string' },
-    scenarios: { type: 'string', default: 'task,project,page,filtered,create,patch,title,comment,hot,mix,lag' },
+    scenarios: { type: 'string', default: 'task,project,trpc,page,filtered,create,patch,title,comment,hot,mix,lag' },
     rounds: { type: 'string', default: '3' },
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '1' },
