@@ -20,7 +20,7 @@ export const lockPath = (dataDir: string) => join(dataDir, 'tasklane.lock');
 const SOCKET_PATH_MAX = 103;
 
 /**
- * The running server's operator channel (src/http/operator.ts): a UNIX socket only the owner may
+ * The running server's operator channel (src/transport/operator/server.ts): a UNIX socket only the owner may
  * connect to. None when DATA_DIR's path is too long for one (the system would cut it short).
  */
 export function operatorSocketPath(dataDir: string): string | undefined {

@@ -5,7 +5,7 @@ import { operatorSocketPath } from './data-dir';
 const NO_SERVER = new Set(['ENOENT', 'ECONNREFUSED']);
 
 /**
- * One request to the server running on DATA_DIR, over its operator socket (src/http/operator.ts);
+ * One request to the server running on DATA_DIR, over its operator socket (src/transport/operator/server.ts);
  * undefined when no server runs there, so the caller opens the directory itself.
  */
 export function askRunningServer(dataDir: string, path: string, body?: unknown): Promise<IncomingMessage | undefined> {

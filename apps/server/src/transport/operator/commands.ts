@@ -5,7 +5,7 @@ import { DomainError } from '../../platform/errors';
 
 /**
  * `create-user` and `reset-password`, whoever runs them: the running server for its operator
- * channel (src/http/operator.ts), or the CLI itself when no server holds the data directory. The
+ * channel (src/transport/operator/server.ts), or the CLI itself when no server holds the data directory. The
  * input is checked here, so both answer a bad one alike. Each returns the line the CLI prints.
  */
 const ResetPasswordInput = z.object({ email: z.string(), password: RegisterInput.shape.password });
