@@ -1,5 +1,5 @@
 import { activity, type Database, type Db } from '@tasklane/db';
-import type { Activity, ActivityType, FieldChange } from '@tasklane/schemas';
+import type { Activity } from '@tasklane/schemas';
 import { and, asc, inArray, isNull, sql } from 'drizzle-orm';
 import { startBackgroundWorker } from '../platform/background-worker';
 import { findCode, isDatabaseUnavailable } from '../platform/db-errors';
@@ -7,7 +7,7 @@ import { DISPATCH_LOCK_CLASS } from '../platform/locks';
 import { rowsOf } from '../platform/sql';
 import { writeNotifications } from './processors/notifications';
 import { DELIVERIES_CHANNEL, queueDeliveries } from './processors/webhooks';
-import { EVENTS_CHANNEL } from './record';
+import { EVENTS_CHANNEL, toActivity } from './record';
 
 /** Events dispatched per transaction: enough to amortise its round trips, few enough to commit soon. */
 const BATCH = 200;
@@ -34,17 +34,6 @@ export interface Dispatcher {
   stop(): Promise<void>;
 }
 
-const toEvent = (row: typeof activity.$inferSelect): Activity => ({
-  id: String(row.id),
-  type: row.type as ActivityType,
-  time: row.createdAt.toISOString(),
-  actorId: row.actorId,
-  projectId: row.projectId,
-  taskId: row.taskId,
-  resource: row.resource as Record<string, unknown>,
-  changes: (row.changes as Record<string, FieldChange> | null) ?? null,
-});
-
 /**
  * One batch, in one transaction: the visible events not yet dispatched, oldest first, each one's
  * webhook deliveries and notifications written, then marked dispatched, all committing together —
@@ -63,7 +52,7 @@ async function dispatchBatch(db: Db, skipFailing?: (event: Activity, error: unkn
     const [gate] = rowsOf<{ ok: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(${DISPATCH_LOCK_CLASS}, 0) as ok`));
     if (gate?.ok !== true) return { busy: true, events: [] };
     const rows = await tx.select().from(activity).where(isNull(activity.dispatchedAt)).orderBy(asc(activity.id)).limit(BATCH);
-    const events = rows.map(toEvent);
+    const events = rows.map(toActivity);
     let queued = 0;
     const dispatch = async (handle: Db, event: Activity) => {
       queued += await queueDeliveries(handle, event);

@@ -26,6 +26,18 @@ export interface ChangeEvent {
   changes?: Record<string, FieldChange> | null;
 }
 
+/** An event as the API shows it (history, live streams, webhook bodies), from its row: the one mapper of the event log. */
+export const toActivity = (row: typeof activity.$inferSelect): Activity => ({
+  id: String(row.id),
+  type: row.type as ActivityType,
+  time: row.createdAt.toISOString(),
+  actorId: row.actorId,
+  projectId: row.projectId,
+  taskId: row.taskId,
+  resource: row.resource as Record<string, unknown>,
+  changes: (row.changes as Record<string, FieldChange> | null) ?? null,
+});
+
 /** The ids of the events recorded within the current call of `recordingEvents`. */
 const recorded = new AsyncLocalStorage<number[]>();
 

@@ -1,20 +1,12 @@
 import type { Db } from '@tasklane/db';
-import type { Activity, ActivityType, FieldChange, ListProjectActivityInput } from '@tasklane/schemas';
+import type { Activity, ListProjectActivityInput } from '@tasklane/schemas';
 import { requireProjectAccess } from '../policy/access';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../../platform/paging';
 import type { TasksService } from '../tasks/service';
+import { toActivity } from '../../events/record';
 import * as store from './store';
 
-export const toActivity = (row: store.ActivityRow): Activity => ({
-  id: String(row.id),
-  type: row.type as ActivityType,
-  time: row.createdAt.toISOString(),
-  actorId: row.actorId,
-  projectId: row.projectId,
-  taskId: row.taskId,
-  resource: row.resource as Record<string, unknown>,
-  changes: (row.changes as Record<string, FieldChange> | null) ?? null,
-});
+export { toActivity };
 
 /** For the projects service, in its transaction: a project's history is deleted with it (its `project.deleted` entry is recorded afterwards). */
 export const forgetProjectActivity = (tx: Db, projectId: string) => store.deleteProjectActivity(tx, projectId);
