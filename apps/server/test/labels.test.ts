@@ -450,12 +450,21 @@ describe('the cost of a page of labelled tasks', () => {
     t.database.onQuerySettled(() => {
       statements += 1;
     });
+    // The fewest statements of three requests: the count is of the whole database, so a background
+    // statement (the event dispatcher's safety poll, a token check whose cache just expired on a
+    // slow machine) can land inside one request's window, never below what the request itself runs.
     const statementsFor = async (url: string) => {
       await t.request('GET', url, { token: owner.token }); // warm: the token check and the statement's first preparation
-      statements = 0;
-      const response = await t.request('GET', url, { token: owner.token });
-      expect(response.status).toBe(200);
-      return { statements, tasks: response.body as { labelIds: string[]; commentCount: number }[] };
+      let fewest = Number.POSITIVE_INFINITY;
+      let tasks: { labelIds: string[]; commentCount: number }[] = [];
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        statements = 0;
+        const response = await t.request('GET', url, { token: owner.token });
+        expect(response.status).toBe(200);
+        fewest = Math.min(fewest, statements);
+        tasks = response.body as typeof tasks;
+      }
+      return { statements: fewest, tasks };
     };
     const small = await statementsFor(`/api/v1/tasks/project/${labelled}?limit=5`);
     const large = await statementsFor(`/api/v1/tasks/project/${labelled}?limit=50`);
