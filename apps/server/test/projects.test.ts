@@ -1,4 +1,4 @@
-import { TASK_STATUSES } from '@tasklane/schemas';
+import { DEFAULT_STATES } from '@tasklane/schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from './support/checks';
 import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
@@ -153,7 +153,7 @@ describe('taskCounts of GET /projects/{id} follow every change of the tasks', ()
 
   /** What the counts must be: the project's tasks, listed page by page and counted here. */
   const countedFromList = async (projectId: string) => {
-    const counts: Record<string, number> = Object.fromEntries(TASK_STATUSES.map((status) => [status, 0]));
+    const counts: Record<string, number> = Object.fromEntries(DEFAULT_STATES.map(({ key }) => [key, 0]));
     let url: string | undefined = `/api/v1/tasks/project/${projectId}?limit=100`;
     while (url) {
       const page: Awaited<ReturnType<TestApp['request']>> = await t.request('GET', url, { token: owner.token });

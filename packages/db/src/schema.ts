@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, date, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, date, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz } from './timestamps';
 
 const timestamps = {
@@ -8,7 +8,6 @@ const timestamps = {
 };
 
 export const roleEnum = pgEnum('member_role', ['VIEWER', 'EDITOR', 'ADMIN']);
-export const taskStatusEnum = pgEnum('task_status', ['TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELLED']);
 /** Declared in rank order, so ORDER BY priority sorts by rank. */
 export const taskPriorityEnum = pgEnum('task_priority', ['LOW', 'MEDIUM', 'HIGH', 'URGENT']);
 
@@ -68,7 +67,8 @@ export const tasks = pgTable(
       .references(() => projects.id, { onDelete: 'cascade' }),
     title: text('title').notNull(),
     description: text('description').notNull().default(''),
-    status: taskStatusEnum('status').notNull().default('TODO'),
+    /** The key of one of the project's states (project_states), checked by the tasks service under the state's lock. */
+    status: text('status').notNull(),
     priority: taskPriorityEnum('priority').notNull().default('MEDIUM'),
     dueDate: timestamptz('due_date'),
     assigneeId: uuid('assignee_id').references(() => users.id, { onDelete: 'set null' }),
@@ -119,6 +119,35 @@ export const labels = pgTable(
   (table) => [uniqueIndex('labels_project_name_key').on(table.projectId, sql`lower(${table.name})`)],
 );
 
+/** The categories a workflow state belongs to, in board-group order. */
+export const STATE_CATEGORY_VALUES = ['backlog', 'unstarted', 'started', 'completed', 'cancelled'] as const;
+
+/**
+ * A project's workflow states (migration 0010): a task's `status` is the `key` of one of them.
+ * `position` is the board order, 0 to n-1 without gaps (the states service keeps it so); `key`
+ * never changes, so tasks.status needs no foreign key to follow renames.
+ */
+export const projectStates = pgTable(
+  'project_states',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    name: text('name').notNull(),
+    category: text('category', { enum: STATE_CATEGORY_VALUES }).notNull(),
+    /** `#rrggbb`, lower case. */
+    color: text('color').notNull(),
+    position: integer('position').notNull(),
+    ...timestamps,
+  },
+  (table) => [
+    uniqueIndex('project_states_project_key_key').on(table.projectId, table.key),
+    check('project_states_category_check', sql`${table.category} in ('backlog', 'unstarted', 'started', 'completed', 'cancelled')`),
+  ],
+);
+
 /**
  * Tasks per status of each project, kept by triggers on `tasks` (migration 0004) in the writing
  * transaction, so GET /projects/{id} reads five numbers instead of counting the project's tasks.
@@ -129,7 +158,8 @@ export const projectTaskCounts = pgTable(
     projectId: uuid('project_id')
       .notNull()
       .references(() => projects.id, { onDelete: 'cascade' }),
-    status: taskStatusEnum('status').notNull(),
+    /** A state's key (tasks.status). */
+    status: text('status').notNull(),
     count: integer('count').notNull(),
   },
   (table) => [primaryKey({ columns: [table.projectId, table.status] })],

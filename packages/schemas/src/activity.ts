@@ -18,6 +18,9 @@ export const ACTIVITY_TYPES = [
   'label.created',
   'label.updated',
   'label.deleted',
+  'state.created',
+  'state.updated',
+  'state.deleted',
 ] as const;
 
 export const ActivityTypeSchema = z.enum(ACTIVITY_TYPES).meta({ id: 'ActivityType' });
@@ -36,7 +39,7 @@ export const ActivitySchema = z
     taskId: IdSchema.nullable().meta({ description: 'The task a task or comment event concerns' }),
     resource: z
       .record(z.string(), z.unknown())
-      .meta({ description: 'The changed resource (Project, Member, Task, Comment or Label) after the change; before it, for deletions' }),
+      .meta({ description: 'The changed resource (Project, Member, Task, Comment, Label or State) after the change; before it, for deletions' }),
     changes: z
       .record(z.string(), FieldChangeSchema)
       .nullable()

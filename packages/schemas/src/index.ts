@@ -11,3 +11,4 @@ export * from './activity';
 export * from './webhooks';
 export * from './notification-settings';
 export * from './notifications';
+export * from './states';

@@ -12,8 +12,8 @@ const LabelNameSchema = trimmed(1, LABEL_NAME_MAX).meta({
   example: 'Bug',
 });
 
-/** `#rrggbb`; either case is accepted, lower case is stored and returned. */
-const LabelColorSchema = z
+/** `#rrggbb`; either case is accepted, lower case is stored and returned (labels' and states' colours). */
+export const ColorSchema = z
   .string()
   .regex(/^#[0-9a-fA-F]{6}$/, { error: 'color must be #rrggbb (six hexadecimal digits)' })
   .overwrite((color) => color.toLowerCase())
@@ -34,13 +34,13 @@ export const CreateLabelInput = z
   .object({
     id: PathIdSchema,
     name: LabelNameSchema,
-    color: LabelColorSchema.optional().meta({ description: `\`#rrggbb\` (default ${DEFAULT_LABEL_COLOR})` }),
+    color: ColorSchema.optional().meta({ description: `\`#rrggbb\` (default ${DEFAULT_LABEL_COLOR})` }),
   })
   .strict()
   .meta({ examples: [{ name: 'Bug', color: '#d73a4a' }] });
 
 export const UpdateLabelInput = z
-  .object({ ...pathIds, name: LabelNameSchema.optional(), color: LabelColorSchema.optional() })
+  .object({ ...pathIds, name: LabelNameSchema.optional(), color: ColorSchema.optional() })
   .strict()
   .meta({ examples: [{ color: '#0e8a16' }] });
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { dateTime, enumList, IdRefSchema, IdSchema, PageQueryShape, PathIdSchema, TimestampSchema, trimmed } from './common';
 import { text } from './text';
+import { type DefaultStatus, STATE_CATEGORIES, StateKeySchema } from './states';
 
-export const TASK_STATUSES = ['TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELLED'] as const;
 /** Listed in rank order: sorting by priority uses this order, not the alphabet. */
 export const TASK_PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'URGENT'] as const;
 export const TASK_TITLE_MAX = 500;
@@ -10,7 +10,12 @@ export const TASK_DESCRIPTION_MAX = 50_000;
 /** The most labels one task carries, and the most a `labelId` filter names. */
 export const TASK_LABELS_MAX = 20;
 
-export const TaskStatusSchema = z.enum(TASK_STATUSES).meta({ id: 'TaskStatus' });
+/** The key of one of the task's project's states (GET /projects/{id}/states); another value is a 400 naming `status`. */
+export const TaskStatusSchema = StateKeySchema.meta({
+  id: 'TaskStatus',
+  description: "The key of one of the project's states (GET /projects/{id}/states); a project starts with TODO, IN_PROGRESS, IN_REVIEW, DONE and CANCELLED",
+  example: 'IN_PROGRESS',
+});
 export const TaskPrioritySchema = z.enum(TASK_PRIORITIES).meta({ id: 'TaskPriority' });
 
 const DueDateSchema = dateTime().meta({ description: 'RFC 3339 date-time (returned normalised to UTC)', example: '2026-12-01T17:00:00.000Z' });
@@ -91,7 +96,13 @@ const SORT_VALUES = TASK_SORT_FIELDS.flatMap((field) => [field, `-${field}` as c
 const ASSIGNEE_FILTER = /^(?:me|none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 
 export const TaskFilterShape = {
-  status: enumList(TASK_STATUSES, 'status'),
+  status: z
+    .array(StateKeySchema)
+    .min(1, { error: 'status must name at least one state key' })
+    .max(50, { error: 'status lists at most 50 state keys' })
+    .meta({ description: 'Comma list of state keys: tasks in any of them (a key no state of the project has matches nothing)', example: ['TODO', 'IN_PROGRESS'] })
+    .optional(),
+  statusCategory: enumList(STATE_CATEGORIES, 'statusCategory'),
   priority: enumList(TASK_PRIORITIES, 'priority'),
   assigneeId: z
     .string()
@@ -117,7 +128,8 @@ export const TaskFilterShape = {
 export const ListProjectTasksInput = z.object({ projectId: PathIdSchema, ...TaskFilterShape }).strict();
 
 export type Task = z.infer<typeof TaskSchema>;
-export type TaskStatus = z.infer<typeof TaskStatusSchema>;
+/** A state's key: a string, with the keys every project starts with named. */
+export type TaskStatus = DefaultStatus | (string & {});
 export type TaskPriority = z.infer<typeof TaskPrioritySchema>;
 export type CreateTaskInput = z.infer<typeof CreateTaskInput>;
 export type UpdateTaskInput = z.infer<typeof UpdateTaskInput>;

@@ -25,7 +25,10 @@ export { MIGRATION_LOCK_KEY } from '@tasklane/db';
  *  1. the project's row: FOR KEY SHARE by every write into the project, first in its statement or
  *     transaction (lockedScope, lockScope in events/scope.ts); FOR NO KEY UPDATE by the project's
  *     update and ownership transfer; FOR UPDATE by the project's deletion and a member's removal;
- *  2. label rows (a task write naming labels locks them FOR KEY SHARE; a label's update and deletion);
+ *  2. state rows (project_states: a task write locks the state it sets FOR KEY SHARE; a change of
+ *     the project's states locks them all FOR NO KEY UPDATE, a state's deletion its own FOR UPDATE
+ *     after that, then moves its tasks), then label rows (a task write naming labels locks them FOR
+ *     KEY SHARE; a label's update and deletion);
  *  3. the task's row (FOR KEY SHARE in lockedScope, then the task's own write, or a comment's count
  *     trigger of migration 0006);
  *  4. the write's other rows: a comment, a membership, a webhook;

@@ -24,6 +24,7 @@ import type { FeedHub } from '../platform/feed-hub';
 import { createNotificationsService } from './notifications/service';
 import { createProjectsService } from './projects/service';
 import { createSsoService } from './sso/service';
+import { createStatesService } from './states/service';
 import type { Metrics } from '../platform/metrics';
 import { createTasksService } from './tasks/service';
 import { createWebhooksService } from './webhooks/service';
@@ -74,6 +75,7 @@ export function createServices(
     tasks,
     comments: createCommentsService(db, tasks),
     labels: createLabelsService(db),
+    states: createStatesService(db),
     activity: createActivityService(db, tasks),
     idempotency: createIdempotencyService(db),
     events: createEventsService(db, live.hub, live.metrics.eventStreams, live.eventMaxQueued),

@@ -36,6 +36,10 @@ const EXPECTED = {
   'GET /projects/{id}/labels/{labelId}':           [404,     200,   200,   200,  200],
   'PATCH /projects/{id}/labels/{labelId}':         [404,     403,   200,   200,  200],
   'DELETE /projects/{id}/labels/{labelId}':        [404,     403,   200,   200,  200],
+  'GET /projects/{id}/states':                     [404,     200,   200,   200,  200],
+  'POST /projects/{id}/states':                    [404,     403,   403,   201,  201],
+  'PATCH /projects/{id}/states/{stateId}':         [404,     403,   403,   200,  200],
+  'DELETE /projects/{id}/states/{stateId}':        [404,     403,   403,   200,  200],
 } satisfies Record<string, [number, number, number, number, number]>;
 export type Endpoint = keyof typeof EXPECTED;
 
@@ -88,6 +92,13 @@ const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<{ url: s
   'DELETE /projects/{id}/labels/{labelId}': async ({ t, users, projectId }) => ({
     url: `/api/v1/projects/${projectId}/labels/${await labelOf(t, users.owner, projectId)}`,
   }),
+  'GET /projects/{id}/states': ({ projectId }) => ({ url: `/api/v1/projects/${projectId}/states` }),
+  'POST /projects/{id}/states': ({ projectId }, caller) => ({ url: `/api/v1/projects/${projectId}/states`, body: { name: `Made by ${caller}`, category: 'started' } }),
+  'PATCH /projects/{id}/states/{stateId}': async ({ t, users, projectId }, caller) => ({
+    url: `/api/v1/projects/${projectId}/states/${await stateOf(t, users.owner, projectId)}`,
+    body: { name: `Renamed by ${caller}` },
+  }),
+  'DELETE /projects/{id}/states/{stateId}': async ({ t, users, projectId }) => ({ url: `/api/v1/projects/${projectId}/states/${await stateOf(t, users.owner, projectId)}` }),
 };
 
 let labelCounter = 0;
@@ -97,6 +108,15 @@ async function labelOf(t: TestApp, owner: TestUser, projectId: string): Promise<
   labelCounter += 1;
   const response = await t.request('POST', `/api/v1/projects/${projectId}/labels`, { token: owner.token, body: { name: `Label ${labelCounter}` } });
   if (response.status !== 201) throw new Error(`create label failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.id as string;
+}
+
+let stateCounter = 0;
+/** A new state of the project (holding no task), made by its owner; its id. */
+async function stateOf(t: TestApp, owner: TestUser, projectId: string): Promise<string> {
+  stateCounter += 1;
+  const response = await t.request('POST', `/api/v1/projects/${projectId}/states`, { token: owner.token, body: { name: `State ${stateCounter}`, category: 'started' } });
+  if (response.status !== 201) throw new Error(`create state failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.id as string;
 }
 

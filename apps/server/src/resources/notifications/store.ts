@@ -1,4 +1,4 @@
-import { type Db, dueReminders, memberships, notifications, projects, taskWatchers, tasks, users } from '@tasklane/db';
+import { type Db, dueReminders, memberships, notifications, projects, stateCategoryIn, taskWatchers, tasks, users } from '@tasklane/db';
 import { type SQL, and, asc, count, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm';
 import { rowsOf } from '../../platform/sql';
 import { announceNotified, deliveryCtes } from '../../events/processors/notifications';
@@ -131,7 +131,7 @@ export async function remindDueTasks(db: Db, windowSeconds: number, batch: numbe
       from ${tasks} as t, gate
       where gate.ok and t.due_date > ${now.toISOString()}::timestamptz
         and t.due_date <= ${now.toISOString()}::timestamptz + make_interval(secs => ${windowSeconds})
-        and t.assignee_id is not null and t.status not in ('DONE', 'CANCELLED')
+        and t.assignee_id is not null and not ${stateCategoryIn({ projectId: sql`t.project_id`, status: sql`t.status` }, ['completed', 'cancelled'])}
         and not exists (select 1 from ${dueReminders} as r where r.task_id = t.id and r.due_date = t.due_date)
       order by t.due_date
       limit ${batch}

@@ -26,6 +26,8 @@ export const PERMISSIONS = {
   /** Creating, renaming, recolouring and deleting the project's labels (every member reads them). */
   'labels.manage': editors,
   /** Editing or deleting one's own comment; authorship is checked by the comments service. */
+  /** Adding, renaming, recolouring, reordering and deleting the project's workflow states (every member reads them). */
+  'states.manage': admins,
   'comment.manageOwn': all,
   'comment.deleteAny': admins,
   'project.update': admins,
@@ -49,6 +51,7 @@ const DESCRIPTIONS: Record<Action, string> = {
   'task.write': 'create, change or delete tasks',
   'comment.create': 'comment on tasks',
   'labels.manage': 'manage labels',
+  'states.manage': 'manage workflow states',
   'comment.manageOwn': 'edit or delete own comments',
   'comment.deleteAny': "delete other members' comments",
   'project.update': 'change the project',

@@ -4,7 +4,6 @@ import {
   type Project,
   type ProjectDetail,
   type Role,
-  TASK_STATUSES,
   type TransferOwnershipInput,
   type UpdateProjectInput,
 } from '@tasklane/schemas';
@@ -15,6 +14,7 @@ import { isId, newId } from '../../platform/ids';
 import { decodeIdCursor, type Page, pageSize, toPage } from '../../platform/paging';
 import { nextVersion, requireVersion } from '../../platform/versions';
 import { addOwnerMembership, makeOwnerAdmin } from '../members/service';
+import { addDefaultStates } from '../states/service';
 import { authorize, currentGrant, grantedProjects, requireReach } from '../policy/policy';
 import { recordEvent } from '../../events/record';
 import { changedFields } from '../../events/changes';
@@ -42,7 +42,7 @@ export function createProjectsService(db: Db) {
       return toPage(rows, limit, ({ project, role }) => toProject(project, role), ({ project }) => [project.id]);
     },
 
-    /** The creator becomes owner and an ADMIN member, in one transaction. */
+    /** The creator becomes owner and an ADMIN member, and the project gets the default states, in one transaction. */
     async create(userId: string, input: CreateProjectInput): Promise<Project> {
       const row = await db.transaction(async (tx) => {
         const project = await store.insertProject(tx, {
@@ -52,21 +52,20 @@ export function createProjectsService(db: Db) {
           ownerId: userId,
         });
         await addOwnerMembership(tx, project.id, userId);
+        await addDefaultStates(tx, project.id);
         await recordEvent(tx, { projectId: project.id, actorId: userId, type: 'project.created', resource: projectResource(project) });
         return project;
       });
       return toProject(row, 'ADMIN');
     },
 
-    /** The project with its task counts by status, so a client needs no second call. */
+    /** The project with its task counts by state key, so a client needs no second call. */
     async get(userId: string, projectId: string): Promise<ProjectDetail> {
       requireReach(projectId);
       // Membership, project and counts in one query: a non-member gets the same 404 as an unknown id.
       const found = isId(projectId) ? await store.findProjectForMember(db, projectId, userId) : undefined;
       if (!found) throw notFound('Project');
-      const taskCounts = {} as ProjectDetail['taskCounts'];
-      for (const status of TASK_STATUSES) taskCounts[status] = found.taskCounts[status] ?? 0;
-      return { ...toProject(found.project, found.role), taskCounts };
+      return { ...toProject(found.project, found.role), taskCounts: found.taskCounts };
     },
 
     /** `versions` comes from If-Match: checked under the row lock, so the check and the write are one. */

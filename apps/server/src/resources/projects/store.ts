@@ -1,19 +1,21 @@
-import { type Db, memberships, projects, projectTaskCounts } from '@tasklane/db';
+import { type Db, memberships, projects, projectStates, projectTaskCounts } from '@tasklane/db';
 import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { callerRoleIn } from '../policy/access';
 
 export type ProjectRow = typeof projects.$inferSelect;
 
-/** A project with the caller's role and its task counts per status, in one query; undefined for non-members and unknown projects alike. */
+/** A project with the caller's role and its task counts per state key (every state, in board order), in one query; undefined for non-members and unknown projects alike. */
 export async function findProjectForMember(db: Db, projectId: string, userId: string) {
   const [found] = await db
     .select({
       project: projects,
       role: callerRoleIn(sql.raw('"projects"."id"'), userId),
-      // Kept per status by the database (project_task_counts), read in the same round trip.
+      // Kept per status by the database (project_task_counts), read in the same round trip: one
+      // entry per state of the project, 0 for a state no task has been in.
       taskCounts: sql<Record<string, number>>`(
-        select coalesce(json_object_agg(c.status, c.count), '{}'::json)
-        from ${projectTaskCounts} as c where c.project_id = "projects"."id"
+        select coalesce(json_object_agg(s.key, coalesce(c.count, 0) order by s.position), '{}'::json)
+        from ${projectStates} as s left join ${projectTaskCounts} as c on c.project_id = s.project_id and c.status = s.key
+        where s.project_id = "projects"."id"
       )`,
     })
     .from(projects)

@@ -1,5 +1,5 @@
 import type { Db } from '@tasklane/db';
-import type { CreateTaskInput, FieldChange, ListProjectTasksInput, Task, TaskSortField, UpdateTaskInput } from '@tasklane/schemas';
+import type { CreateTaskInput, FieldChange, ListProjectTasksInput, StateCategory, Task, TaskSortField, UpdateTaskInput } from '@tasklane/schemas';
 import { isMember, requireProjectAccess } from '../policy/access';
 import { isId, newId } from '../../platform/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../../platform/paging';
@@ -39,10 +39,15 @@ const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueD
 
 export type TaskListQuery = Omit<ListProjectTasksInput, 'projectId'>;
 
-/** The columns an update writes; `completedAt` follows the status into and out of DONE. */
-function columnsToSet(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow, now: Date): Partial<store.TaskRow> {
-  const enteringDone = patch.status === 'DONE' && before.status !== 'DONE';
-  const leavingDone = patch.status !== undefined && patch.status !== 'DONE';
+/**
+ * The columns an update writes. `completedAt` follows the status: set on entering a state of the
+ * `completed` category (kept when moving between two of them), cleared on leaving one; `category`
+ * is that of the state the patch sets (undefined when it sets none).
+ */
+function columnsToSet(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow, category: StateCategory | undefined, now: Date): Partial<store.TaskRow> {
+  const moving = patch.status !== undefined && patch.status !== before.status;
+  const entering = moving && category === 'completed' && before.completedAt === null;
+  const leaving = moving && category !== 'completed';
   return {
     ...(patch.title !== undefined ? { title: patch.title } : {}),
     ...(patch.description !== undefined ? { description: patch.description } : {}),
@@ -52,17 +57,21 @@ function columnsToSet(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow,
     // Lower case, as the database returns ids: the current assignee in upper case is no change.
     ...(patch.assigneeId !== undefined ? { assigneeId: patch.assigneeId?.toLowerCase() ?? null } : {}),
     ...(patch.labelIds !== undefined ? { labelIds: normalizedLabelIds(patch.labelIds) } : {}),
-    ...(enteringDone ? { completedAt: now } : leavingDone ? { completedAt: null } : {}),
+    ...(entering ? { completedAt: now } : leaving ? { completedAt: null } : {}),
     updatedAt: nextVersion(before.updatedAt, now),
   };
 }
 
 /** What an update of `before` writes, the task it leaves, and the tracked fields it changes (null: none). */
-function planUpdate(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow) {
-  const set = columnsToSet(patch, before, new Date());
+function planUpdate(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow, category: StateCategory | undefined) {
+  const set = columnsToSet(patch, before, category, new Date());
   const after = toTask({ ...before, ...set });
   return { set, after, changes: changedFields(toTask(before), after, TRACKED_TASK_FIELDS) };
 }
+
+/** The 400 for a status that is no state of the task's project. */
+const unknownStatus = (status: string) =>
+  invalidField(['status'], `The project has no state with the key "${status}" (GET /projects/{id}/states lists them)`, 'UNKNOWN_STATE');
 
 /** The task and the caller's access to its project; 404 for non-members, as for unknown ids. */
 function accessOf(userId: string, found: store.TaskForCaller | undefined): { task: store.TaskForCaller; access: ProjectAccess } {
@@ -126,6 +135,7 @@ export function createTasksService(db: Db) {
     else assigneeId = assignee;
     const filters: store.TaskFilters = {
       statuses: list(query.status),
+      statusCategories: list(query.statusCategory),
       priorities: list(query.priority),
       assigneeId,
       dueBefore: query.dueBefore ? new Date(query.dueBefore) : undefined,
@@ -176,35 +186,41 @@ export function createTasksService(db: Db) {
     async create(userId: string, input: CreateTaskInput): Promise<Task> {
       requireReach(input.projectId);
       if (!isId(input.projectId)) throw notFound('Project');
-      const status = input.status ?? 'TODO';
       const now = new Date();
-      const row: store.TaskRow = {
-        id: newId(),
-        // As the database will return them: a uuid in upper case names the same project or user.
-        projectId: input.projectId.toLowerCase(),
-        title: input.title,
-        description: input.description ?? '',
-        status,
-        priority: input.priority ?? 'MEDIUM',
-        dueDate: input.dueDate ? new Date(input.dueDate) : null,
-        assigneeId: input.assigneeId?.toLowerCase() ?? null,
-        createdById: userId,
-        completedAt: status === 'DONE' ? now : null,
-        labelIds: normalizedLabelIds(input.labelIds ?? []),
-        commentCount: 0,
-        createdAt: now,
-        updatedAt: now,
-      };
-      const task = toTask(row);
-      return transactionIn(db, { projectId: row.projectId }, 'Project', async (tx) => {
-        const [refusal, access] = await Promise.all([inProjectRefusal(tx, row.projectId, input), requireProjectAccess(tx, row.projectId, userId)]);
+      // As the database will return them: a uuid in upper case names the same project or user.
+      const projectId = input.projectId.toLowerCase();
+      return transactionIn(db, { projectId }, 'Project', async (tx) => {
+        // The state first (the lock order of platform/locks.ts): the one named, or the project's first unstarted one.
+        const [state, refusal, access] = await Promise.all([
+          store.lockState(tx, projectId, input.status),
+          inProjectRefusal(tx, projectId, input),
+          requireProjectAccess(tx, projectId, userId),
+        ]);
         authorize(access, 'task.write');
         if (refusal) throw refusal;
+        if (!state) throw input.status === undefined ? new Error(`Project ${projectId} has no unstarted state`) : unknownStatus(input.status);
+        const row: store.TaskRow = {
+          id: newId(),
+          projectId,
+          title: input.title,
+          description: input.description ?? '',
+          status: state.key,
+          priority: input.priority ?? 'MEDIUM',
+          dueDate: input.dueDate ? new Date(input.dueDate) : null,
+          assigneeId: input.assigneeId?.toLowerCase() ?? null,
+          createdById: userId,
+          completedAt: state.category === 'completed' ? now : null,
+          labelIds: normalizedLabelIds(input.labelIds ?? []),
+          commentCount: 0,
+          createdAt: now,
+          updatedAt: now,
+        };
+        const task = toTask(row);
         // The insert and its record sent together (store.ts): one round trip. A value PostgreSQL
         // refuses fails the insert, and the request is the caller's 400 (transport/trpc/init.ts).
         await Promise.all([
           store.insertTask(tx, row),
-          recordEvent(tx, { projectId: row.projectId, taskId: row.id, actorId: userId, type: 'task.created', resource: task }),
+          recordEvent(tx, { projectId, taskId: row.id, actorId: userId, type: 'task.created', resource: task }),
         ]);
         return task;
       });
@@ -222,12 +238,17 @@ export function createTasksService(db: Db) {
     async update(userId: string, { id, ...patch }: UpdateTaskInput, versions?: Date[]): Promise<Task> {
       const projectId = await projectOfTask(id);
       return transactionIn(db, { projectId }, 'Task', async (tx) => {
-        // Called in this order, so sent in it (one round trip): the labels' locks before the task's row.
-        const [refusal, found] = await Promise.all([inProjectRefusal(tx, projectId, patch), store.findTaskForUser(tx, id, userId, { lock: 'no key update' })]);
+        // Called in this order, so sent in it (one round trip): the state's and the labels' locks before the task's row.
+        const [state, refusal, found] = await Promise.all([
+          patch.status === undefined ? undefined : store.lockState(tx, projectId, patch.status),
+          inProjectRefusal(tx, projectId, patch),
+          store.findTaskForUser(tx, id, userId, { lock: 'no key update' }),
+        ]);
         const { task, access } = accessOf(userId, found);
         authorize(access, 'task.write');
         if (refusal) throw refusal;
-        const { set, after, changes } = planUpdate(patch, requireVersion(task, versions, 'Task'));
+        if (patch.status !== undefined && !state) throw unknownStatus(patch.status);
+        const { set, after, changes } = planUpdate(patch, requireVersion(task, versions, 'Task'), state?.category);
         // An update that changes no tracked field is still a new version, with nothing to record.
         await Promise.all([
           store.updateTask(tx, task.id, set),
@@ -277,6 +298,19 @@ export async function unassignTasksOf(tx: Db, projectId: string, memberUserId: s
   await recordUpdates(tx, projectId, actorId, await store.unassignTasks(tx, projectId, memberUserId), () => ({
     assigneeId: { old: memberUserId, new: null },
   }));
+}
+
+/**
+ * For the states service, in its transaction, which holds the deleted state's row FOR UPDATE (so no
+ * task can enter it meanwhile): the project's tasks in state `fromKey` move to `to`, each an update
+ * as PATCH makes it (completedAt follows the category) recorded as `actorId`'s.
+ */
+export async function moveTasksToState(tx: Db, projectId: string, fromKey: string, to: { key: string; category: StateCategory }, actorId: string): Promise<void> {
+  for (const before of await store.lockTasksInState(tx, projectId, fromKey)) {
+    const { set, after, changes } = planUpdate({ status: to.key }, before, to.category);
+    await store.updateTask(tx, before.id, set);
+    if (changes) await recordEvent(tx, { projectId, taskId: before.id, actorId, type: 'task.updated', resource: after, changes });
+  }
 }
 
 /** Each task a bulk update changed, recorded as `actorId`'s `task.updated` with the changes `changesOf` tells. */

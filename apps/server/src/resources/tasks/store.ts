@@ -1,5 +1,5 @@
-import { arrayLiteral, type Db, labels, memberships, projects, tasks, users } from '@tasklane/db';
-import { type Role, TASK_PRIORITIES, type TaskPriority, type TaskSortField, type TaskStatus } from '@tasklane/schemas';
+import { arrayLiteral, type Db, labels, memberships, projects, projectStates, stateCategoryIn, tasks, users } from '@tasklane/db';
+import { type Role, type StateCategory, TASK_PRIORITIES, type TaskPriority, type TaskSortField } from '@tasklane/schemas';
 import { type SQL, and, asc, desc, eq, getTableColumns, gt, ilike, isNull, lt, or, sql } from 'drizzle-orm';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../../platform/paging';
 import { nextVersionSql } from '../../platform/versions';
@@ -117,6 +117,29 @@ export const lockProjectLabels = (db: Db, projectId: string, labelIds: readonly 
     .execute()
     .then((rows) => rows.length);
 
+/**
+ * The state of the project a task write sets, locked FOR KEY SHARE to the end of the caller's
+ * transaction (its deletion waits, then moves or refuses the task: states/store.ts), with its
+ * category; `key` undefined: the project's first `unstarted` state in board order, a new task's
+ * default. Undefined when the project has no such state. Taken before the task's row (the lock
+ * order of platform/locks.ts).
+ */
+export const lockState = async (db: Db, projectId: string, key: string | undefined): Promise<{ key: string; category: StateCategory } | undefined> =>
+  (
+    await db
+      .select({ key: projectStates.key, category: projectStates.category })
+      .from(projectStates)
+      .where(and(eq(projectStates.projectId, projectId), key === undefined ? eq(projectStates.category, 'unstarted') : eq(projectStates.key, key)))
+      .orderBy(asc(projectStates.position))
+      .limit(1)
+      .for('key share')
+      .execute()
+  )[0];
+
+/** The project's tasks in state `key`, each row locked FOR NO KEY UPDATE (to be moved to another state), in id order. */
+export const lockTasksInState = (db: Db, projectId: string, key: string): Promise<TaskRow[]> =>
+  selectTasks(db, {}).where(and(eq(tasks.projectId, projectId), eq(tasks.status, key))).orderBy(asc(tasks.id)).for('no key update').execute();
+
 /*
  * The writes below return the driver's promise from `.execute()`, so calling one sends its
  * statement at once: a caller may issue the change's history entry right after without awaiting
@@ -147,7 +170,10 @@ export const unassignTasks = (db: Db, projectId: string, userId: string) =>
     .returning();
 
 export interface TaskFilters {
-  statuses?: TaskStatus[];
+  /** State keys. */
+  statuses?: string[];
+  /** Tasks in a state of any of these categories. */
+  statusCategories?: StateCategory[];
   priorities?: TaskPriority[];
   /** A user id, or null for unassigned tasks. */
   assigneeId?: string | null;
@@ -216,9 +242,10 @@ interface ListValues {
 // Many values as one parameter (an array literal; the values are enum names or ids the service
 // checked), so a filter of one status and one of five share one statement.
 function filterConditions(filters: TaskFilters): (SQL | undefined)[] {
-  const { statuses = [], priorities = [], labelIds = [], assigneeId } = filters;
+  const { statuses = [], statusCategories = [], priorities = [], labelIds = [], assigneeId } = filters;
   return [
-    statuses.length > 0 ? sql`${tasks.status} = any(${value('statuses')}::text::task_status[])` : undefined,
+    statuses.length > 0 ? sql`${tasks.status} = any(${value('statuses')}::text[])` : undefined,
+    statusCategories.length > 0 ? stateCategoryIn(tasks, statusCategories) : undefined,
     priorities.length > 0 ? sql`${tasks.priority} = any(${value('priorities')}::text::task_priority[])` : undefined,
     assigneeId === null ? isNull(tasks.assigneeId) : assigneeId !== undefined ? eq(tasks.assigneeId, value('assigneeId')) : undefined,
     filters.dueBefore ? lt(tasks.dueDate, value('dueBefore')) : undefined,
@@ -272,11 +299,13 @@ function inScope(scope: TaskScope): SQL | undefined {
  * is built and prepared once (preparedOn).
  */
 export function listTasks(db: Db, scope: TaskScope, filters: TaskFilters, order: TaskOrder, cursor: CursorValue[] | undefined, limit: number): Promise<TaskRow[]> {
-  const { statuses = [], priorities = [], labelIds = [], assigneeId } = filters;
+  const { statuses = [], statusCategories = [], priorities = [], labelIds = [], assigneeId } = filters;
   const key = [
     'list',
     'projectId' in scope ? 'project' : scope.within ? 'within' : 'member',
     statuses.length > 0,
+    // The categories are part of the statement (stateCategoryIn), each set of them a shape of its own.
+    statusCategories.join('|'),
     priorities.length > 0,
     assigneeId === null ? 'none' : assigneeId === undefined ? 'any' : 'one',
     filters.dueBefore !== undefined,

@@ -81,6 +81,11 @@ export const TOKEN_NEEDS = scopesTable({
   'labels.update': 'write',
   'labels.delete': 'write',
 
+  'states.list': 'read',
+  'states.create': 'admin',
+  'states.update': 'admin',
+  'states.delete': 'admin',
+
   'activity.listForProject': 'read',
   'activity.listForTask': 'read',
 
