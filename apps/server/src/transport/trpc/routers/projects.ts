@@ -79,7 +79,7 @@ export const projectsRouter = router({
   update: protectedProcedure
     .meta({
       openapi: { method: 'PATCH', path: '/projects/{id}', tags, summary: 'Update a project', description: 'Name, description and key (409 PROJECT_KEY_TAKEN; the former key keeps finding its tasks); ADMIN or owner. With If-Match, a stale version is refused (412).' },
-      errors: [403, 412],
+      errors: [403, 409, 412],
       headers: ['ETag'],
       requestHeaders: ['If-Match'],
     })
