@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, date, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, bigint, boolean, check, date, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz } from './timestamps';
 
 const timestamps = {
@@ -33,8 +33,24 @@ export const projects = pgTable('projects', {
   ownerId: uuid('owner_id')
     .notNull()
     .references(() => users.id),
+  /** The project's current key ("ENG"), the stem of its tasks' keys; every key it had is in projectKeys too (migration 0011). */
+  key: text('key').notNull(),
+  /** The number its next task gets: never given back, so a deleted task's number is never reused. */
+  nextTaskNumber: integer('next_task_number').notNull().default(1),
   ...timestamps,
-});
+}, (table) => [uniqueIndex('projects_key_key').on(table.key)]);
+
+/** Every key a project has had, its current one included: a key belongs to one project for good, so a former task key still finds its task. */
+export const projectKeys = pgTable(
+  'project_keys',
+  {
+    key: text('key').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+  },
+  (table) => [index('project_keys_project_idx').on(table.projectId)],
+);
 
 export const memberships = pgTable(
   'memberships',
@@ -80,9 +96,16 @@ export const tasks = pgTable(
     labelIds: uuid('label_ids').array().notNull().default(sql`'{}'::uuid[]`),
     /** The task's comments, counted by a trigger on `comments` (migration 0006) in the writing transaction. */
     commentCount: integer('comment_count').notNull().default(0),
+    /** 1, 2, 3 … per project (projects.nextTaskNumber); the task's key is the project's key and this. */
+    number: integer('number').notNull(),
+    /** The parent of a subtask; its deletion detaches it (tasks service; SET NULL backs that up). */
+    parentId: uuid('parent_id').references((): AnyPgColumn => tasks.id, { onDelete: 'set null' }),
     ...timestamps,
   },
   (table) => [
+    uniqueIndex('tasks_project_number_key').on(table.projectId, table.number),
+    // Subtask counts on every read and the parentId filter: subtasks only, answered from the index.
+    index('tasks_parent_status_idx').on(table.parentId, table.status).where(sql`${table.parentId} is not null`),
     // One index per sort the list offers, each ending in id so keyset paging is stable.
     index('tasks_project_created_idx').on(table.projectId, table.createdAt, table.id),
     index('tasks_project_updated_idx').on(table.projectId, table.updatedAt, table.id),

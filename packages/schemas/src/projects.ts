@@ -6,9 +6,16 @@ import { RoleSchema } from './members';
 export const PROJECT_NAME_MAX = 200;
 export const PROJECT_DESCRIPTION_MAX = 10_000;
 
+/** A project key as a client may send it: either case (stored in upper case). */
+const ProjectKeyInput = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9]{1,9}$/, { error: 'key must be 2–10 letters and digits, starting with a letter' })
+  .meta({ description: 'Project key: 2–10 letters and digits, starting with a letter; stored in upper case; unique on the server (409 PROJECT_KEY_TAKEN)', example: 'WEB' });
+
 export const ProjectSchema = z
   .object({
     id: IdSchema,
+    key: z.string().meta({ description: 'The project\'s key, the stem of its task keys ("WEB" makes WEB-1, WEB-2 …); a key it had before still finds its tasks', example: 'WEB' }),
     name: z.string(),
     description: z.string(),
     ownerId: IdSchema,
@@ -34,6 +41,7 @@ export const CreateProjectInput = z
   .object({
     name: trimmed(1, PROJECT_NAME_MAX),
     description: text({ max: PROJECT_DESCRIPTION_MAX }).optional(),
+    key: ProjectKeyInput.optional().meta({ description: 'Derived from the name when absent (its initials, or its first letters, and a number if taken)' }),
   })
   .strict()
   .meta({ examples: [{ name: 'Website relaunch', description: 'Everything for the new site' }] });
@@ -43,6 +51,7 @@ export const UpdateProjectInput = z
     id: PathIdSchema,
     name: trimmed(1, PROJECT_NAME_MAX).optional(),
     description: text({ max: PROJECT_DESCRIPTION_MAX }).optional(),
+    key: ProjectKeyInput.optional().meta({ description: "ADMIN or owner. The former key stays the project's: its task keys keep finding their tasks" }),
   })
   .strict()
   .meta({ examples: [{ name: 'Website relaunch 2027' }] });

@@ -18,6 +18,9 @@ export const TaskStatusSchema = StateKeySchema.meta({
 });
 export const TaskPrioritySchema = z.enum(TASK_PRIORITIES).meta({ id: 'TaskPriority' });
 
+/** A task key as a client may send it ("ENG-42", any case): the project's key, a dash and the task's number. */
+export const TASK_KEY_PATTERN = /^([A-Za-z][A-Za-z0-9]{1,9})-([1-9][0-9]{0,9})$/;
+
 const DueDateSchema = dateTime().meta({ description: 'RFC 3339 date-time (returned normalised to UTC)', example: '2026-12-01T17:00:00.000Z' });
 
 export const TaskSchema = z
@@ -36,8 +39,18 @@ export const TaskSchema = z
     completedAt: TimestampSchema.nullable(),
     labelIds: z.array(IdSchema).meta({ description: "Ids of the project's labels on the task, in id order (oldest label first); empty when none" }),
     commentCount: z.number().int().meta({ description: 'How many comments the task has' }),
+    number: z.number().int().meta({ description: 'The task\'s number in its project: 1, 2, 3 … in creation order, never reused', example: 42 }),
+    key: z.string().meta({ description: "The project's current key and the task's number; GET /tasks/{key} finds the task by it (any case, a former project key too)", example: 'WEB-42' }),
+    parentId: IdSchema.nullable().meta({ description: 'The task this is a subtask of (same project); null for a top-level task' }),
+    subtaskCount: z.number().int().meta({ description: 'How many subtasks the task has' }),
+    subtasksDone: z.number().int().meta({ description: 'How many of its subtasks are in a completed state (DONE)' }),
   })
   .meta({ id: 'Task' });
+
+/** The parent of a subtask: a task of the same project; `null` detaches (PATCH). */
+const ParentIdSchema = IdRefSchema.nullable().meta({
+  description: "A task of the same project to make this a subtask of (any other id: 400 naming parentId; one that would make the task its own ancestor: 400 PARENT_CYCLE); null makes it top-level",
+});
 
 /** Ids of labels of the task's project, each at most once; any other id is a 400 naming `labelIds` (LABEL_NOT_IN_PROJECT). */
 const LabelIdsSchema = z
@@ -59,6 +72,7 @@ export const CreateTaskInput = z
     dueDate: DueDateSchema.nullable().optional(),
     assigneeId: IdRefSchema.nullable().optional(),
     labelIds: LabelIdsSchema.optional(),
+    parentId: ParentIdSchema.optional(),
   })
   .strict()
   .meta({
@@ -82,6 +96,7 @@ export const UpdateTaskInput = z
     dueDate: DueDateSchema.nullable().optional(),
     assigneeId: IdRefSchema.nullable().optional(),
     labelIds: LabelIdsSchema.optional(),
+    parentId: ParentIdSchema.optional(),
   })
   .strict()
   .meta({ examples: [{ status: 'IN_PROGRESS' }] });
@@ -91,6 +106,9 @@ export type TaskSortField = (typeof TASK_SORT_FIELDS)[number];
 /** A sort field, `-` first for descending. */
 export type TaskSort = TaskSortField | `-${TaskSortField}`;
 const SORT_VALUES = TASK_SORT_FIELDS.flatMap((field) => [field, `-${field}` as const]) as [TaskSort, ...TaskSort[]];
+
+/** A task id or `none`. */
+const PARENT_FILTER = /^(?:none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 
 /** A user id (any UUID, as ids are checked everywhere), `me` or `none`. */
 const ASSIGNEE_FILTER = /^(?:me|none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
@@ -115,15 +133,25 @@ export const TaskFilterShape = {
     .max(TASK_LABELS_MAX, { error: `labelId lists at most ${TASK_LABELS_MAX} labels` })
     .meta({ description: 'Comma list of label ids: tasks carrying any of them', example: ['0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b'] })
     .optional(),
+  parentId: z
+    .string()
+    .regex(PARENT_FILTER, { error: 'parentId must be a task id or "none"' })
+    .meta({ description: 'A task id (its subtasks) or `none` (top-level tasks only)', example: 'none' })
+    .optional(),
   dueBefore: dateTime().meta({ description: 'Only tasks due strictly before this date-time', example: '2026-12-01T00:00:00Z' }).optional(),
   dueAfter: dateTime().meta({ description: 'Only tasks due strictly after this date-time', example: '2026-11-01T00:00:00Z' }).optional(),
-  q: text({ max: 200 }).meta({ description: 'Case-insensitive text searched in title and description' }).optional(),
+  q: text({ max: 200 }).meta({ description: 'Case-insensitive text searched in title and description; a task key (`WEB-42`, any case) also matches that task' }).optional(),
   sort: z
     .enum(SORT_VALUES)
     .meta({ description: 'Sort field, `-` prefix for descending (default `createdAt`); ties broken by id' })
     .optional(),
   ...PageQueryShape,
 };
+
+/** GET /tasks/{id}: a task's id, or its key. */
+export const TaskIdOrKeyInput = z
+  .object({ id: PathIdSchema.meta({ description: 'The task\'s id, or its key (`WEB-42`, any case, with the project\'s current or a former key); unknown or malformed: 404' }) })
+  .strict();
 
 export const ListProjectTasksInput = z.object({ projectId: PathIdSchema, ...TaskFilterShape }).strict();
 

@@ -14,6 +14,16 @@ export const RECIPIENT_LOCK_CLASS = 7416;
 export const REMINDER_LOCK_CLASS = 7417;
 /** The event dispatcher (second key 0): one instance at a time dispatches a batch. Tried, never waited for. */
 export const DISPATCH_LOCK_CLASS = 7418;
+/**
+ * Project keys (second key 0): a project's creation and a change of its key claim keys one at a
+ * time server-wide, so a key is checked free and claimed (projects store) with no other claim between.
+ */
+export const PROJECT_KEY_LOCK_CLASS = 7419;
+/**
+ * Per project (second key: hashtext of its id): a task's move under another parent, so two
+ * concurrent moves cannot each pass the ancestor check and build a cycle together (tasks store).
+ */
+export const TASK_TREE_LOCK_CLASS = 7420;
 /** Migrations (one key, taken by packages/db's migrate: it cannot import this module). */
 export { MIGRATION_LOCK_KEY } from '@tasklane/db';
 
@@ -25,10 +35,17 @@ export { MIGRATION_LOCK_KEY } from '@tasklane/db';
  *  1. the project's row: FOR KEY SHARE by every write into the project, first in its statement or
  *     transaction (lockedScope, lockScope in events/scope.ts); FOR NO KEY UPDATE by the project's
  *     update and ownership transfer; FOR UPDATE by the project's deletion and a member's removal;
+ *  1a. PROJECT_KEY_LOCK_CLASS (a project's creation, before its rows; a key change, after the row);
+ *  1b. TASK_TREE_LOCK_CLASS, by a task update that sets a parent;
  *  2. state rows (project_states: a task write locks the state it sets FOR KEY SHARE; a change of
  *     the project's states locks them all FOR NO KEY UPDATE, a state's deletion its own FOR UPDATE
  *     after that, then moves its tasks), then label rows (a task write naming labels locks them FOR
  *     KEY SHARE; a label's update and deletion);
+ *  2a. a new parent's row FOR KEY SHARE (a task write naming a parent); a task's deletion locks its
+ *     row FOR UPDATE, then its subtasks' rows to detach them: a parent's row comes before its
+ *     subtasks' rows everywhere;
+ *  2b. the project's row FOR NO KEY UPDATE by a task's creation (its number: projects.next_task_number),
+ *     an upgrade from its FOR KEY SHARE that waits for no other write's KEY SHARE;
  *  3. the task's row (FOR KEY SHARE in lockedScope, then the task's own write, or a comment's count
  *     trigger of migration 0006);
  *  4. the write's other rows: a comment, a membership, a webhook;

@@ -24,6 +24,7 @@ import * as store from './store';
 /** The project as events and history report it: the same for every reader, so without a caller's role. */
 export const projectResource = (row: store.ProjectRow): Omit<Project, 'role'> => ({
   id: row.id,
+  key: row.key,
   name: row.name,
   description: row.description,
   ownerId: row.ownerId,
@@ -34,6 +35,18 @@ export const projectResource = (row: store.ProjectRow): Omit<Project, 'role'> =>
 /** Every project response carries the caller's role, so a client can show only the controls it may use. */
 export const toProject = (row: store.ProjectRow, role: Role): Project => ({ ...projectResource(row), role });
 
+/**
+ * `requested` in upper case, if no project but `projectId` has or had it (409 PROJECT_KEY_TAKEN):
+ * a key stays with its project for good, so an old task key never finds another project's task.
+ * Under store.lockProjectKeys, so no other claim comes between the check and the caller's claim.
+ */
+async function requireFreeKey(tx: Db, requested: string, projectId?: string): Promise<string> {
+  const key = requested.toUpperCase();
+  const owner = await store.findKeyOwner(tx, key);
+  if (owner !== undefined && owner !== projectId) throw new DomainError('CONFLICT', `The project key ${key} is taken`, 'PROJECT_KEY_TAKEN');
+  return key;
+}
+
 export function createProjectsService(db: Db) {
   return {
     async list(userId: string, query: { limit?: number; cursor?: string }): Promise<Page<Project>> {
@@ -42,15 +55,19 @@ export function createProjectsService(db: Db) {
       return toPage(rows, limit, ({ project, role }) => toProject(project, role), ({ project }) => [project.id]);
     },
 
-    /** The creator becomes owner and an ADMIN member, and the project gets the default states, in one transaction. */
+    /** The creator becomes owner and an ADMIN member, and the project gets the default states, in one transaction; its key is the one asked for, or derived from its name. */
     async create(userId: string, input: CreateProjectInput): Promise<Project> {
       const row = await db.transaction(async (tx) => {
+        await store.lockProjectKeys(tx);
+        const key = input.key ? await requireFreeKey(tx, input.key) : await store.freeDerivedKey(tx, input.name);
         const project = await store.insertProject(tx, {
           id: newId(),
           name: input.name,
           description: input.description ?? '',
           ownerId: userId,
+          key,
         });
+        await store.claimKey(tx, project.id, key);
         await addOwnerMembership(tx, project.id, userId);
         await addDefaultStates(tx, project.id);
         await recordEvent(tx, { projectId: project.id, actorId: userId, type: 'project.created', resource: projectResource(project) });
@@ -74,9 +91,16 @@ export function createProjectsService(db: Db) {
       authorize(access, 'project.update');
       const row = await db.transaction(async (tx) => {
         const before = requireVersion(await store.findProject(tx, id, { lock: 'no key update' }), versions, 'Project');
-        const after = await store.updateProject(tx, id, { ...patch, updatedAt: nextVersion(before.updatedAt) });
+        const key = patch.key?.toUpperCase();
+        if (key !== undefined && key !== before.key) {
+          await store.lockProjectKeys(tx);
+          // A key the project had before is its own again; any other project's (current or former) is taken.
+          await requireFreeKey(tx, key, id);
+          await store.claimKey(tx, id, key);
+        }
+        const after = await store.updateProject(tx, id, { ...patch, ...(key !== undefined ? { key } : {}), updatedAt: nextVersion(before.updatedAt) });
         if (!after) throw notFound('Project');
-        const changes = changedFields(projectResource(before), projectResource(after), ['name', 'description']);
+        const changes = changedFields(projectResource(before), projectResource(after), ['name', 'description', 'key']);
         if (changes) await recordEvent(tx, { projectId: id, actorId: userId, type: 'project.updated', resource: projectResource(after), changes });
         return after;
       });

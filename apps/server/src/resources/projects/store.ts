@@ -1,6 +1,8 @@
-import { type Db, memberships, projects, projectStates, projectTaskCounts } from '@tasklane/db';
+import { type Db, memberships, projectKeys, projects, projectStates, projectTaskCounts } from '@tasklane/db';
 import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { callerRoleIn } from '../policy/access';
+import { PROJECT_KEY_LOCK_CLASS } from '../../platform/locks';
+import { rowsOf } from '../../platform/sql';
 
 export type ProjectRow = typeof projects.$inferSelect;
 
@@ -54,8 +56,25 @@ export const insertProject = async (db: Db, project: typeof projects.$inferInser
   (await db.insert(projects).values(project).returning())[0]!;
 
 /** `updatedAt` comes from the caller, who read the row under its lock (see lib/versions.ts). */
-export const updateProject = async (db: Db, id: string, patch: { name?: string; description?: string; ownerId?: string; updatedAt: Date }) =>
+export const updateProject = async (db: Db, id: string, patch: { name?: string; description?: string; key?: string; ownerId?: string; updatedAt: Date }) =>
   (await db.update(projects).set(patch).where(eq(projects.id, id)).returning())[0];
 
 /** Tasks, comments and memberships go with it through ON DELETE CASCADE; its webhooks are orphaned (see schema). */
 export const deleteProject = (db: Db, id: string) => db.delete(projects).where(eq(projects.id, id));
+
+/** Held to the end of the caller's transaction: the key claims below, one at a time server-wide (platform/locks.ts). */
+export const lockProjectKeys = (db: Db) => db.execute(sql`select pg_advisory_xact_lock(${PROJECT_KEY_LOCK_CLASS}, 0)`);
+
+/** The project that has or had `key` (project_keys keeps every key a project had), if any. */
+export const findKeyOwner = async (db: Db, key: string): Promise<string | undefined> =>
+  (await db.select({ projectId: projectKeys.projectId }).from(projectKeys).where(eq(projectKeys.key, key)).limit(1))[0]?.projectId;
+
+/**
+ * The first free key derived from a project's name, by the database functions migration 0011 made
+ * for its existing projects, so a new project's key follows the same rule. Under lockProjectKeys.
+ */
+export const freeDerivedKey = async (db: Db, name: string): Promise<string> =>
+  rowsOf<{ key: string }>(await db.execute(sql`select tasklane_free_project_key(tasklane_project_key_stem(${name})) as key`))[0]!.key;
+
+/** `key` becomes the project's for good (its current key, and later a former one). */
+export const claimKey = (db: Db, projectId: string, key: string) => db.insert(projectKeys).values({ key, projectId }).onConflictDoNothing();

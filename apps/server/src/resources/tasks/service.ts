@@ -1,5 +1,5 @@
 import type { Db } from '@tasklane/db';
-import type { CreateTaskInput, FieldChange, ListProjectTasksInput, StateCategory, Task, TaskSortField, UpdateTaskInput } from '@tasklane/schemas';
+import { type CreateTaskInput, type FieldChange, type ListProjectTasksInput, type StateCategory, TASK_KEY_PATTERN, type Task, type TaskSortField, type UpdateTaskInput } from '@tasklane/schemas';
 import { isMember, requireProjectAccess } from '../policy/access';
 import { isId, newId } from '../../platform/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../../platform/paging';
@@ -29,13 +29,26 @@ export const toTask = (row: store.TaskRow): Task => ({
   completedAt: iso(row.completedAt),
   labelIds: row.labelIds,
   commentCount: row.commentCount,
+  number: row.number,
+  key: `${row.projectKey}-${row.number}`,
+  parentId: row.parentId,
+  subtaskCount: row.subtaskCount,
+  subtasksDone: row.subtasksDone,
 });
+
+/** The project key (upper case) and number a task key names, if `text` is one ("eng-42" too). */
+function parseTaskKey(text: string): { stem: string; number: number } | undefined {
+  const match = TASK_KEY_PATTERN.exec(text);
+  const number = Number(match?.[2]);
+  // A number beyond the column's range names no task.
+  return match && number <= 2_147_483_647 ? { stem: match[1]!.toUpperCase(), number } : undefined;
+}
 
 /** A task's label ids as stored: lower case, in id order (so every read shows them in one order). */
 const normalizedLabelIds = (labelIds: readonly string[]): string[] => labelIds.map((id) => id.toLowerCase()).sort();
 
 /** The fields a task update reports with old and new values. */
-const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt', 'labelIds'] as const;
+const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt', 'labelIds', 'parentId'] as const;
 
 export type TaskListQuery = Omit<ListProjectTasksInput, 'projectId'>;
 
@@ -57,6 +70,7 @@ function columnsToSet(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow,
     // Lower case, as the database returns ids: the current assignee in upper case is no change.
     ...(patch.assigneeId !== undefined ? { assigneeId: patch.assigneeId?.toLowerCase() ?? null } : {}),
     ...(patch.labelIds !== undefined ? { labelIds: normalizedLabelIds(patch.labelIds) } : {}),
+    ...(patch.parentId !== undefined ? { parentId: patch.parentId?.toLowerCase() ?? null } : {}),
     ...(entering ? { completedAt: now } : leaving ? { completedAt: null } : {}),
     updatedAt: nextVersion(before.updatedAt, now),
   };
@@ -81,17 +95,26 @@ function accessOf(userId: string, found: store.TaskForCaller | undefined): { tas
 }
 
 /**
- * The checks that a write's assignee is a member of the project and its labels are the project's
- * (each found label locked FOR KEY SHARE: store.lockProjectLabels), in `tx`, which holds the
- * project's lock, so no membership or label can go before the write commits. Their refusal is
- * returned, not thrown: the caller throws it only after its own access check, which comes first
- * (404, then 403, then 400), and the reads go to the database together with the caller's.
+ * The checks that a write's assignee is a member of the project, its labels are the project's
+ * (each found label locked FOR KEY SHARE: store.lockProjectLabels) and its parent is a task of the
+ * project (locked FOR KEY SHARE: store.lockParent), in `tx`, which holds the project's lock, so no
+ * membership, label or parent can go before the write commits. Their refusal is returned, not
+ * thrown: the caller throws it only after its own access check, which comes first (404, then 403,
+ * then 400), and the reads go to the database together with the caller's, sent before it (so the
+ * parent's row is locked before the written task's: platform/locks.ts). An unknown parent and one
+ * of another project are the same 400, which tells nothing about other projects.
  */
-async function inProjectRefusal(tx: Db, projectId: string, { assigneeId, labelIds = [] }: Pick<UpdateTaskInput, 'assigneeId' | 'labelIds'>): Promise<DomainError | undefined> {
-  const [labelsFound, assigneeFound] = await Promise.all([
+async function inProjectRefusal(
+  tx: Db,
+  projectId: string,
+  { assigneeId, labelIds = [], parentId }: Pick<UpdateTaskInput, 'assigneeId' | 'labelIds' | 'parentId'>,
+): Promise<DomainError | undefined> {
+  const [labelsFound, assigneeFound, parentFound] = await Promise.all([
     labelIds.length > 0 && labelIds.every(isId) ? store.lockProjectLabels(tx, projectId, labelIds) : 0,
     assigneeId !== null && assigneeId !== undefined && isId(assigneeId) ? isMember(tx, projectId, assigneeId) : false,
+    typeof parentId === 'string' && isId(parentId) ? store.lockParent(tx, projectId, parentId) : false,
   ]);
+  if (typeof parentId === 'string' && !parentFound) return invalidField(['parentId'], "parentId must name a task of the task's project", 'PARENT_NOT_IN_PROJECT');
   if (assigneeId !== null && assigneeId !== undefined && !assigneeFound) {
     return new DomainError('BAD_REQUEST', 'The assignee must be a member of the project', 'ASSIGNEE_NOT_MEMBER');
   }
@@ -142,6 +165,8 @@ export function createTasksService(db: Db) {
       dueAfter: query.dueAfter ? new Date(query.dueAfter) : undefined,
       text: query.q?.trim() || undefined,
       labelIds: query.labelId ? normalizedLabelIds([...new Set(query.labelId.map((id) => id.toLowerCase()))]) : undefined,
+      parentId: query.parentId === 'none' ? null : query.parentId?.toLowerCase(),
+      key: query.q ? parseTaskKey(query.q.trim()) : undefined,
     };
     return { filters, order: { field, descending }, cursor: decodeCursor(query.cursor, [store.SORT_CURSOR_CHECKS[field], cursorChecks.id]), limit: pageSize(query.limit) };
   }
@@ -175,7 +200,11 @@ export function createTasksService(db: Db) {
       return listWhere(userId, { projectIdsOfMember: userId, within: grantedProjects(currentGrant()) }, query);
     },
 
-    async get(userId: string, taskId: string): Promise<Task> {
+    /** By id, or by key ("ENG-42", any case, with the project's current or a former key). */
+    async get(userId: string, idOrKey: string): Promise<Task> {
+      const key = isId(idOrKey) ? undefined : parseTaskKey(idOrKey);
+      const taskId = key ? await store.findTaskIdByKey(db, key.stem, key.number) : idOrKey;
+      if (!taskId) throw notFound('Task');
       return (await loadTask(userId, taskId)).task;
     },
 
@@ -199,7 +228,8 @@ export function createTasksService(db: Db) {
         authorize(access, 'task.write');
         if (refusal) throw refusal;
         if (!state) throw input.status === undefined ? new Error(`Project ${projectId} has no unstarted state`) : unknownStatus(input.status);
-        const row: store.TaskRow = {
+        const { number, projectKey } = await store.takeTaskNumber(tx, projectId);
+        const columns: store.TaskColumns = {
           id: newId(),
           projectId,
           title: input.title,
@@ -212,15 +242,17 @@ export function createTasksService(db: Db) {
           completedAt: state.category === 'completed' ? now : null,
           labelIds: normalizedLabelIds(input.labelIds ?? []),
           commentCount: 0,
+          parentId: input.parentId?.toLowerCase() ?? null,
+          number,
           createdAt: now,
           updatedAt: now,
         };
-        const task = toTask(row);
+        const task = toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0 });
         // The insert and its record sent together (store.ts): one round trip. A value PostgreSQL
         // refuses fails the insert, and the request is the caller's 400 (transport/trpc/init.ts).
         await Promise.all([
-          store.insertTask(tx, row),
-          recordEvent(tx, { projectId, taskId: row.id, actorId: userId, type: 'task.created', resource: task }),
+          store.insertTask(tx, columns),
+          recordEvent(tx, { projectId, taskId: columns.id, actorId: userId, type: 'task.created', resource: task }),
         ]);
         return task;
       });
@@ -237,8 +269,11 @@ export function createTasksService(db: Db) {
      */
     async update(userId: string, { id, ...patch }: UpdateTaskInput, versions?: Date[]): Promise<Task> {
       const projectId = await projectOfTask(id);
+      const newParent = typeof patch.parentId === 'string' && isId(patch.parentId) ? patch.parentId : undefined;
       return transactionIn(db, { projectId }, 'Task', async (tx) => {
-        // Called in this order, so sent in it (one round trip): the state's and the labels' locks before the task's row.
+        // A move under a parent waits for any other in the project, so its cycle check below is sound.
+        if (newParent) await store.lockTaskTree(tx, projectId);
+        // Called in this order, so sent in it (one round trip): the state's, labels' and parent's locks before the task's row.
         const [state, refusal, found] = await Promise.all([
           patch.status === undefined ? undefined : store.lockState(tx, projectId, patch.status),
           inProjectRefusal(tx, projectId, patch),
@@ -248,6 +283,9 @@ export function createTasksService(db: Db) {
         authorize(access, 'task.write');
         if (refusal) throw refusal;
         if (patch.status !== undefined && !state) throw unknownStatus(patch.status);
+        if (newParent && newParent.toLowerCase() !== task.parentId && (await store.wouldCycle(tx, task.id, newParent))) {
+          throw invalidField(['parentId'], 'A task cannot be a subtask of itself or of its own subtasks', 'PARENT_CYCLE');
+        }
         const { set, after, changes } = planUpdate(patch, requireVersion(task, versions, 'Task'), state?.category);
         // An update that changes no tracked field is still a new version, with nothing to record.
         await Promise.all([
@@ -259,16 +297,22 @@ export function createTasksService(db: Db) {
       });
     },
 
-    /** One transaction: the project's row, then the task's FOR UPDATE, If-Match checked, the deletion recorded. */
+    /**
+     * One transaction: the project's row, then the task's FOR UPDATE, If-Match checked, its
+     * subtasks detached (each a `task.updated` of parentId to null: nothing is deleted that the
+     * caller did not name), the deletion recorded.
+     */
     async remove(userId: string, taskId: string, versions?: Date[]): Promise<{ message: string }> {
       const projectId = await projectOfTask(taskId);
       await transactionIn(db, { projectId }, 'Task', async (tx) => {
         const { task, access } = accessOf(userId, await store.findTaskForUser(tx, taskId, userId, { lock: 'update' }));
         authorize(access, 'task.write');
         requireVersion(task, versions, 'Task');
-        // Deleted before the record: recordEvent's project lock is the last one a write takes.
+        const detached = await store.detachSubtasks(tx, task.id);
+        // Deleted before the records: recordEvent's project lock is the last one a write takes.
         await store.deleteTask(tx, taskId);
-        await recordEvent(tx, { projectId, taskId: task.id, actorId: userId, type: 'task.deleted', resource: toTask(task) });
+        await recordUpdates(tx, projectId, userId, detached, () => ({ parentId: { old: task.id, new: null } }));
+        await recordEvent(tx, { projectId, taskId: task.id, actorId: userId, type: 'task.deleted', resource: toTask({ ...task, subtaskCount: 0, subtasksDone: 0 }) });
       });
       return { message: 'Task deleted' };
     },

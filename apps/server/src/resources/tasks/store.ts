@@ -1,11 +1,16 @@
-import { arrayLiteral, type Db, labels, memberships, projects, projectStates, stateCategoryIn, tasks, users } from '@tasklane/db';
+import { arrayLiteral, type Db, labels, memberships, projectKeys, projects, projectStates, stateCategoryIn, tasks, users } from '@tasklane/db';
 import { type Role, type StateCategory, TASK_PRIORITIES, type TaskPriority, type TaskSortField } from '@tasklane/schemas';
 import { type SQL, and, asc, desc, eq, getTableColumns, gt, ilike, isNull, lt, or, sql } from 'drizzle-orm';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../../platform/paging';
 import { nextVersionSql } from '../../platform/versions';
 import { currentHandle } from '../../platform/ambient-transaction';
+import { TASK_TREE_LOCK_CLASS } from '../../platform/locks';
+import { rowsOf } from '../../platform/sql';
 
-export type TaskRow = typeof tasks.$inferSelect;
+/** A task's columns, as its insert writes them. */
+export type TaskColumns = typeof tasks.$inferSelect;
+/** A task as every read gives it: its columns and what taskReadExtras computes. */
+export type TaskRow = TaskColumns & { projectKey: string; subtaskCount: number; subtasksDone: number };
 
 /*
  * Where a new task field goes: its column in packages/db/src/schema.ts (with its migration), its
@@ -16,12 +21,29 @@ export type TaskRow = typeof tasks.$inferSelect;
  */
 const taskColumns = getTableColumns(tasks);
 
-/**
- * The one read of tasks: every column (toTask maps a row to what the API shows), plus `extra`
- * columns computed for the caller. A task row is read so by the task's get, the lists and the
- * writes (FOR NO KEY UPDATE), and by the comments' task lookup through the tasks service.
+/*
+ * What every read computes beside a task's columns, as scalar subqueries like callerRole below
+ * (the task's columns inside a nested condition or the template, so drizzle qualifies them): its
+ * project's current key, and its subtasks counted, all and completed ones, from the small partial
+ * index of subtasks (tasks_parent_status_idx), which answers both without reading a row. Counted
+ * when read rather than kept on the parent: no write locks a parent's row for its subtasks' sake,
+ * and the count follows any change of what "completed" means.
  */
-const selectTasks = <Extra extends Record<string, SQL>>(db: Db, extra: Extra) => db.select({ ...taskColumns, ...extra }).from(tasks);
+const taskReadExtras = {
+  projectKey: sql<string>`(select ${projects.key} from ${projects} where ${eq(projects.id, tasks.projectId)})`,
+  subtaskCount: sql<number>`(select count(*)::int from ${tasks} as subtask where ${eq(sql`subtask.parent_id`, tasks.id)})`,
+  subtasksDone: sql<number>`(select count(*)::int from ${tasks} as subtask where ${and(eq(sql`subtask.parent_id`, tasks.id), stateCategoryIn({ projectId: sql`subtask.project_id`, status: sql`subtask.status` }, ['completed']))})`,
+};
+
+/** What a bulk update returns: rows as every read gives them (toTask maps them). */
+const taskRowReturning = { ...taskColumns, ...taskReadExtras };
+
+/**
+ * The one read of tasks: every column and taskReadExtras (toTask maps a row to what the API
+ * shows), plus `extra` columns computed for the caller. A task row is read so by the task's get,
+ * the lists and the writes (FOR NO KEY UPDATE), and by the comments' task lookup through the tasks service.
+ */
+const selectTasks = <Extra extends Record<string, SQL>>(db: Db, extra: Extra) => db.select({ ...taskRowReturning, ...extra }).from(tasks);
 
 /*
  * The caller's role in the task's project (null: not a member), the project's owner and the
@@ -147,7 +169,77 @@ export const lockTasksInState = (db: Db, projectId: string, key: string): Promis
  * task's row is locked).
  */
 
-export const insertTask = (db: Db, row: TaskRow) => db.insert(tasks).values(row).execute();
+export const insertTask = (db: Db, row: TaskColumns) => db.insert(tasks).values(row).execute();
+
+/**
+ * The number of a new task in the project and the project's key, taken from the project's counter
+ * in the creating transaction: its row stays locked to the commit (FOR NO KEY UPDATE, which the
+ * project's other writes, holding it FOR KEY SHARE, do not wait for), so concurrent creations take
+ * distinct consecutive numbers, and a number is never given back, even when its task is deleted.
+ */
+export const takeTaskNumber = async (db: Db, projectId: string): Promise<{ number: number; projectKey: string }> =>
+  (
+    await db
+      .update(projects)
+      .set({ nextTaskNumber: sql`${projects.nextTaskNumber} + 1` })
+      .where(eq(projects.id, projectId))
+      .returning({ number: sql<number>`${projects.nextTaskNumber} - 1`, projectKey: projects.key })
+  )[0]!;
+
+/** The id of the task a key names (`stem` in upper case: the project's key, current or former), if any. */
+export const findTaskIdByKey = async (db: Db, stem: string, number: number): Promise<string | undefined> =>
+  (
+    await db
+      .select({ id: tasks.id })
+      .from(tasks)
+      .innerJoin(projectKeys, eq(projectKeys.projectId, tasks.projectId))
+      .where(and(eq(projectKeys.key, stem), eq(tasks.number, number)))
+      .limit(1)
+  )[0]?.id;
+
+/**
+ * Whether `parentId` is a task of the project, its row locked FOR KEY SHARE to the end of the
+ * caller's transaction, so it cannot be deleted before the write that names it commits (its
+ * deletion would then detach a subtask it never saw). Taken before the written task's row: a
+ * parent's row comes before its subtasks' (platform/locks.ts).
+ */
+export const lockParent = (db: Db, projectId: string, parentId: string): Promise<boolean> =>
+  db
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(and(eq(tasks.id, parentId), eq(tasks.projectId, projectId)))
+    .for('key share')
+    .execute()
+    .then((rows) => rows.length > 0);
+
+/**
+ * Held to the end of the caller's transaction: moves under another parent in the project, one at a
+ * time, so each one's ancestor check (wouldCycle) sees the others' committed parents.
+ */
+export const lockTaskTree = (db: Db, projectId: string) =>
+  db.execute(sql`select pg_advisory_xact_lock(${TASK_TREE_LOCK_CLASS}, hashtext(${projectId}::uuid::text))`);
+
+/** Whether `taskId` is `parentId` or one of its ancestors: making it `parentId`'s subtask would close a cycle. */
+export async function wouldCycle(db: Db, taskId: string, parentId: string): Promise<boolean> {
+  const [row] = rowsOf<{ cycle: boolean }>(
+    await db.execute(sql`
+      with recursive ancestors(id, parent_id) as (
+        select ${tasks.id}, ${tasks.parentId} from ${tasks} where ${tasks.id} = ${parentId}::uuid
+        union
+        select up.id, up.parent_id from ${tasks} as up join ancestors on up.id = ancestors.parent_id
+      )
+      select exists (select 1 from ancestors where id = ${taskId}::uuid) as cycle`),
+  );
+  return row?.cycle === true;
+}
+
+/** A deleted task's subtasks become top-level (a new version each), their rows locked after the parent's. */
+export const detachSubtasks = (db: Db, parentId: string) =>
+  db
+    .update(tasks)
+    .set({ parentId: null, updatedAt: nextVersionSql(tasks.updatedAt) })
+    .where(eq(tasks.parentId, parentId))
+    .returning(taskRowReturning);
 
 export const updateTask = (db: Db, taskId: string, set: Partial<TaskRow>) => db.update(tasks).set(set).where(eq(tasks.id, taskId)).execute();
 
@@ -159,7 +251,7 @@ export const removeLabel = (db: Db, projectId: string, labelId: string) =>
     .update(tasks)
     .set({ labelIds: sql`array_remove(${tasks.labelIds}, ${labelId}::uuid)`, updatedAt: nextVersionSql(tasks.updatedAt) })
     .where(and(eq(tasks.projectId, projectId), sql`${tasks.labelIds} @> array[${labelId}::uuid]`))
-    .returning();
+    .returning(taskRowReturning);
 
 /** A member who leaves keeps no tasks: theirs in this project become unassigned (a new version each). */
 export const unassignTasks = (db: Db, projectId: string, userId: string) =>
@@ -167,7 +259,7 @@ export const unassignTasks = (db: Db, projectId: string, userId: string) =>
     .update(tasks)
     .set({ assigneeId: null, updatedAt: nextVersionSql(tasks.updatedAt) })
     .where(and(eq(tasks.projectId, projectId), eq(tasks.assigneeId, userId)))
-    .returning();
+    .returning(taskRowReturning);
 
 export interface TaskFilters {
   /** State keys. */
@@ -182,6 +274,10 @@ export interface TaskFilters {
   text?: string;
   /** Tasks carrying any of these labels. */
   labelIds?: string[];
+  /** Subtasks of this task, or null for top-level tasks. */
+  parentId?: string | null;
+  /** A task key in `text` (the stem upper case): that task matches too. */
+  key?: { stem: string; number: number };
 }
 
 export interface TaskOrder {
@@ -234,6 +330,9 @@ interface ListValues {
   dueAfter: string;
   pattern: string;
   labelIds: string;
+  parentId: string;
+  keyStem: string;
+  keyNumber: number;
   cursorValue: string | number;
   cursorId: string;
   limit: number;
@@ -242,7 +341,10 @@ interface ListValues {
 // Many values as one parameter (an array literal; the values are enum names or ids the service
 // checked), so a filter of one status and one of five share one statement.
 function filterConditions(filters: TaskFilters): (SQL | undefined)[] {
-  const { statuses = [], statusCategories = [], priorities = [], labelIds = [], assigneeId } = filters;
+  const { statuses = [], statusCategories = [], priorities = [], labelIds = [], assigneeId, parentId } = filters;
+  const keyMatch = filters.key
+    ? and(eq(tasks.number, value('keyNumber')), sql`${tasks.projectId} in (select ${projectKeys.projectId} from ${projectKeys} where ${eq(projectKeys.key, value('keyStem'))})`)
+    : undefined;
   return [
     statuses.length > 0 ? sql`${tasks.status} = any(${value('statuses')}::text[])` : undefined,
     statusCategories.length > 0 ? stateCategoryIn(tasks, statusCategories) : undefined,
@@ -250,8 +352,9 @@ function filterConditions(filters: TaskFilters): (SQL | undefined)[] {
     assigneeId === null ? isNull(tasks.assigneeId) : assigneeId !== undefined ? eq(tasks.assigneeId, value('assigneeId')) : undefined,
     filters.dueBefore ? lt(tasks.dueDate, value('dueBefore')) : undefined,
     filters.dueAfter ? gt(tasks.dueDate, value('dueAfter')) : undefined,
-    filters.text === undefined ? undefined : or(ilike(tasks.title, value('pattern')), ilike(tasks.description, value('pattern'))),
+    filters.text === undefined ? undefined : or(ilike(tasks.title, value('pattern')), ilike(tasks.description, value('pattern')), keyMatch),
     labelIds.length > 0 ? sql`${tasks.labelIds} && ${value('labelIds')}::uuid[]` : undefined,
+    parentId === null ? isNull(tasks.parentId) : parentId !== undefined ? eq(tasks.parentId, value('parentId')) : undefined,
   ];
 }
 
@@ -311,7 +414,9 @@ export function listTasks(db: Db, scope: TaskScope, filters: TaskFilters, order:
     filters.dueBefore !== undefined,
     filters.dueAfter !== undefined,
     filters.text !== undefined,
+    filters.key !== undefined,
     labelIds.length > 0,
+    filters.parentId === null ? 'top' : filters.parentId === undefined ? 'any' : 'of',
     order.field,
     order.descending ? 'desc' : 'asc',
     !cursor ? 'first' : cursor[0] === null ? 'null' : 'value',
@@ -335,6 +440,8 @@ export function listTasks(db: Db, scope: TaskScope, filters: TaskFilters, order:
     ...(filters.dueAfter ? { dueAfter: filters.dueAfter.toISOString() } : {}),
     ...(filters.text === undefined ? {} : { pattern: `%${escapeLike(filters.text)}%` }),
     labelIds: arrayLiteral(labelIds),
+    ...(filters.parentId ? { parentId: filters.parentId } : {}),
+    ...(filters.key ? { keyStem: filters.key.stem, keyNumber: filters.key.number } : {}),
     ...(cursor ? { cursorValue: cursor[0] ?? undefined, cursorId: cursor[1] as string } : {}),
     limit,
   };

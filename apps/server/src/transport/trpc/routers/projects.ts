@@ -54,7 +54,7 @@ export const projectsRouter = router({
 
   create: protectedProcedure
     .meta({
-      openapi: { method: 'POST', path: '/projects', tags, summary: 'Create a project', description: 'The caller becomes its owner and an ADMIN member. Honours Idempotency-Key.' },
+      openapi: { method: 'POST', path: '/projects', tags, summary: 'Create a project', description: 'The caller becomes its owner and an ADMIN member. `key` (the stem of its task keys) is derived from the name when absent; one any project has or had: 409 PROJECT_KEY_TAKEN. Honours Idempotency-Key.' },
       successStatus: 201,
       location: '/projects/{id}',
       errors: [409],
@@ -78,8 +78,8 @@ export const projectsRouter = router({
 
   update: protectedProcedure
     .meta({
-      openapi: { method: 'PATCH', path: '/projects/{id}', tags, summary: 'Update a project', description: 'Name and description; ADMIN or owner. With If-Match, a stale version is refused (412).' },
-      errors: [403, 412],
+      openapi: { method: 'PATCH', path: '/projects/{id}', tags, summary: 'Update a project', description: 'Name, description and key (409 PROJECT_KEY_TAKEN; the former key keeps finding its tasks); ADMIN or owner. With If-Match, a stale version is refused (412).' },
+      errors: [403, 409, 412],
       headers: ['ETag'],
       requestHeaders: ['If-Match'],
     })

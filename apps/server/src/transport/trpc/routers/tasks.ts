@@ -4,6 +4,7 @@ import {
   MessageSchema,
   PathIdInput,
   TaskFilterShape,
+  TaskIdOrKeyInput,
   TaskSchema,
   UpdateTaskInput,
 } from '@tasklane/schemas';
@@ -15,7 +16,7 @@ import { pagedList } from '../paged-list';
 
 const tags = ['tasks'];
 const listDescription =
-  'Filters combine: status and priority take comma lists, assigneeId an id, `me` or `none`; `q` searches title and description. Paged by cursor (`Link: rel="next"`).';
+  'Filters combine: status and priority take comma lists, assigneeId an id, `me` or `none`, parentId a task id or `none` (top-level tasks); `q` searches title and description, and a task key in it matches that task. Paged by cursor (`Link: rel="next"`).';
 
 export const tasksRouter = router({
   ...pagedList('listForProject', {
@@ -36,7 +37,7 @@ export const tasksRouter = router({
 
   create: protectedProcedure
     .meta({
-      openapi: { method: 'POST', path: '/tasks', tags, summary: 'Create a task', description: 'EDITOR, ADMIN or owner. Status defaults to TODO, priority to MEDIUM; the assignee must be a member. Honours Idempotency-Key.' },
+      openapi: { method: 'POST', path: '/tasks', tags, summary: 'Create a task', description: 'EDITOR, ADMIN or owner. Status defaults to TODO, priority to MEDIUM; the assignee must be a member; parentId makes it a subtask of a task of the same project. The task gets the next number of its project (its key, `WEB-42`). Honours Idempotency-Key.' },
       successStatus: 201,
       location: '/tasks/{id}',
       errors: [403, 409],
@@ -51,16 +52,16 @@ export const tasksRouter = router({
 
   get: protectedProcedure
     .meta({
-      openapi: { method: 'GET', path: '/tasks/{id}', tags, summary: 'Get a task', description: 'Members of its project only. The ETag is for If-Match on PATCH and DELETE.' },
+      openapi: { method: 'GET', path: '/tasks/{id}', tags, summary: 'Get a task', description: 'By id or by key (`WEB-42`, any case; a key from before the project\'s key changed too). Members of its project only. The ETag is for If-Match on PATCH and DELETE.' },
       headers: ['ETag'],
     })
-    .input(PathIdInput)
+    .input(TaskIdOrKeyInput)
     .output(TaskSchema)
     .query(async ({ ctx, input }) => withETag(ctx.response, await ctx.services.tasks.get(ctx.userId, input.id))),
 
   update: protectedProcedure
     .meta({
-      openapi: { method: 'PATCH', path: '/tasks/{id}', tags, summary: 'Update a task', description: 'Any of title, description, status, priority, dueDate, assigneeId (null clears). EDITOR, ADMIN or owner. With If-Match, a stale version is refused (412).' },
+      openapi: { method: 'PATCH', path: '/tasks/{id}', tags, summary: 'Update a task', description: 'Any of title, description, status, priority, dueDate, assigneeId, labelIds, parentId (null clears; a parent that would make the task its own ancestor: 400 PARENT_CYCLE). EDITOR, ADMIN or owner. With If-Match, a stale version is refused (412).' },
       errors: [403, 412],
       headers: ['ETag'],
       requestHeaders: ['If-Match'],
@@ -73,7 +74,7 @@ export const tasksRouter = router({
 
   delete: protectedProcedure
     .meta({
-      openapi: { method: 'DELETE', path: '/tasks/{id}', tags, summary: 'Delete a task', description: 'Deletes its comments too. EDITOR, ADMIN or owner. With If-Match, a stale version is refused (412).' },
+      openapi: { method: 'DELETE', path: '/tasks/{id}', tags, summary: 'Delete a task', description: 'Deletes its comments too; its subtasks stay, detached (top-level). EDITOR, ADMIN or owner. With If-Match, a stale version is refused (412).' },
       errors: [403, 412],
       requestHeaders: ['If-Match'],
     })
