@@ -13,6 +13,7 @@ const EXPECTED: Record<Action, Record<Caller, boolean>> = {
   'task.write':                { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
   'comment.create':            { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
   'labels.manage':             { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
+  'relations.manage':          { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
   'comment.manageOwn':         { VIEWER: true,  EDITOR: true,  ADMIN: true,  owner: true },
   'comment.deleteAny':         { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
   'project.update':            { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
@@ -87,6 +88,13 @@ const HTTP: Record<Action, HttpProof> = {
     allowed: 201,
     call: ({ t, projectId, cast }, caller) =>
       t.request('POST', `/api/v1/projects/${projectId}/labels`, { token: cast[caller].token, body: { name: `Label of ${caller}`, color: '#123abc' } }),
+  },
+  'relations.manage': {
+    allowed: 201,
+    call: async ({ t, projectId, taskId, cast }, caller) => {
+      const other = await createTask(t, cast.owner, projectId, { title: `Related by ${caller}` });
+      return t.request('POST', `/api/v1/tasks/${taskId}/relations`, { token: cast[caller].token, body: { type: 'relates_to', taskId: other.id } });
+    },
   },
   'comment.manageOwn': {
     allowed: 200,

@@ -18,6 +18,8 @@ export const ACTIVITY_TYPES = [
   'label.created',
   'label.updated',
   'label.deleted',
+  'relation.created',
+  'relation.deleted',
 ] as const;
 
 export const ActivityTypeSchema = z.enum(ACTIVITY_TYPES).meta({ id: 'ActivityType' });
@@ -33,10 +35,10 @@ export const ActivitySchema = z
     time: TimestampSchema,
     actorId: IdSchema.meta({ description: 'The user who made the change' }),
     projectId: IdSchema,
-    taskId: IdSchema.nullable().meta({ description: 'The task a task or comment event concerns' }),
+    taskId: IdSchema.nullable().meta({ description: 'The task a task, comment or relation event concerns (for a relation: the task it was created or deleted from)' }),
     resource: z
       .record(z.string(), z.unknown())
-      .meta({ description: 'The changed resource (Project, Member, Task, Comment or Label) after the change; before it, for deletions' }),
+      .meta({ description: 'The changed resource (Project, Member, Task, Comment, Label or Relation) after the change; before it, for deletions' }),
     changes: z
       .record(z.string(), FieldChangeSchema)
       .nullable()

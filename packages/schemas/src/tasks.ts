@@ -31,6 +31,7 @@ export const TaskSchema = z
     completedAt: TimestampSchema.nullable(),
     labelIds: z.array(IdSchema).meta({ description: "Ids of the project's labels on the task, in id order (oldest label first); empty when none" }),
     commentCount: z.number().int().meta({ description: 'How many comments the task has' }),
+    blocked: z.boolean().meta({ description: 'True while a task blocking this one (a `blocks` relation) is neither completed nor cancelled' }),
   })
   .meta({ id: 'Task' });
 

@@ -1,5 +1,5 @@
 import type { Db } from '@tasklane/db';
-import type { CreateTaskInput, FieldChange, ListProjectTasksInput, Task, TaskSortField, UpdateTaskInput } from '@tasklane/schemas';
+import type { CreateTaskInput, FieldChange, ListProjectTasksInput, RelatedTask, Task, TaskSortField, UpdateTaskInput } from '@tasklane/schemas';
 import { isMember, requireProjectAccess } from '../policy/access';
 import { isId, newId } from '../../platform/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../../platform/paging';
@@ -29,6 +29,7 @@ export const toTask = (row: store.TaskRow): Task => ({
   completedAt: iso(row.completedAt),
   labelIds: row.labelIds,
   commentCount: row.commentCount,
+  blocked: row.blocked,
 });
 
 /** A task's label ids as stored: lower case, in id order (so every read shows them in one order). */
@@ -192,6 +193,8 @@ export function createTasksService(db: Db) {
         completedAt: status === 'DONE' ? now : null,
         labelIds: normalizedLabelIds(input.labelIds ?? []),
         commentCount: 0,
+        // A new task has no relations yet.
+        blocked: false,
         createdAt: now,
         updatedAt: now,
       };
@@ -250,6 +253,17 @@ export function createTasksService(db: Db) {
         await recordEvent(tx, { projectId, taskId: task.id, actorId: userId, type: 'task.deleted', resource: toTask(task) });
       });
       return { message: 'Task deleted' };
+    },
+
+    /**
+     * Of `taskIds`, the tasks the caller can see (a member of their project, which the request's
+     * token reaches), in brief: those of a list of relations.
+     */
+    async visibleSummaries(userId: string, taskIds: readonly string[]): Promise<Map<string, RelatedTask>> {
+      const ids = taskIds.filter(isId);
+      if (ids.length === 0) return new Map();
+      const rows = await store.visibleTaskSummaries(db, ids, userId, grantedProjects(currentGrant()));
+      return new Map(rows.map((row) => [row.id, row]));
     },
 
     projectOfTask,

@@ -5,7 +5,8 @@ import { type CursorCheck, type CursorValue, cursorChecks } from '../../platform
 import { nextVersionSql } from '../../platform/versions';
 import { currentHandle } from '../../platform/ambient-transaction';
 
-export type TaskRow = typeof tasks.$inferSelect;
+/** A task's row, with what every read computes beside its columns (`blocked`). */
+export type TaskRow = typeof tasks.$inferSelect & { blocked: boolean };
 
 /*
  * Where a new task field goes: its column in packages/db/src/schema.ts (with its migration), its
@@ -17,11 +18,35 @@ export type TaskRow = typeof tasks.$inferSelect;
 const taskColumns = getTableColumns(tasks);
 
 /**
+ * Whether a status (an SQL expression of a task's status) is closed: in a completed or cancelled
+ * state. PLACEHOLDER until per-project workflow states land: DONE and CANCELLED; the lead swaps
+ * this one helper for the states' categories at merge.
+ */
+export const closedStatusSql = (status: SQL) => sql`${status} in ('DONE', 'CANCELLED')`;
+
+/**
+ * Whether the task of the outer row ("tasks") is blocked: a task blocking it is still open. An
+ * EXISTS on task_relations_incoming_idx, which holds only relations, so for almost every task it
+ * finds no entry and costs one index probe. Names written out: the outer row is "tasks", the
+ * blocker an alias of the same table.
+ */
+const blockedSql = sql<boolean>`exists (select 1 from task_relations as blocking join tasks as blocker on blocker.id = blocking.task_id where blocking.related_task_id = "tasks"."id" and blocking.type = 'blocks' and not ${closedStatusSql(sql.raw('blocker.status'))})`;
+
+/** The columns every read of a task returns: the table's and `blocked`. */
+const taskReadColumns = { ...taskColumns, blocked: blockedSql };
+
+/**
+ * The task key of the outer row ("tasks"), e.g. ENG-42. PLACEHOLDER until task keys land: the
+ * empty string; the lead swaps in the task's key at merge.
+ */
+export const taskKeySql = sql<string>`''`;
+
+/**
  * The one read of tasks: every column (toTask maps a row to what the API shows), plus `extra`
  * columns computed for the caller. A task row is read so by the task's get, the lists and the
  * writes (FOR NO KEY UPDATE), and by the comments' task lookup through the tasks service.
  */
-const selectTasks = <Extra extends Record<string, SQL>>(db: Db, extra: Extra) => db.select({ ...taskColumns, ...extra }).from(tasks);
+const selectTasks = <Extra extends Record<string, SQL>>(db: Db, extra: Extra) => db.select({ ...taskReadColumns, ...extra }).from(tasks);
 
 /*
  * The caller's role in the task's project (null: not a member), the project's owner and the
@@ -102,6 +127,22 @@ export const findProjectOfTask = async (db: Db, taskId: string): Promise<string 
   (await db.select({ projectId: tasks.projectId }).from(tasks).where(eq(tasks.id, taskId)).limit(1).execute())[0]?.projectId;
 
 /**
+ * Of `taskIds` (well-formed ids), the tasks `userId` is a member of the project of (and, `within`
+ * given, in those projects only), as little of each as a list of relations shows.
+ */
+export const visibleTaskSummaries = (db: Db, taskIds: readonly string[], userId: string, within: readonly string[] | undefined) =>
+  db
+    .select({ id: tasks.id, key: taskKeySql, title: tasks.title, status: tasks.status, projectId: tasks.projectId })
+    .from(tasks)
+    .where(
+      and(
+        sql`${tasks.id} = any(${arrayLiteral(taskIds)}::uuid[])`,
+        sql`${tasks.projectId} in (select ${memberships.projectId} from ${memberships} where ${eq(memberships.userId, userId)})`,
+        within ? sql`${tasks.projectId} = any(${arrayLiteral(within)}::uuid[])` : undefined,
+      ),
+    );
+
+/**
  * How many of `labelIds` (well-formed ids, each once) are labels of the project, each found label
  * locked against deletion (FOR KEY SHARE) to the end of the caller's transaction: a label's
  * deletion locks its row first and takes it off its tasks after, so a write naming a label being
@@ -136,7 +177,7 @@ export const removeLabel = (db: Db, projectId: string, labelId: string) =>
     .update(tasks)
     .set({ labelIds: sql`array_remove(${tasks.labelIds}, ${labelId}::uuid)`, updatedAt: nextVersionSql(tasks.updatedAt) })
     .where(and(eq(tasks.projectId, projectId), sql`${tasks.labelIds} @> array[${labelId}::uuid]`))
-    .returning();
+    .returning(taskReadColumns);
 
 /** A member who leaves keeps no tasks: theirs in this project become unassigned (a new version each). */
 export const unassignTasks = (db: Db, projectId: string, userId: string) =>
@@ -144,7 +185,7 @@ export const unassignTasks = (db: Db, projectId: string, userId: string) =>
     .update(tasks)
     .set({ assigneeId: null, updatedAt: nextVersionSql(tasks.updatedAt) })
     .where(and(eq(tasks.projectId, projectId), eq(tasks.assigneeId, userId)))
-    .returning();
+    .returning(taskReadColumns);
 
 export interface TaskFilters {
   statuses?: TaskStatus[];

@@ -7,6 +7,7 @@ import { membersRouter } from './routers/members';
 import { notificationSettingsRouter } from './routers/notification-email';
 import { notificationsRouter, watchingRouter } from './routers/notifications';
 import { projectsRouter } from './routers/projects';
+import { relationsRouter } from './routers/relations';
 import { tasksRouter } from './routers/tasks';
 import { webhooksRouter } from './routers/webhooks';
 import { ssoRouter } from './routers/sso';
@@ -20,6 +21,7 @@ export const appRouter = router({
   tasks: tasksRouter,
   comments: commentsRouter,
   labels: labelsRouter,
+  relations: relationsRouter,
   activity: activityRouter,
   webhooks: webhooksRouter,
   notifications: notificationsRouter,

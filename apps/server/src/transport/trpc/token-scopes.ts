@@ -81,6 +81,10 @@ export const TOKEN_NEEDS = scopesTable({
   'labels.update': 'write',
   'labels.delete': 'write',
 
+  'relations.list': 'read',
+  'relations.create': 'write',
+  'relations.delete': 'write',
+
   'activity.listForProject': 'read',
   'activity.listForTask': 'read',
 
