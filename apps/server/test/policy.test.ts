@@ -14,6 +14,7 @@ const EXPECTED: Record<Action, Record<Caller, boolean>> = {
   'comment.create':            { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
   'labels.manage':             { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
   'states.manage':             { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
+  'relations.manage':          { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
   'comment.manageOwn':         { VIEWER: true,  EDITOR: true,  ADMIN: true,  owner: true },
   'comment.deleteAny':         { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
   'project.update':            { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
@@ -93,6 +94,13 @@ const HTTP: Record<Action, HttpProof> = {
     allowed: 201,
     call: ({ t, projectId, cast }, caller) =>
       t.request('POST', `/api/v1/projects/${projectId}/states`, { token: cast[caller].token, body: { name: `State of ${caller}`, category: 'started' } }),
+  },
+  'relations.manage': {
+    allowed: 201,
+    call: async ({ t, projectId, taskId, cast }, caller) => {
+      const other = await createTask(t, cast.owner, projectId, { title: `Related by ${caller}` });
+      return t.request('POST', `/api/v1/tasks/${taskId}/relations`, { token: cast[caller].token, body: { type: 'relates_to', taskId: other.id } });
+    },
   },
   'comment.manageOwn': {
     allowed: 200,

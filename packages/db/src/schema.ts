@@ -235,6 +235,8 @@ export const activity = pgTable(
     projectId: uuid('project_id').notNull(),
     /** The task a task or comment event concerns; null for project and member events. */
     taskId: uuid('task_id'),
+    /** A relation event's other task, when in the same project: its history lists the event too. */
+    relatedTaskId: uuid('related_task_id'),
     actorId: uuid('actor_id').notNull(),
     type: text('type').notNull(),
     /** The resource as it is after the change (before it, for deletions). */
@@ -251,7 +253,42 @@ export const activity = pgTable(
   (table) => [
     index('activity_project_idx').on(table.projectId, table.id),
     index('activity_task_idx').on(table.taskId, table.id),
+    index('activity_related_task_idx').on(table.relatedTaskId, table.id).where(sql`${table.relatedTaskId} is not null`),
     index('activity_undispatched_idx').on(table.id).where(sql`${table.dispatchedAt} is null`),
+  ],
+);
+
+export const TASK_RELATION_TYPES = ['blocks', 'relates_to', 'duplicates'] as const;
+
+/**
+ * A relation from `taskId` (the source: it blocks, relates to or duplicates) to `relatedTaskId`
+ * (the target), possibly in another project; deleted with either task (migration 0012).
+ */
+export const taskRelations = pgTable(
+  'task_relations',
+  {
+    id: uuid('id').primaryKey(),
+    type: text('type', { enum: TASK_RELATION_TYPES }).notNull(),
+    taskId: uuid('task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    relatedTaskId: uuid('related_task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    createdBy: uuid('created_by')
+      .notNull()
+      .references(() => users.id),
+    createdAt: timestamps.createdAt,
+  },
+  (table) => [
+    check('task_relations_type_check', sql`${table.type} in ('blocks', 'relates_to', 'duplicates')`),
+    check('task_relations_not_self', sql`${table.taskId} <> ${table.relatedTaskId}`),
+    // The same relation twice is impossible; `relates_to` is symmetric: one per unordered pair.
+    uniqueIndex('task_relations_outgoing_key').on(table.taskId, table.type, table.relatedTaskId),
+    index('task_relations_incoming_idx').on(table.relatedTaskId, table.type),
+    uniqueIndex('task_relations_relates_to_key')
+      .on(sql`least(${table.taskId}, ${table.relatedTaskId})`, sql`greatest(${table.taskId}, ${table.relatedTaskId})`)
+      .where(sql`${table.type} = 'relates_to'`),
   ],
 );
 

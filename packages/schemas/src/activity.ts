@@ -21,6 +21,8 @@ export const ACTIVITY_TYPES = [
   'state.created',
   'state.updated',
   'state.deleted',
+  'relation.created',
+  'relation.deleted',
 ] as const;
 
 export const ActivityTypeSchema = z.enum(ACTIVITY_TYPES).meta({ id: 'ActivityType' });
@@ -36,10 +38,10 @@ export const ActivitySchema = z
     time: TimestampSchema,
     actorId: IdSchema.meta({ description: 'The user who made the change' }),
     projectId: IdSchema,
-    taskId: IdSchema.nullable().meta({ description: 'The task a task or comment event concerns' }),
+    taskId: IdSchema.nullable().meta({ description: 'The task a task, comment or relation event concerns (for a relation: the task it was created or deleted from)' }),
     resource: z
       .record(z.string(), z.unknown())
-      .meta({ description: 'The changed resource (Project, Member, Task, Comment, Label or State) after the change; before it, for deletions' }),
+      .meta({ description: 'The changed resource (Project, Member, Task, Comment, Label, State or Relation) after the change; before it, for deletions' }),
     changes: z
       .record(z.string(), FieldChangeSchema)
       .nullable()

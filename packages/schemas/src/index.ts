@@ -7,6 +7,7 @@ export * from './members';
 export * from './tasks';
 export * from './comments';
 export * from './labels';
+export * from './relations';
 export * from './activity';
 export * from './webhooks';
 export * from './notification-settings';

@@ -44,6 +44,7 @@ export const TaskSchema = z
     parentId: IdSchema.nullable().meta({ description: 'The task this is a subtask of (same project); null for a top-level task' }),
     subtaskCount: z.number().int().meta({ description: 'How many subtasks the task has' }),
     subtasksDone: z.number().int().meta({ description: 'How many of its subtasks are in a completed state (DONE)' }),
+    blocked: z.boolean().meta({ description: 'True while a task blocking this one (a `blocks` relation) is neither completed nor cancelled' }),
   })
   .meta({ id: 'Task' });
 

@@ -44,6 +44,7 @@ export const RESOURCES = {
   },
   comments: { list: 'comments.list', get: 'comments.get', create: 'comments.create', update: 'comments.update', delete: 'comments.delete' },
   labels: { list: 'labels.list', get: 'labels.get', create: 'labels.create', update: 'labels.update', delete: 'labels.delete' },
+  relations: { list: 'relations.list', create: 'relations.create', delete: 'relations.delete' },
   activity: { listForProject: 'activity.listForProject', listForTask: 'activity.listForTask' },
   webhooks: {
     list: 'webhooks.list',

@@ -77,6 +77,21 @@ describe('resource methods', () => {
     expect((await tl.tasks.get({ id: task.id })).labelIds).toEqual([chore.id]);
   });
 
+  it('relate tasks: tl.relations.list/create/delete, blocked on tasks', async () => {
+    const { tl } = await registered();
+    const project = await tl.projects.create({ name: 'Related' });
+    const design = await tl.tasks.create({ projectId: project.id, title: 'Design' });
+    const build = await tl.tasks.create({ projectId: project.id, title: 'Build' });
+    const relation = await tl.relations.create({ id: design.id, type: 'blocks', taskId: build.id });
+    expect(relation).toMatchObject({ type: 'blocks', taskId: design.id, relatedTaskId: build.id });
+    expect((await tl.tasks.get({ id: build.id })).blocked).toBe(true);
+    const cycle = await failure(tl.relations.create({ id: build.id, type: 'blocks', taskId: design.id }));
+    expect([cycle.code, cycle.reason, cycle.httpStatus]).toEqual(['CONFLICT', 'RELATION_CYCLE', 409]);
+    expect(await tl.relations.list({ id: build.id })).toMatchObject([{ id: relation.id, type: 'blocks', direction: 'incoming', task: { id: design.id, title: 'Design' } }]);
+    expect(await tl.relations.delete({ id: build.id, relationId: relation.id })).toEqual({ message: 'Relation deleted' });
+    expect((await tl.tasks.get({ id: build.id })).blocked).toBe(false);
+  });
+
   it('list methods return a page with its cursor, and paginate walks every page lazily', async () => {
     const { tl } = await registered();
     const project = await tl.projects.create({ name: 'Paged' });

@@ -20,6 +20,8 @@ export interface ChangeEvent {
   projectId: string;
   /** The task of a task or comment event. */
   taskId?: string;
+  /** A relation event's other task, when in the event's project: that task's history lists the event too. */
+  relatedTaskId?: string;
   actorId: string;
   type: ActivityType;
   resource: object;
@@ -77,8 +79,8 @@ export async function recordEvent(tx: Db, event: ChangeEvent): Promise<Activity>
     await tx.execute(sql`
       with locked as (select pg_advisory_xact_lock(${PROJECT_LOCK_CLASS}, hashtext(${entry.projectId}::uuid::text))),
       inserted as (
-        insert into ${activity} (project_id, task_id, actor_id, type, resource, changes, created_at)
-        select ${entry.projectId}::uuid, ${entry.taskId}::uuid, ${entry.actorId}::uuid, ${entry.type}::text,
+        insert into ${activity} (project_id, task_id, related_task_id, actor_id, type, resource, changes, created_at)
+        select ${entry.projectId}::uuid, ${entry.taskId}::uuid, ${event.relatedTaskId ?? null}::uuid, ${entry.actorId}::uuid, ${entry.type}::text,
                ${JSON.stringify(entry.resource)}::jsonb, ${entry.changes === null ? null : JSON.stringify(entry.changes)}::jsonb, statement_timestamp()
         from locked
         returning id, created_at

@@ -24,6 +24,13 @@ export const PROJECT_KEY_LOCK_CLASS = 7419;
  * concurrent moves cannot each pass the ancestor check and build a cycle together (tasks store).
  */
 export const TASK_TREE_LOCK_CLASS = 7420;
+/**
+ * Every `blocks` relation's insertion (second key 0), after its row locks: one at a time, each
+ * checks for a cycle with every other `blocks` relation committed, so two inserts that would
+ * together close a cycle (A blocks B, B blocks A) cannot both pass the check. Only `blocks`
+ * inserts take it, and they are rare; a finer key (per chain) cannot be known before the walk.
+ */
+export const RELATION_BLOCKS_LOCK_CLASS = 7421;
 /** Migrations (one key, taken by packages/db's migrate: it cannot import this module). */
 export { MIGRATION_LOCK_KEY } from '@tasklane/db';
 
@@ -48,7 +55,9 @@ export { MIGRATION_LOCK_KEY } from '@tasklane/db';
  *     an upgrade from its FOR KEY SHARE that waits for no other write's KEY SHARE;
  *  3. the task's row (FOR KEY SHARE in lockedScope, then the task's own write, or a comment's count
  *     trigger of migration 0006);
- *  4. the write's other rows: a comment, a membership, a webhook;
+ *  4. the write's other rows: a comment, a membership, a webhook, a task relation (whose other
+ *     task's project and row, FOR KEY SHARE, come after the path task's, as a second lockScope);
+ *     then, for a `blocks` relation's insertion, RELATION_BLOCKS_LOCK_CLASS;
  *  5. the project's advisory lock, PROJECT_LOCK_CLASS: recordEvent, the last statement of every
  *     write's transaction, so it is held only from the event's insert to the commit (the task-count
  *     trigger of migration 0004 takes it at a task's insert or deletion, later in that transaction

@@ -23,6 +23,7 @@ import type { UnsubscribeTokens } from './notification-email/unsubscribe-token';
 import type { FeedHub } from '../platform/feed-hub';
 import { createNotificationsService } from './notifications/service';
 import { createProjectsService } from './projects/service';
+import { createRelationsService } from './relations/service';
 import { createSsoService } from './sso/service';
 import { createStatesService } from './states/service';
 import type { Metrics } from '../platform/metrics';
@@ -76,6 +77,7 @@ export function createServices(
     comments: createCommentsService(db, tasks),
     labels: createLabelsService(db),
     states: createStatesService(db),
+    relations: createRelationsService(db, tasks),
     activity: createActivityService(db, tasks),
     idempotency: createIdempotencyService(db),
     events: createEventsService(db, live.hub, live.metrics.eventStreams, live.eventMaxQueued),

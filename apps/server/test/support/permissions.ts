@@ -40,6 +40,9 @@ const EXPECTED = {
   'POST /projects/{id}/states':                    [404,     403,   403,   201,  201],
   'PATCH /projects/{id}/states/{stateId}':         [404,     403,   403,   200,  200],
   'DELETE /projects/{id}/states/{stateId}':        [404,     403,   403,   200,  200],
+  'GET /tasks/{id}/relations':                     [404,     200,   200,   200,  200],
+  'POST /tasks/{id}/relations':                    [404,     403,   201,   201,  201],
+  'DELETE /tasks/{id}/relations/{relationId}':     [404,     403,   200,   200,  200],
 } satisfies Record<string, [number, number, number, number, number]>;
 export type Endpoint = keyof typeof EXPECTED;
 
@@ -99,6 +102,17 @@ const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<{ url: s
     body: { name: `Renamed by ${caller}` },
   }),
   'DELETE /projects/{id}/states/{stateId}': async ({ t, users, projectId }) => ({ url: `/api/v1/projects/${projectId}/states/${await stateOf(t, users.owner, projectId)}` }),
+  'GET /tasks/{id}/relations': ({ taskId }) => ({ url: `/api/v1/tasks/${taskId}/relations` }),
+  'POST /tasks/{id}/relations': async ({ t, users, projectId, taskId }) => ({
+    url: `/api/v1/tasks/${taskId}/relations`,
+    body: { type: 'blocks', taskId: (await createTask(t, users.owner, projectId, { title: 'Blocked' })).id },
+  }),
+  'DELETE /tasks/{id}/relations/{relationId}': async ({ t, users, projectId, taskId }) => {
+    const other = await createTask(t, users.owner, projectId, { title: 'Related' });
+    const response = await t.request('POST', `/api/v1/tasks/${taskId}/relations`, { token: users.owner.token, body: { type: 'relates_to', taskId: other.id } });
+    if (response.status !== 201) throw new Error(`create relation failed: ${response.status} ${JSON.stringify(response.body)}`);
+    return { url: `/api/v1/tasks/${taskId}/relations/${response.body.id}` };
+  },
 };
 
 let labelCounter = 0;

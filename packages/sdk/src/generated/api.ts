@@ -10,6 +10,7 @@ export type NotificationEmailMode = "off" | "instant" | "daily";
 export type Role = "VIEWER" | "EDITOR" | "ADMIN";
 export type TaskStatus = "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELLED";
 export type TaskPriority = "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+export type RelationType = "blocks" | "relates_to" | "duplicates";
 export type ActivityType =
   | "project.created"
   | "project.updated"
@@ -25,7 +26,9 @@ export type ActivityType =
   | "comment.deleted"
   | "label.created"
   | "label.updated"
-  | "label.deleted";
+  | "label.deleted"
+  | "relation.created"
+  | "relation.deleted";
 /**
  * The caller's role in the project (the owner is an ADMIN)
  */
@@ -547,6 +550,33 @@ export interface ProcedureInputs {
      */
     labelId: string;
   };
+  "relations.list": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "relations.create": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    type: RelationType;
+    /**
+     * The other task (the target), in any project the caller is a member of; else a 404
+     */
+    taskId: string;
+  };
+  "relations.delete": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    relationId: string;
+  };
   "activity.listForProject": {
     /**
      * Resource id (UUIDv7); a malformed or unknown id is a 404
@@ -781,6 +811,9 @@ export interface ProcedureOutputs {
   "labels.get": Label;
   "labels.update": Label;
   "labels.delete": Message;
+  "relations.list": TaskRelation[];
+  "relations.create": Relation;
+  "relations.delete": Message;
   "activity.listForProject": {
     items: Activity[];
     nextCursor: string | null;
@@ -831,11 +864,11 @@ export interface Activity {
    */
   projectId: string;
   /**
-   * The task a task or comment event concerns
+   * The task a task, comment or relation event concerns (for a relation: the task it was created or deleted from)
    */
   taskId: string | null;
   /**
-   * The changed resource (Project, Member, Task, Comment or Label) after the change; before it, for deletions
+   * The changed resource (Project, Member, Task, Comment, Label or Relation) after the change; before it, for deletions
    */
   resource: {
     [k: string]: unknown | undefined;
@@ -1101,6 +1134,10 @@ export interface Task {
    * How many comments the task has
    */
   commentCount: number;
+  /**
+   * True while a task blocking this one (a `blocks` relation) is neither completed nor cancelled
+   */
+  blocked: boolean;
 }
 export interface Comment {
   /**
@@ -1157,6 +1194,53 @@ export interface Label {
    * UTC ISO 8601 timestamp with milliseconds
    */
   updatedAt: string;
+}
+export interface TaskRelation {
+  /**
+   * The relation id (for DELETE)
+   */
+  id: string;
+  type: RelationType;
+  /**
+   * `outgoing`: this task is the source (it blocks, relates to, duplicates `task`); `incoming`: `task` is the source (an incoming `blocks` reads "blocked by")
+   */
+  direction: "outgoing" | "incoming";
+  task: RelatedTask;
+}
+export interface RelatedTask {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  /**
+   * The task key, e.g. `ENG-42`
+   */
+  key: string;
+  title: string;
+  status: TaskStatus;
+  /**
+   * Resource id (UUIDv7)
+   */
+  projectId: string;
+}
+export interface Relation {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  type: RelationType;
+  /**
+   * The source: the task that blocks, relates to or duplicates the other
+   */
+  taskId: string;
+  /**
+   * The target: the task blocked, related to or duplicated
+   */
+  relatedTaskId: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  createdAt: string;
 }
 export interface CreatedWebhook {
   /**
@@ -1353,6 +1437,9 @@ export const PROCEDURE_KINDS = {
   "labels.get": "query",
   "labels.update": "mutation",
   "labels.delete": "mutation",
+  "relations.list": "query",
+  "relations.create": "mutation",
+  "relations.delete": "mutation",
   "activity.listForProject": "query",
   "activity.listForTask": "query",
   "webhooks.create": "mutation",
@@ -1409,6 +1496,9 @@ export const ERROR_REASONS = [
   "PASSWORD_LOGIN_DISABLED",
   "PAYLOAD_TOO_LARGE",
   "RATE_LIMITED",
+  "RELATION_CYCLE",
+  "RELATION_EXISTS",
+  "RELATION_TO_SELF",
   "SESSION_REQUIRED",
   "SLOW_CONSUMER",
   "STALE_VERSION",

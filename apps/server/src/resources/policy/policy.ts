@@ -25,6 +25,8 @@ export const PERMISSIONS = {
   'comment.create': editors,
   /** Creating, renaming, recolouring and deleting the project's labels (every member reads them). */
   'labels.manage': editors,
+  /** Relating a task to another (blocks, relates to, duplicates) and removing its relations (every member reads them). */
+  'relations.manage': editors,
   /** Editing or deleting one's own comment; authorship is checked by the comments service. */
   /** Adding, renaming, recolouring, reordering and deleting the project's workflow states (every member reads them). */
   'states.manage': admins,
@@ -52,6 +54,7 @@ const DESCRIPTIONS: Record<Action, string> = {
   'comment.create': 'comment on tasks',
   'labels.manage': 'manage labels',
   'states.manage': 'manage workflow states',
+  'relations.manage': 'relate tasks or remove their relations',
   'comment.manageOwn': 'edit or delete own comments',
   'comment.deleteAny': "delete other members' comments",
   'project.update': 'change the project',

@@ -1,5 +1,5 @@
 import type { Db } from '@tasklane/db';
-import { type CreateTaskInput, type FieldChange, type ListProjectTasksInput, type StateCategory, TASK_KEY_PATTERN, type Task, type TaskSortField, type UpdateTaskInput } from '@tasklane/schemas';
+import { type CreateTaskInput, type FieldChange, type ListProjectTasksInput, type RelatedTask, type StateCategory, TASK_KEY_PATTERN, type Task, type TaskSortField, type UpdateTaskInput } from '@tasklane/schemas';
 import { isMember, requireProjectAccess } from '../policy/access';
 import { isId, newId } from '../../platform/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../../platform/paging';
@@ -34,6 +34,7 @@ export const toTask = (row: store.TaskRow): Task => ({
   parentId: row.parentId,
   subtaskCount: row.subtaskCount,
   subtasksDone: row.subtasksDone,
+  blocked: row.blocked,
 });
 
 /** The project key (upper case) and number a task key names, if `text` is one ("eng-42" too). */
@@ -247,7 +248,8 @@ export function createTasksService(db: Db) {
           createdAt: now,
           updatedAt: now,
         };
-        const task = toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0 });
+        // A new task has no subtasks and no relations yet.
+        const task = toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false });
         // The insert and its record sent together (store.ts): one round trip. A value PostgreSQL
         // refuses fails the insert, and the request is the caller's 400 (transport/trpc/init.ts).
         await Promise.all([
@@ -315,6 +317,17 @@ export function createTasksService(db: Db) {
         await recordEvent(tx, { projectId, taskId: task.id, actorId: userId, type: 'task.deleted', resource: toTask({ ...task, subtaskCount: 0, subtasksDone: 0 }) });
       });
       return { message: 'Task deleted' };
+    },
+
+    /**
+     * Of `taskIds`, the tasks the caller can see (a member of their project, which the request's
+     * token reaches), in brief: those of a list of relations.
+     */
+    async visibleSummaries(userId: string, taskIds: readonly string[]): Promise<Map<string, RelatedTask>> {
+      const ids = taskIds.filter(isId);
+      if (ids.length === 0) return new Map();
+      const rows = await store.visibleTaskSummaries(db, ids, userId, grantedProjects(currentGrant()));
+      return new Map(rows.map((row) => [row.id, row]));
     },
 
     projectOfTask,

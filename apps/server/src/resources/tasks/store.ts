@@ -10,7 +10,7 @@ import { rowsOf } from '../../platform/sql';
 /** A task's columns, as its insert writes them. */
 export type TaskColumns = typeof tasks.$inferSelect;
 /** A task as every read gives it: its columns and what taskReadExtras computes. */
-export type TaskRow = TaskColumns & { projectKey: string; subtaskCount: number; subtasksDone: number };
+export type TaskRow = TaskColumns & { projectKey: string; subtaskCount: number; subtasksDone: number; blocked: boolean };
 
 /*
  * Where a new task field goes: its column in packages/db/src/schema.ts (with its migration), its
@@ -21,22 +21,31 @@ export type TaskRow = TaskColumns & { projectKey: string; subtaskCount: number; 
  */
 const taskColumns = getTableColumns(tasks);
 
+/** Whether the task whose project and status are given is closed: in a completed or cancelled state. */
+const closedSql = (task: { projectId: SQL; status: SQL }) => stateCategoryIn(task, ['completed', 'cancelled']);
+
 /*
  * What every read computes beside a task's columns, as scalar subqueries like callerRole below
  * (the task's columns inside a nested condition or the template, so drizzle qualifies them): its
- * project's current key, and its subtasks counted, all and completed ones, from the small partial
- * index of subtasks (tasks_parent_status_idx), which answers both without reading a row. Counted
- * when read rather than kept on the parent: no write locks a parent's row for its subtasks' sake,
- * and the count follows any change of what "completed" means.
+ * project's current key; its subtasks counted, all and completed ones, from the small partial
+ * index of subtasks (tasks_parent_status_idx), which answers both without reading a row; and
+ * whether it is blocked: a task blocking it is still open, an EXISTS on task_relations_incoming_idx,
+ * which holds only relations, so for almost every task it finds no entry and costs one index probe.
+ * Counted when read rather than kept on the task: no write locks a parent's or a blocked task's row
+ * for another's sake, and the figures follow any change of what "completed" means.
  */
 const taskReadExtras = {
   projectKey: sql<string>`(select ${projects.key} from ${projects} where ${eq(projects.id, tasks.projectId)})`,
   subtaskCount: sql<number>`(select count(*)::int from ${tasks} as subtask where ${eq(sql`subtask.parent_id`, tasks.id)})`,
   subtasksDone: sql<number>`(select count(*)::int from ${tasks} as subtask where ${and(eq(sql`subtask.parent_id`, tasks.id), stateCategoryIn({ projectId: sql`subtask.project_id`, status: sql`subtask.status` }, ['completed']))})`,
+  blocked: sql<boolean>`exists (select 1 from task_relations as blocking join tasks as blocker on blocker.id = blocking.task_id where blocking.related_task_id = "tasks"."id" and blocking.type = 'blocks' and not ${closedSql({ projectId: sql.raw('blocker.project_id'), status: sql.raw('blocker.status') })})`,
 };
 
 /** What a bulk update returns: rows as every read gives them (toTask maps them). */
 const taskRowReturning = { ...taskColumns, ...taskReadExtras };
+
+/** The key of the outer row's task ("tasks"), e.g. ENG-42: its project's current key and its number. */
+export const taskKeySql = sql<string>`(select ${projects.key} || '-' || "tasks"."number" from ${projects} where ${eq(projects.id, tasks.projectId)})`;
 
 /**
  * The one read of tasks: every column and taskReadExtras (toTask maps a row to what the API
@@ -122,6 +131,22 @@ export async function findTaskForUser(
  */
 export const findProjectOfTask = async (db: Db, taskId: string): Promise<string | undefined> =>
   (await db.select({ projectId: tasks.projectId }).from(tasks).where(eq(tasks.id, taskId)).limit(1).execute())[0]?.projectId;
+
+/**
+ * Of `taskIds` (well-formed ids), the tasks `userId` is a member of the project of (and, `within`
+ * given, in those projects only), as little of each as a list of relations shows.
+ */
+export const visibleTaskSummaries = (db: Db, taskIds: readonly string[], userId: string, within: readonly string[] | undefined) =>
+  db
+    .select({ id: tasks.id, key: taskKeySql, title: tasks.title, status: tasks.status, projectId: tasks.projectId })
+    .from(tasks)
+    .where(
+      and(
+        sql`${tasks.id} = any(${arrayLiteral(taskIds)}::uuid[])`,
+        sql`${tasks.projectId} in (select ${memberships.projectId} from ${memberships} where ${eq(memberships.userId, userId)})`,
+        within ? sql`${tasks.projectId} = any(${arrayLiteral(within)}::uuid[])` : undefined,
+      ),
+    );
 
 /**
  * How many of `labelIds` (well-formed ids, each once) are labels of the project, each found label

@@ -85,6 +85,9 @@ export const TOKEN_NEEDS = scopesTable({
   'states.create': 'admin',
   'states.update': 'admin',
   'states.delete': 'admin',
+  'relations.list': 'read',
+  'relations.create': 'write',
+  'relations.delete': 'write',
 
   'activity.listForProject': 'read',
   'activity.listForTask': 'read',
