@@ -80,6 +80,11 @@ export const tasks = pgTable(
     labelIds: uuid('label_ids').array().notNull().default(sql`'{}'::uuid[]`),
     /** The task's comments, counted by a trigger on `comments` (migration 0006) in the writing transaction. */
     commentCount: integer('comment_count').notNull().default(0),
+    /**
+     * The task's place in the board's order: a fractional-indexing key, unique in the project,
+     * compared byte by byte (the column is COLLATE "C", migration 0013). Set by the tasks service.
+     */
+    position: text('position').notNull(),
     ...timestamps,
   },
   (table) => [
@@ -90,6 +95,8 @@ export const tasks = pgTable(
     index('tasks_project_priority_idx').on(table.projectId, table.priority, table.id),
     index('tasks_project_title_idx').on(table.projectId, table.title, table.id),
     index('tasks_project_status_idx').on(table.projectId, table.status, table.createdAt, table.id),
+    uniqueIndex('tasks_project_position_key').on(table.projectId, table.position),
+    index('tasks_project_status_position_idx').on(table.projectId, table.status, table.position, table.id),
     index('tasks_project_assignee_idx').on(table.projectId, table.assigneeId, table.createdAt, table.id),
     index('tasks_assignee_idx').on(table.assigneeId, table.createdAt, table.id),
     // The due-reminder job looks for assigned tasks by due date across projects.

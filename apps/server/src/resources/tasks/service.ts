@@ -1,5 +1,5 @@
 import type { Db } from '@tasklane/db';
-import type { CreateTaskInput, FieldChange, ListProjectTasksInput, Task, TaskSortField, UpdateTaskInput } from '@tasklane/schemas';
+import type { CreateTaskInput, FieldChange, ListProjectTasksInput, MoveTaskInput, Task, TaskSortField, UpdateTaskInput } from '@tasklane/schemas';
 import { isMember, requireProjectAccess } from '../policy/access';
 import { isId, newId } from '../../platform/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../../platform/paging';
@@ -10,6 +10,7 @@ import { changedFields } from '../../events/changes';
 import { transactionIn } from '../../events/scope';
 import { DomainError, invalidField, notFound } from '../../platform/errors';
 import * as store from './store';
+import { positionBetween, positionOfNewTask } from './placement';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -29,18 +30,22 @@ export const toTask = (row: store.TaskRow): Task => ({
   completedAt: iso(row.completedAt),
   labelIds: row.labelIds,
   commentCount: row.commentCount,
+  position: row.position,
 });
 
 /** A task's label ids as stored: lower case, in id order (so every read shows them in one order). */
 const normalizedLabelIds = (labelIds: readonly string[]): string[] => labelIds.map((id) => id.toLowerCase()).sort();
 
 /** The fields a task update reports with old and new values. */
-const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt', 'labelIds'] as const;
+const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt', 'labelIds', 'position'] as const;
 
 export type TaskListQuery = Omit<ListProjectTasksInput, 'projectId'>;
 
+/** A change of a task: a PATCH's fields, or a move's status and position (placement.ts). */
+type TaskChange = Omit<UpdateTaskInput, 'id'> & { position?: string };
+
 /** The columns an update writes; `completedAt` follows the status into and out of DONE. */
-function columnsToSet(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow, now: Date): Partial<store.TaskRow> {
+function columnsToSet(patch: TaskChange, before: store.TaskRow, now: Date): Partial<store.TaskRow> {
   const enteringDone = patch.status === 'DONE' && before.status !== 'DONE';
   const leavingDone = patch.status !== undefined && patch.status !== 'DONE';
   return {
@@ -52,13 +57,14 @@ function columnsToSet(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow,
     // Lower case, as the database returns ids: the current assignee in upper case is no change.
     ...(patch.assigneeId !== undefined ? { assigneeId: patch.assigneeId?.toLowerCase() ?? null } : {}),
     ...(patch.labelIds !== undefined ? { labelIds: normalizedLabelIds(patch.labelIds) } : {}),
+    ...(patch.position !== undefined ? { position: patch.position } : {}),
     ...(enteringDone ? { completedAt: now } : leavingDone ? { completedAt: null } : {}),
     updatedAt: nextVersion(before.updatedAt, now),
   };
 }
 
 /** What an update of `before` writes, the task it leaves, and the tracked fields it changes (null: none). */
-function planUpdate(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow) {
+function planUpdate(patch: TaskChange, before: store.TaskRow) {
   const set = columnsToSet(patch, before, new Date());
   const after = toTask({ ...before, ...set });
   return { set, after, changes: changedFields(toTask(before), after, TRACKED_TASK_FIELDS) };
@@ -88,6 +94,22 @@ async function inProjectRefusal(tx: Db, projectId: string, { assigneeId, labelId
   }
   if (labelsFound !== labelIds.length) return invalidField(['labelIds'], "Each id must name a label of the task's project", 'LABEL_NOT_IN_PROJECT');
   return undefined;
+}
+
+/**
+ * The end of every change of a task, a PATCH's or a move's, in its transaction `tx` (with the
+ * task's row locked): the update planned from `before` (the version checked), written, and
+ * recorded as `task.updated` with the fields it changes. An update that changes no tracked field
+ * is still a new version, with nothing to record.
+ */
+async function applyChange(tx: Db, userId: string, before: store.TaskRow, patch: TaskChange): Promise<Task> {
+  const { set, after, changes } = planUpdate(patch, before);
+  // The update and its record sent together: one round trip while the row is locked.
+  await Promise.all([
+    store.updateTask(tx, before.id, set),
+    changes && recordEvent(tx, { projectId: before.projectId, taskId: before.id, actorId: userId, type: 'task.updated', resource: after, changes }),
+  ]);
+  return after;
 }
 
 export function createTasksService(db: Db) {
@@ -178,7 +200,7 @@ export function createTasksService(db: Db) {
       if (!isId(input.projectId)) throw notFound('Project');
       const status = input.status ?? 'TODO';
       const now = new Date();
-      const row: store.TaskRow = {
+      const row: Omit<store.TaskRow, 'position'> = {
         id: newId(),
         // As the database will return them: a uuid in upper case names the same project or user.
         projectId: input.projectId.toLowerCase(),
@@ -195,15 +217,17 @@ export function createTasksService(db: Db) {
         createdAt: now,
         updatedAt: now,
       };
-      const task = toTask(row);
       return transactionIn(db, { projectId: row.projectId }, 'Project', async (tx) => {
         const [refusal, access] = await Promise.all([inProjectRefusal(tx, row.projectId, input), requireProjectAccess(tx, row.projectId, userId)]);
         authorize(access, 'task.write');
         if (refusal) throw refusal;
+        // A new task goes to the end of its column (as Plane places a new issue), after the checks' locks.
+        const placed = { ...row, position: await positionOfNewTask(tx, row.projectId) };
+        const task = toTask(placed);
         // The insert and its record sent together (store.ts): one round trip. A value PostgreSQL
         // refuses fails the insert, and the request is the caller's 400 (transport/trpc/init.ts).
         await Promise.all([
-          store.insertTask(tx, row),
+          store.insertTask(tx, placed),
           recordEvent(tx, { projectId: row.projectId, taskId: row.id, actorId: userId, type: 'task.created', resource: task }),
         ]);
         return task;
@@ -227,14 +251,28 @@ export function createTasksService(db: Db) {
         const { task, access } = accessOf(userId, found);
         authorize(access, 'task.write');
         if (refusal) throw refusal;
-        const { set, after, changes } = planUpdate(patch, requireVersion(task, versions, 'Task'));
-        // An update that changes no tracked field is still a new version, with nothing to record.
-        await Promise.all([
-          store.updateTask(tx, task.id, set),
-          changes &&
-            recordEvent(tx, { projectId, taskId: task.id, actorId: userId, type: 'task.updated', resource: after, changes }),
-        ]);
-        return after;
+        // A status change keeps the task's position: it lands in its new column by its key.
+        return applyChange(tx, userId, requireVersion(task, versions, 'Task'), patch);
+      });
+    },
+
+    /**
+     * Places the task in its column (or in `status`, a status change as by PATCH) between
+     * `afterId` and `beforeId` (placement.ts): one transaction, the project's row, the task's row,
+     * the checks as for an update, If-Match, then the project's position lock, the neighbours read
+     * under it, and the change written and recorded as an update's. Only this task's key changes.
+     */
+    async move(userId: string, { id, status, afterId, beforeId }: MoveTaskInput, versions?: Date[]): Promise<Task> {
+      const projectId = await projectOfTask(id);
+      return transactionIn(db, { projectId }, 'Task', async (tx) => {
+        const patch: TaskChange = status === undefined ? {} : { status };
+        const [refusal, found] = await Promise.all([inProjectRefusal(tx, projectId, patch), store.findTaskForUser(tx, id, userId, { lock: 'no key update' })]);
+        const { task, access } = accessOf(userId, found);
+        authorize(access, 'task.write');
+        if (refusal) throw refusal;
+        const before = requireVersion(task, versions, 'Task');
+        const position = await positionBetween(tx, projectId, before.id, status ?? before.status, { afterId, beforeId });
+        return applyChange(tx, userId, before, { ...patch, position });
       });
     },
 
