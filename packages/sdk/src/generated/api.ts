@@ -289,7 +289,7 @@ export interface ProcedureInputs {
      */
     q?: string;
     /**
-     * Sort field, `-` prefix for descending (default `createdAt`); ties broken by id
+     * Sort field, `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status)
      */
     sort?:
       | "createdAt"
@@ -301,7 +301,9 @@ export interface ProcedureInputs {
       | "priority"
       | "-priority"
       | "title"
-      | "-title";
+      | "-title"
+      | "position"
+      | "-position";
     /**
      * Page size, 1–500 (default 100)
      */
@@ -350,7 +352,7 @@ export interface ProcedureInputs {
      */
     q?: string;
     /**
-     * Sort field, `-` prefix for descending (default `createdAt`); ties broken by id
+     * Sort field, `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status)
      */
     sort?:
       | "createdAt"
@@ -362,7 +364,9 @@ export interface ProcedureInputs {
       | "priority"
       | "-priority"
       | "title"
-      | "-title";
+      | "-title"
+      | "position"
+      | "-position";
     /**
      * Page size, 1–500 (default 100)
      */
@@ -410,6 +414,21 @@ export interface ProcedureInputs {
      * @maxItems 20
      */
     labelIds?: string[];
+  };
+  "tasks.move": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    status?: TaskStatus;
+    /**
+     * The task the moved one goes right after (its neighbour above), a task of the same project in the target status
+     */
+    afterId?: string;
+    /**
+     * The task the moved one goes right before (its neighbour below), a task of the same project in the target status; with `afterId`, it must come after that task
+     */
+    beforeId?: string;
   };
   "tasks.delete": {
     /**
@@ -764,6 +783,7 @@ export interface ProcedureOutputs {
   "tasks.create": Task;
   "tasks.get": Task;
   "tasks.update": Task;
+  "tasks.move": Task;
   "tasks.delete": Message;
   "comments.list": {
     items: Comment[];
@@ -1101,6 +1121,10 @@ export interface Task {
    * How many comments the task has
    */
   commentCount: number;
+  /**
+   * The task's place in the board's order: an opaque key, unique in the project, that sorts (byte by byte) in the order of the board within each status (`sort=position`). A new task goes to the end; a status change keeps it; `POST /tasks/{id}/move` sets it
+   */
+  position: string;
 }
 export interface Comment {
   /**
@@ -1342,6 +1366,7 @@ export const PROCEDURE_KINDS = {
   "tasks.create": "mutation",
   "tasks.get": "query",
   "tasks.update": "mutation",
+  "tasks.move": "mutation",
   "tasks.delete": "mutation",
   "comments.list": "query",
   "comments.create": "mutation",
@@ -1387,6 +1412,7 @@ export const ERROR_REASONS = [
   "INVALID_EVENT_ID",
   "INVALID_IDEMPOTENCY_KEY",
   "INVALID_IF_MATCH",
+  "INVALID_NEIGHBOUR",
   "INVALID_RESET_TOKEN",
   "INVALID_SSO_CODE",
   "INVALID_UNSUBSCRIBE_TOKEN",
