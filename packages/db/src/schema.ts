@@ -100,6 +100,11 @@ export const tasks = pgTable(
     number: integer('number').notNull(),
     /** The parent of a subtask; its deletion detaches it (tasks service; SET NULL backs that up). */
     parentId: uuid('parent_id').references((): AnyPgColumn => tasks.id, { onDelete: 'set null' }),
+    /**
+     * The task's place in the board's order: a fractional-indexing key, unique in the project,
+     * compared byte by byte (the column is COLLATE "C", migration 0013). Set by the tasks service.
+     */
+    position: text('position').notNull(),
     ...timestamps,
   },
   (table) => [
@@ -113,6 +118,8 @@ export const tasks = pgTable(
     index('tasks_project_priority_idx').on(table.projectId, table.priority, table.id),
     index('tasks_project_title_idx').on(table.projectId, table.title, table.id),
     index('tasks_project_status_idx').on(table.projectId, table.status, table.createdAt, table.id),
+    uniqueIndex('tasks_project_position_key').on(table.projectId, table.position),
+    index('tasks_project_status_position_idx').on(table.projectId, table.status, table.position, table.id),
     index('tasks_project_assignee_idx').on(table.projectId, table.assigneeId, table.createdAt, table.id),
     index('tasks_assignee_idx').on(table.assigneeId, table.createdAt, table.id),
     // The due-reminder job looks for assigned tasks by due date across projects.

@@ -45,6 +45,11 @@ export const TaskSchema = z
     subtaskCount: z.number().int().meta({ description: 'How many subtasks the task has' }),
     subtasksDone: z.number().int().meta({ description: 'How many of its subtasks are in a completed state (DONE)' }),
     blocked: z.boolean().meta({ description: 'True while a task blocking this one (a `blocks` relation) is neither completed nor cancelled' }),
+    position: z.string().meta({
+      description:
+        "The task's place in the board's order: an opaque key, unique in the project, that sorts (byte by byte) in the order of the board within each status (`sort=position`). A new task goes to the end; a status change keeps it; `POST /tasks/{id}/move` sets it",
+      example: 'a3',
+    }),
   })
   .meta({ id: 'Task' });
 
@@ -102,7 +107,27 @@ export const UpdateTaskInput = z
   .strict()
   .meta({ examples: [{ status: 'IN_PROGRESS' }] });
 
-export const TASK_SORT_FIELDS = ['createdAt', 'updatedAt', 'dueDate', 'priority', 'title'] as const;
+/**
+ * Where a task goes (POST /tasks/{id}/move), as Jira's rank API names it: right after `afterId`
+ * (the task above it), right before `beforeId` (the task below it), in `status` (default: its
+ * own). Neither: the end of the column.
+ */
+export const MoveTaskInput = z
+  .object({
+    id: PathIdSchema,
+    status: TaskStatusSchema.optional(),
+    afterId: IdRefSchema.optional().meta({
+      description: 'The task the moved one goes right after (its neighbour above), a task of the same project in the target status',
+      example: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b',
+    }),
+    beforeId: IdRefSchema.optional().meta({
+      description: 'The task the moved one goes right before (its neighbour below), a task of the same project in the target status; with `afterId`, it must come after that task',
+    }),
+  })
+  .strict()
+  .meta({ examples: [{ status: 'IN_PROGRESS', afterId: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b' }] });
+
+export const TASK_SORT_FIELDS = ['createdAt', 'updatedAt', 'dueDate', 'priority', 'title', 'position'] as const;
 export type TaskSortField = (typeof TASK_SORT_FIELDS)[number];
 /** A sort field, `-` first for descending. */
 export type TaskSort = TaskSortField | `-${TaskSortField}`;
@@ -144,7 +169,7 @@ export const TaskFilterShape = {
   q: text({ max: 200 }).meta({ description: 'Case-insensitive text searched in title and description; a task key (`WEB-42`, any case) also matches that task' }).optional(),
   sort: z
     .enum(SORT_VALUES)
-    .meta({ description: 'Sort field, `-` prefix for descending (default `createdAt`); ties broken by id' })
+    .meta({ description: "Sort field, `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status)" })
     .optional(),
   ...PageQueryShape,
 };
@@ -162,4 +187,5 @@ export type TaskStatus = DefaultStatus | (string & {});
 export type TaskPriority = z.infer<typeof TaskPrioritySchema>;
 export type CreateTaskInput = z.infer<typeof CreateTaskInput>;
 export type UpdateTaskInput = z.infer<typeof UpdateTaskInput>;
+export type MoveTaskInput = z.infer<typeof MoveTaskInput>;
 export type ListProjectTasksInput = z.infer<typeof ListProjectTasksInput>;

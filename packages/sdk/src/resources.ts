@@ -40,6 +40,8 @@ export const RESOURCES = {
     get: 'tasks.get',
     create: 'tasks.create',
     update: 'tasks.update',
+    /** Places a task in the board's order: `{ id, status?, afterId?, beforeId? }` (the task above it, the task below it). */
+    move: 'tasks.move',
     delete: 'tasks.delete',
   },
   comments: { list: 'comments.list', get: 'comments.get', create: 'comments.create', update: 'comments.update', delete: 'comments.delete' },

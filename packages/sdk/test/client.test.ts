@@ -107,6 +107,17 @@ describe('resource methods', () => {
     for await (const task of tl.paginate(tl.tasks.list, { projectId: project.id, status: ['DONE'], limit: 1 })) done.push(task.status);
     expect(done).toEqual(['DONE', 'DONE']);
   });
+
+  it('tl.tasks.move places a task in the board order, read back with sort: position', async () => {
+    const { tl } = await registered();
+    const project = await tl.projects.create({ name: 'Ordered' });
+    const [a, b, c] = [await tl.tasks.create({ projectId: project.id, title: 'A' }), await tl.tasks.create({ projectId: project.id, title: 'B' }), await tl.tasks.create({ projectId: project.id, title: 'C' })];
+    const moved = await tl.tasks.move({ id: c!.id, afterId: a!.id, beforeId: b!.id }, { ifMatch: c! });
+    expect(moved.position > a!.position && moved.position < b!.position).toBe(true);
+    expect((await tl.tasks.list({ projectId: project.id, sort: 'position' })).items.map((task) => task.title)).toEqual(['A', 'C', 'B']);
+    const done = await tl.tasks.move({ id: a!.id, status: 'DONE' });
+    expect(done).toMatchObject({ status: 'DONE', completedAt: expect.any(String) });
+  });
 });
 
 describe('safe writes', () => {

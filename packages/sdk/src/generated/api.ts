@@ -8,8 +8,12 @@ export type TokenScope = "read" | "write" | "admin";
  */
 export type NotificationEmailMode = "off" | "instant" | "daily";
 export type Role = "VIEWER" | "EDITOR" | "ADMIN";
-export type TaskStatus = "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELLED";
+/**
+ * The key of one of the project's states (GET /projects/{id}/states); a project starts with TODO, IN_PROGRESS, IN_REVIEW, DONE and CANCELLED
+ */
+export type TaskStatus = string;
 export type TaskPriority = "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+export type StateCategory = "backlog" | "unstarted" | "started" | "completed" | "cancelled";
 export type RelationType = "blocks" | "relates_to" | "duplicates";
 export type ActivityType =
   | "project.created"
@@ -27,6 +31,9 @@ export type ActivityType =
   | "label.created"
   | "label.updated"
   | "label.deleted"
+  | "state.created"
+  | "state.updated"
+  | "state.deleted"
   | "relation.created"
   | "relation.deleted";
 /**
@@ -161,6 +168,10 @@ export interface ProcedureInputs {
   "projects.create": {
     name: string;
     description?: string;
+    /**
+     * Derived from the name when absent (its initials, or its first letters, and a number if taken)
+     */
+    key?: string;
   };
   "projects.get": {
     /**
@@ -175,6 +186,10 @@ export interface ProcedureInputs {
     id: string;
     name?: string;
     description?: string;
+    /**
+     * ADMIN or owner. The former key stays the project's: its task keys keep finding their tasks
+     */
+    key?: string;
   };
   "projects.delete": {
     /**
@@ -255,12 +270,21 @@ export interface ProcedureInputs {
      */
     projectId: string;
     /**
-     * Comma list of TODO, IN_PROGRESS, IN_REVIEW, DONE, CANCELLED
+     * Comma list of state keys: tasks in any of them (a key no state of the project has matches nothing)
+     *
+     * @minItems 1
+     * @maxItems 50
+     *
+     * Items: The key of a state of the project: UPPER_SNAKE, at most 30 characters
+     */
+    status?: string[];
+    /**
+     * Comma list of backlog, unstarted, started, completed, cancelled
      *
      * @minItems 1
      * @maxItems 50
      */
-    status?: ("TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELLED")[];
+    statusCategory?: ("backlog" | "unstarted" | "started" | "completed" | "cancelled")[];
     /**
      * Comma list of LOW, MEDIUM, HIGH, URGENT
      *
@@ -280,6 +304,10 @@ export interface ProcedureInputs {
      */
     labelId?: string[];
     /**
+     * A task id (its subtasks) or `none` (top-level tasks only)
+     */
+    parentId?: string;
+    /**
      * Only tasks due strictly before this date-time
      */
     dueBefore?: string | Date;
@@ -288,11 +316,11 @@ export interface ProcedureInputs {
      */
     dueAfter?: string | Date;
     /**
-     * Case-insensitive text searched in title and description
+     * Case-insensitive text searched in title and description; a task key (`WEB-42`, any case) also matches that task
      */
     q?: string;
     /**
-     * Sort field, `-` prefix for descending (default `createdAt`); ties broken by id
+     * Sort field, `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status)
      */
     sort?:
       | "createdAt"
@@ -304,7 +332,9 @@ export interface ProcedureInputs {
       | "priority"
       | "-priority"
       | "title"
-      | "-title";
+      | "-title"
+      | "position"
+      | "-position";
     /**
      * Page size, 1–500 (default 100)
      */
@@ -316,12 +346,21 @@ export interface ProcedureInputs {
   };
   "tasks.listMine": {
     /**
-     * Comma list of TODO, IN_PROGRESS, IN_REVIEW, DONE, CANCELLED
+     * Comma list of state keys: tasks in any of them (a key no state of the project has matches nothing)
+     *
+     * @minItems 1
+     * @maxItems 50
+     *
+     * Items: The key of a state of the project: UPPER_SNAKE, at most 30 characters
+     */
+    status?: string[];
+    /**
+     * Comma list of backlog, unstarted, started, completed, cancelled
      *
      * @minItems 1
      * @maxItems 50
      */
-    status?: ("TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELLED")[];
+    statusCategory?: ("backlog" | "unstarted" | "started" | "completed" | "cancelled")[];
     /**
      * Comma list of LOW, MEDIUM, HIGH, URGENT
      *
@@ -341,6 +380,10 @@ export interface ProcedureInputs {
      */
     labelId?: string[];
     /**
+     * A task id (its subtasks) or `none` (top-level tasks only)
+     */
+    parentId?: string;
+    /**
      * Only tasks due strictly before this date-time
      */
     dueBefore?: string | Date;
@@ -349,11 +392,11 @@ export interface ProcedureInputs {
      */
     dueAfter?: string | Date;
     /**
-     * Case-insensitive text searched in title and description
+     * Case-insensitive text searched in title and description; a task key (`WEB-42`, any case) also matches that task
      */
     q?: string;
     /**
-     * Sort field, `-` prefix for descending (default `createdAt`); ties broken by id
+     * Sort field, `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status)
      */
     sort?:
       | "createdAt"
@@ -365,7 +408,9 @@ export interface ProcedureInputs {
       | "priority"
       | "-priority"
       | "title"
-      | "-title";
+      | "-title"
+      | "position"
+      | "-position";
     /**
      * Page size, 1–500 (default 100)
      */
@@ -389,10 +434,14 @@ export interface ProcedureInputs {
      * @maxItems 20
      */
     labelIds?: string[];
+    /**
+     * A task of the same project to make this a subtask of (any other id: 400 naming parentId; one that would make the task its own ancestor: 400 PARENT_CYCLE); null makes it top-level
+     */
+    parentId?: string | null;
   };
   "tasks.get": {
     /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     * The task's id, or its key (`WEB-42`, any case, with the project's current or a former key); unknown or malformed: 404
      */
     id: string;
   };
@@ -413,6 +462,25 @@ export interface ProcedureInputs {
      * @maxItems 20
      */
     labelIds?: string[];
+    /**
+     * A task of the same project to make this a subtask of (any other id: 400 naming parentId; one that would make the task its own ancestor: 400 PARENT_CYCLE); null makes it top-level
+     */
+    parentId?: string | null;
+  };
+  "tasks.move": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    status?: TaskStatus;
+    /**
+     * The task the moved one goes right after (its neighbour above), a task of the same project in the target status
+     */
+    afterId?: string;
+    /**
+     * The task the moved one goes right before (its neighbour below), a task of the same project in the target status; with `afterId`, it must come after that task
+     */
+    beforeId?: string;
   };
   "tasks.delete": {
     /**
@@ -549,6 +617,68 @@ export interface ProcedureInputs {
      * Resource id (UUIDv7); a malformed or unknown id is a 404
      */
     labelId: string;
+  };
+  "states.list": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "states.create": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * 1–50 characters
+     */
+    name: string;
+    category: StateCategory;
+    /**
+     * `#rrggbb` (default: the category's colour)
+     */
+    color?: string;
+    /**
+     * UPPER_SNAKE, at most 30 characters, unique in the project (409 STATE_EXISTS); derived from the name when absent ("In QA" → IN_QA). Never changes.
+     */
+    key?: string;
+  };
+  "states.update": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    stateId: string;
+    /**
+     * 1–50 characters
+     */
+    name?: string;
+    /**
+     * `#rrggbb`, returned in lower case
+     */
+    color?: string;
+    category?: StateCategory;
+    /**
+     * The new place on the board (0 first); the states between its old and new place shift by one. Past the last place: the last.
+     */
+    position?: number;
+  };
+  "states.delete": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    stateId: string;
+    /**
+     * The key of another state of the project to move the state's tasks to, in the same transaction; needed when it has tasks (409 STATE_IN_USE)
+     */
+    moveTo?: string;
   };
   "relations.list": {
     /**
@@ -794,6 +924,7 @@ export interface ProcedureOutputs {
   "tasks.create": Task;
   "tasks.get": Task;
   "tasks.update": Task;
+  "tasks.move": Task;
   "tasks.delete": Message;
   "comments.list": {
     items: Comment[];
@@ -811,6 +942,10 @@ export interface ProcedureOutputs {
   "labels.get": Label;
   "labels.update": Label;
   "labels.delete": Message;
+  "states.list": State[];
+  "states.create": State;
+  "states.update": State;
+  "states.delete": Message;
   "relations.list": TaskRelation[];
   "relations.create": Relation;
   "relations.delete": Message;
@@ -868,7 +1003,7 @@ export interface Activity {
    */
   taskId: string | null;
   /**
-   * The changed resource (Project, Member, Task, Comment, Label or Relation) after the change; before it, for deletions
+   * The changed resource (Project, Member, Task, Comment, Label, State or Relation) after the change; before it, for deletions
    */
   resource: {
     [k: string]: unknown | undefined;
@@ -1026,6 +1161,10 @@ export interface Project {
    * Resource id (UUIDv7)
    */
   id: string;
+  /**
+   * The project's key, the stem of its task keys ("WEB" makes WEB-1, WEB-2 …); a key it had before still finds its tasks
+   */
+  key: string;
   name: string;
   description: string;
   /**
@@ -1047,6 +1186,10 @@ export interface ProjectDetail {
    * Resource id (UUIDv7)
    */
   id: string;
+  /**
+   * The project's key, the stem of its task keys ("WEB" makes WEB-1, WEB-2 …); a key it had before still finds its tasks
+   */
+  key: string;
   name: string;
   description: string;
   /**
@@ -1063,14 +1206,10 @@ export interface ProjectDetail {
    */
   updatedAt: string;
   /**
-   * Number of tasks in each status (every status present, 0 when none)
+   * Number of tasks in each of the project's states, by state key (every state present, 0 when none)
    */
   taskCounts: {
-    TODO: number;
-    IN_PROGRESS: number;
-    IN_REVIEW: number;
-    DONE: number;
-    CANCELLED: number;
+    [k: string]: number | undefined;
   };
 }
 export interface Member {
@@ -1135,9 +1274,33 @@ export interface Task {
    */
   commentCount: number;
   /**
+   * The task's number in its project: 1, 2, 3 … in creation order, never reused
+   */
+  number: number;
+  /**
+   * The project's current key and the task's number; GET /tasks/{key} finds the task by it (any case, a former project key too)
+   */
+  key: string;
+  /**
+   * The task this is a subtask of (same project); null for a top-level task
+   */
+  parentId: string | null;
+  /**
+   * How many subtasks the task has
+   */
+  subtaskCount: number;
+  /**
+   * How many of its subtasks are in a completed state (DONE)
+   */
+  subtasksDone: number;
+  /**
    * True while a task blocking this one (a `blocks` relation) is neither completed nor cancelled
    */
   blocked: boolean;
+  /**
+   * The task's place in the board's order: an opaque key, unique in the project, that sorts (byte by byte) in the order of the board within each status (`sort=position`). A new task goes to the end; a status change keeps it; `POST /tasks/{id}/move` sets it
+   */
+  position: string;
 }
 export interface Comment {
   /**
@@ -1186,6 +1349,38 @@ export interface Label {
    * `#rrggbb`, lower case
    */
   color: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  createdAt: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  updatedAt: string;
+}
+export interface State {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  /**
+   * Resource id (UUIDv7)
+   */
+  projectId: string;
+  /**
+   * UPPER_SNAKE, unique in the project, never changes: what a task's `status` holds
+   */
+  key: string;
+  name: string;
+  category: StateCategory;
+  /**
+   * `#rrggbb`, lower case
+   */
+  color: string;
+  /**
+   * The state's place on the board: 0 for the first column, then 1, 2 … without gaps
+   */
+  position: number;
   /**
    * UTC ISO 8601 timestamp with milliseconds
    */
@@ -1426,6 +1621,7 @@ export const PROCEDURE_KINDS = {
   "tasks.create": "mutation",
   "tasks.get": "query",
   "tasks.update": "mutation",
+  "tasks.move": "mutation",
   "tasks.delete": "mutation",
   "comments.list": "query",
   "comments.create": "mutation",
@@ -1437,6 +1633,10 @@ export const PROCEDURE_KINDS = {
   "labels.get": "query",
   "labels.update": "mutation",
   "labels.delete": "mutation",
+  "states.list": "query",
+  "states.create": "mutation",
+  "states.update": "mutation",
+  "states.delete": "mutation",
   "relations.list": "query",
   "relations.create": "mutation",
   "relations.delete": "mutation",
@@ -1474,6 +1674,7 @@ export const ERROR_REASONS = [
   "INVALID_EVENT_ID",
   "INVALID_IDEMPOTENCY_KEY",
   "INVALID_IF_MATCH",
+  "INVALID_NEIGHBOUR",
   "INVALID_RESET_TOKEN",
   "INVALID_SSO_CODE",
   "INVALID_UNSUBSCRIBE_TOKEN",
@@ -1493,8 +1694,11 @@ export const ERROR_REASONS = [
   "OIDC_STATE_MISMATCH",
   "OIDC_UNAVAILABLE",
   "OWNER_IMMUTABLE",
+  "PARENT_CYCLE",
+  "PARENT_NOT_IN_PROJECT",
   "PASSWORD_LOGIN_DISABLED",
   "PAYLOAD_TOO_LARGE",
+  "PROJECT_KEY_TAKEN",
   "RATE_LIMITED",
   "RELATION_CYCLE",
   "RELATION_EXISTS",
@@ -1502,7 +1706,12 @@ export const ERROR_REASONS = [
   "SESSION_REQUIRED",
   "SLOW_CONSUMER",
   "STALE_VERSION",
+  "STATE_EXISTS",
+  "STATE_IN_USE",
+  "STATE_LIMIT",
+  "STATE_REQUIRED",
   "TOKEN_LIMITED_TO_PROJECTS",
+  "UNKNOWN_STATE",
   "UNSTORABLE_VALUE",
   "UNSUPPORTED_MEDIA_TYPE",
   "USER_NOT_FOUND",

@@ -1,5 +1,5 @@
 import type { Db } from '@tasklane/db';
-import { type CreateTaskInput, type FieldChange, type ListProjectTasksInput, type RelatedTask, type StateCategory, TASK_KEY_PATTERN, type Task, type TaskSortField, type UpdateTaskInput } from '@tasklane/schemas';
+import { type CreateTaskInput, type FieldChange, type ListProjectTasksInput, type MoveTaskInput, type RelatedTask, type StateCategory, TASK_KEY_PATTERN, type Task, type TaskSortField, type UpdateTaskInput } from '@tasklane/schemas';
 import { isMember, requireProjectAccess } from '../policy/access';
 import { isId, newId } from '../../platform/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../../platform/paging';
@@ -10,6 +10,7 @@ import { changedFields } from '../../events/changes';
 import { transactionIn } from '../../events/scope';
 import { DomainError, invalidField, notFound } from '../../platform/errors';
 import * as store from './store';
+import { positionBetween, positionOfNewTask } from './placement';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -35,6 +36,7 @@ export const toTask = (row: store.TaskRow): Task => ({
   subtaskCount: row.subtaskCount,
   subtasksDone: row.subtasksDone,
   blocked: row.blocked,
+  position: row.position,
 });
 
 /** The project key (upper case) and number a task key names, if `text` is one ("eng-42" too). */
@@ -49,16 +51,19 @@ function parseTaskKey(text: string): { stem: string; number: number } | undefine
 const normalizedLabelIds = (labelIds: readonly string[]): string[] => labelIds.map((id) => id.toLowerCase()).sort();
 
 /** The fields a task update reports with old and new values. */
-const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt', 'labelIds', 'parentId'] as const;
+const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt', 'labelIds', 'parentId', 'position'] as const;
 
 export type TaskListQuery = Omit<ListProjectTasksInput, 'projectId'>;
+
+/** A change of a task: a PATCH's fields, or a move's status and position (placement.ts). */
+type TaskChange = Omit<UpdateTaskInput, 'id'> & { position?: string };
 
 /**
  * The columns an update writes. `completedAt` follows the status: set on entering a state of the
  * `completed` category (kept when moving between two of them), cleared on leaving one; `category`
  * is that of the state the patch sets (undefined when it sets none).
  */
-function columnsToSet(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow, category: StateCategory | undefined, now: Date): Partial<store.TaskRow> {
+function columnsToSet(patch: TaskChange, before: store.TaskRow, category: StateCategory | undefined, now: Date): Partial<store.TaskRow> {
   const moving = patch.status !== undefined && patch.status !== before.status;
   const entering = moving && category === 'completed' && before.completedAt === null;
   const leaving = moving && category !== 'completed';
@@ -72,13 +77,14 @@ function columnsToSet(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow,
     ...(patch.assigneeId !== undefined ? { assigneeId: patch.assigneeId?.toLowerCase() ?? null } : {}),
     ...(patch.labelIds !== undefined ? { labelIds: normalizedLabelIds(patch.labelIds) } : {}),
     ...(patch.parentId !== undefined ? { parentId: patch.parentId?.toLowerCase() ?? null } : {}),
+    ...(patch.position !== undefined ? { position: patch.position } : {}),
     ...(entering ? { completedAt: now } : leaving ? { completedAt: null } : {}),
     updatedAt: nextVersion(before.updatedAt, now),
   };
 }
 
 /** What an update of `before` writes, the task it leaves, and the tracked fields it changes (null: none). */
-function planUpdate(patch: Omit<UpdateTaskInput, 'id'>, before: store.TaskRow, category: StateCategory | undefined) {
+function planUpdate(patch: TaskChange, before: store.TaskRow, category: StateCategory | undefined) {
   const set = columnsToSet(patch, before, category, new Date());
   const after = toTask({ ...before, ...set });
   return { set, after, changes: changedFields(toTask(before), after, TRACKED_TASK_FIELDS) };
@@ -121,6 +127,22 @@ async function inProjectRefusal(
   }
   if (labelsFound !== labelIds.length) return invalidField(['labelIds'], "Each id must name a label of the task's project", 'LABEL_NOT_IN_PROJECT');
   return undefined;
+}
+
+/**
+ * The end of every change of a task, a PATCH's or a move's, in its transaction `tx` (with the
+ * task's row locked): the update planned from `before` (the version checked), written, and
+ * recorded as `task.updated` with the fields it changes. An update that changes no tracked field
+ * is still a new version, with nothing to record.
+ */
+async function applyChange(tx: Db, userId: string, before: store.TaskRow, patch: TaskChange, category: StateCategory | undefined): Promise<Task> {
+  const { set, after, changes } = planUpdate(patch, before, category);
+  // The update and its record sent together: one round trip while the row is locked.
+  await Promise.all([
+    store.updateTask(tx, before.id, set),
+    changes && recordEvent(tx, { projectId: before.projectId, taskId: before.id, actorId: userId, type: 'task.updated', resource: after, changes }),
+  ]);
+  return after;
 }
 
 export function createTasksService(db: Db) {
@@ -230,6 +252,8 @@ export function createTasksService(db: Db) {
         if (refusal) throw refusal;
         if (!state) throw input.status === undefined ? new Error(`Project ${projectId} has no unstarted state`) : unknownStatus(input.status);
         const { number, projectKey } = await store.takeTaskNumber(tx, projectId);
+        // A new task goes to the end of its column (as Plane places a new issue), after the checks' locks.
+        const position = await positionOfNewTask(tx, projectId);
         const columns: store.TaskColumns = {
           id: newId(),
           projectId,
@@ -245,6 +269,7 @@ export function createTasksService(db: Db) {
           commentCount: 0,
           parentId: input.parentId?.toLowerCase() ?? null,
           number,
+          position,
           createdAt: now,
           updatedAt: now,
         };
@@ -288,14 +313,34 @@ export function createTasksService(db: Db) {
         if (newParent && newParent.toLowerCase() !== task.parentId && (await store.wouldCycle(tx, task.id, newParent))) {
           throw invalidField(['parentId'], 'A task cannot be a subtask of itself or of its own subtasks', 'PARENT_CYCLE');
         }
-        const { set, after, changes } = planUpdate(patch, requireVersion(task, versions, 'Task'), state?.category);
-        // An update that changes no tracked field is still a new version, with nothing to record.
-        await Promise.all([
-          store.updateTask(tx, task.id, set),
-          changes &&
-            recordEvent(tx, { projectId, taskId: task.id, actorId: userId, type: 'task.updated', resource: after, changes }),
+        // A status change keeps the task's position: it lands in its new column by its key.
+        return applyChange(tx, userId, requireVersion(task, versions, 'Task'), patch, state?.category);
+      });
+    },
+
+    /**
+     * Places the task in its column (or in `status`, a status change as by PATCH) between
+     * `afterId` and `beforeId` (placement.ts): one transaction, the project's row, the state it
+     * enters, the task's row, the checks as for an update, If-Match, then the project's position
+     * lock, the neighbours read under it, and the change written and recorded as an update's. Only
+     * this task's key changes.
+     */
+    async move(userId: string, { id, status, afterId, beforeId }: MoveTaskInput, versions?: Date[]): Promise<Task> {
+      const projectId = await projectOfTask(id);
+      return transactionIn(db, { projectId }, 'Task', async (tx) => {
+        const patch: TaskChange = status === undefined ? {} : { status };
+        const [state, refusal, found] = await Promise.all([
+          status === undefined ? undefined : store.lockState(tx, projectId, status),
+          inProjectRefusal(tx, projectId, patch),
+          store.findTaskForUser(tx, id, userId, { lock: 'no key update' }),
         ]);
-        return after;
+        const { task, access } = accessOf(userId, found);
+        authorize(access, 'task.write');
+        if (refusal) throw refusal;
+        if (status !== undefined && !state) throw unknownStatus(status);
+        const before = requireVersion(task, versions, 'Task');
+        const position = await positionBetween(tx, projectId, before.id, status ?? before.status, { afterId, beforeId });
+        return applyChange(tx, userId, before, { ...patch, position }, state?.category);
       });
     },
 

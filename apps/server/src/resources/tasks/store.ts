@@ -1,10 +1,10 @@
 import { arrayLiteral, type Db, labels, memberships, projectKeys, projects, projectStates, stateCategoryIn, tasks, users } from '@tasklane/db';
 import { type Role, type StateCategory, TASK_PRIORITIES, type TaskPriority, type TaskSortField } from '@tasklane/schemas';
-import { type SQL, and, asc, desc, eq, getTableColumns, gt, ilike, isNull, lt, or, sql } from 'drizzle-orm';
+import { type SQL, and, asc, desc, eq, getTableColumns, gt, ilike, inArray, isNull, lt, max, min, ne, or, sql } from 'drizzle-orm';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../../platform/paging';
 import { nextVersionSql } from '../../platform/versions';
+import { PROJECT_LOCK_CLASS, TASK_TREE_LOCK_CLASS } from '../../platform/locks';
 import { currentHandle } from '../../platform/ambient-transaction';
-import { TASK_TREE_LOCK_CLASS } from '../../platform/locks';
 import { rowsOf } from '../../platform/sql';
 
 /** A task's columns, as its insert writes them. */
@@ -187,6 +187,40 @@ export const lockState = async (db: Db, projectId: string, key: string | undefin
 export const lockTasksInState = (db: Db, projectId: string, key: string): Promise<TaskRow[]> =>
   selectTasks(db, {}).where(and(eq(tasks.projectId, projectId), eq(tasks.status, key))).orderBy(asc(tasks.id)).for('no key update').execute();
 
+/**
+ * Takes the project's advisory lock (PROJECT_LOCK_CLASS, which the write's recordEvent takes
+ * anyway, last) now, so the positions read after it in the transaction stay as read until commit:
+ * every write that chooses a position (a task's creation, a move) holds it from its read of the
+ * neighbours to its commit. Taken after every row lock of the write (the lock order of
+ * platform/locks.ts). Send it before the reads, in its own statement: a statement's snapshot is
+ * taken when it starts, so a read in the same statement would not see what the lock waited for.
+ */
+export const lockPositions = (db: Db, projectId: string) => db.execute(sql`select pg_advisory_xact_lock(${PROJECT_LOCK_CLASS}, hashtext(${projectId}::uuid::text))`);
+
+/** The position, status and project of each of `taskIds` (well-formed ids) found. */
+export const findPlaces = (db: Db, taskIds: string[]) =>
+  db.select({ id: tasks.id, projectId: tasks.projectId, status: tasks.status, position: tasks.position }).from(tasks).where(inArray(tasks.id, taskIds)).execute();
+
+/**
+ * The project's position next to `position` on `side` (the smallest one after it, the largest one
+ * before it; with `position` null, the first or last of the project), leaving out `exceptId` (the
+ * task being moved); null when there is none. Served by tasks_project_position_key.
+ */
+export async function adjacentPosition(db: Db, projectId: string, side: 'after' | 'before', position: string | null, exceptId: string | null): Promise<string | null> {
+  const [row] = await db
+    .select({ position: side === 'after' ? min(tasks.position) : max(tasks.position) })
+    .from(tasks)
+    .where(
+      and(
+        eq(tasks.projectId, projectId),
+        position === null ? undefined : side === 'after' ? gt(tasks.position, position) : lt(tasks.position, position),
+        exceptId === null ? undefined : ne(tasks.id, exceptId),
+      ),
+    )
+    .execute();
+  return row?.position ?? null;
+}
+
 /*
  * The writes below return the driver's promise from `.execute()`, so calling one sends its
  * statement at once: a caller may issue the change's history entry right after without awaiting
@@ -316,6 +350,7 @@ const SORT_COLUMNS = {
   dueDate: tasks.dueDate,
   priority: tasks.priority,
   title: tasks.title,
+  position: tasks.position,
 } as const;
 
 /** The SQL type of each sort's cursor value, which reaches the statement as text. */
@@ -325,6 +360,8 @@ const SORT_CASTS: Record<TaskSortField, SQL> = {
   dueDate: sql.raw('timestamptz'),
   priority: sql.raw('task_priority'),
   title: sql.raw('text'),
+  // Compared as the column is (byte order), whatever the parameter's collation.
+  position: sql.raw('text collate "C"'),
 };
 
 /** What the first cursor value must be under each sort, so a forged cursor is a 400, not a SQL error. */
@@ -334,6 +371,7 @@ export const SORT_CURSOR_CHECKS: Record<TaskSortField, CursorCheck> = {
   dueDate: cursorChecks.nullableTimestamp,
   priority: cursorChecks.oneOf(TASK_PRIORITIES),
   title: cursorChecks.text,
+  position: cursorChecks.text,
 };
 
 /** The cursor of a listed task (as the API shows it): its sort value and its id (the tie-breaker). */

@@ -67,6 +67,7 @@ export const TOKEN_NEEDS = scopesTable({
   'tasks.get': 'read',
   'tasks.create': 'write',
   'tasks.update': 'write',
+  'tasks.move': 'write',
   'tasks.delete': 'write',
 
   'comments.list': 'read',

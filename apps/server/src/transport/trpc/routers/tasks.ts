@@ -2,6 +2,7 @@ import {
   CreateTaskInput,
   ListProjectTasksInput,
   MessageSchema,
+  MoveTaskInput,
   PathIdInput,
   TaskFilterShape,
   TaskIdOrKeyInput,
@@ -71,6 +72,24 @@ export const tasksRouter = router({
     .mutation(async ({ ctx, input }) =>
       withETag(ctx.response, await ctx.services.tasks.update(ctx.userId, input, acceptedVersions(ctx.ifMatch))),
     ),
+
+  move: protectedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/tasks/{id}/move',
+        tags,
+        summary: 'Move a task in the board order',
+        description:
+          "Places the task right after `afterId` (the task above it) and right before `beforeId` (the task below it) in `status` (default: its own; a change of status as by PATCH). Neither: the end of the column. Each neighbour must be a task of the same project in that status (else 400 naming it, reason INVALID_NEIGHBOUR). Only this task's `position` changes; concurrent moves into one gap all land, in distinct positions. EDITOR, ADMIN or owner. With If-Match, a stale version is refused (412).",
+      },
+      errors: [403, 412],
+      headers: ['ETag'],
+      requestHeaders: ['If-Match'],
+    })
+    .input(MoveTaskInput)
+    .output(TaskSchema)
+    .mutation(async ({ ctx, input }) => withETag(ctx.response, await ctx.services.tasks.move(ctx.userId, input, acceptedVersions(ctx.ifMatch)))),
 
   delete: protectedProcedure
     .meta({
