@@ -8,8 +8,12 @@ export type TokenScope = "read" | "write" | "admin";
  */
 export type NotificationEmailMode = "off" | "instant" | "daily";
 export type Role = "VIEWER" | "EDITOR" | "ADMIN";
-export type TaskStatus = "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELLED";
+/**
+ * The key of one of the project's states (GET /projects/{id}/states); a project starts with TODO, IN_PROGRESS, IN_REVIEW, DONE and CANCELLED
+ */
+export type TaskStatus = "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELLED" | (string & {});
 export type TaskPriority = "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+export type StateCategory = "backlog" | "unstarted" | "started" | "completed" | "cancelled";
 export type ActivityType =
   | "project.created"
   | "project.updated"
@@ -25,7 +29,10 @@ export type ActivityType =
   | "comment.deleted"
   | "label.created"
   | "label.updated"
-  | "label.deleted";
+  | "label.deleted"
+  | "state.created"
+  | "state.updated"
+  | "state.deleted";
 /**
  * The caller's role in the project (the owner is an ADMIN)
  */
@@ -252,12 +259,21 @@ export interface ProcedureInputs {
      */
     projectId: string;
     /**
-     * Comma list of TODO, IN_PROGRESS, IN_REVIEW, DONE, CANCELLED
+     * Comma list of state keys: tasks in any of them (a key no state of the project has matches nothing)
+     *
+     * @minItems 1
+     * @maxItems 50
+     *
+     * Items: The key of a state of the project: UPPER_SNAKE, at most 30 characters
+     */
+    status?: string[];
+    /**
+     * Comma list of backlog, unstarted, started, completed, cancelled
      *
      * @minItems 1
      * @maxItems 50
      */
-    status?: ("TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELLED")[];
+    statusCategory?: ("backlog" | "unstarted" | "started" | "completed" | "cancelled")[];
     /**
      * Comma list of LOW, MEDIUM, HIGH, URGENT
      *
@@ -313,12 +329,21 @@ export interface ProcedureInputs {
   };
   "tasks.listMine": {
     /**
-     * Comma list of TODO, IN_PROGRESS, IN_REVIEW, DONE, CANCELLED
+     * Comma list of state keys: tasks in any of them (a key no state of the project has matches nothing)
+     *
+     * @minItems 1
+     * @maxItems 50
+     *
+     * Items: The key of a state of the project: UPPER_SNAKE, at most 30 characters
+     */
+    status?: string[];
+    /**
+     * Comma list of backlog, unstarted, started, completed, cancelled
      *
      * @minItems 1
      * @maxItems 50
      */
-    status?: ("TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELLED")[];
+    statusCategory?: ("backlog" | "unstarted" | "started" | "completed" | "cancelled")[];
     /**
      * Comma list of LOW, MEDIUM, HIGH, URGENT
      *
@@ -546,6 +571,68 @@ export interface ProcedureInputs {
      * Resource id (UUIDv7); a malformed or unknown id is a 404
      */
     labelId: string;
+  };
+  "states.list": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "states.create": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * 1–50 characters
+     */
+    name: string;
+    category: StateCategory;
+    /**
+     * `#rrggbb` (default: the category's colour)
+     */
+    color?: string;
+    /**
+     * UPPER_SNAKE, at most 30 characters, unique in the project (409 STATE_EXISTS); derived from the name when absent ("In QA" → IN_QA). Never changes.
+     */
+    key?: string;
+  };
+  "states.update": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    stateId: string;
+    /**
+     * 1–50 characters
+     */
+    name?: string;
+    /**
+     * `#rrggbb`, returned in lower case
+     */
+    color?: string;
+    category?: StateCategory;
+    /**
+     * The new place on the board (0 first); the states between its old and new place shift by one. Past the last place: the last.
+     */
+    position?: number;
+  };
+  "states.delete": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    stateId: string;
+    /**
+     * The key of another state of the project to move the state's tasks to, in the same transaction; needed when it has tasks (409 STATE_IN_USE)
+     */
+    moveTo?: string;
   };
   "activity.listForProject": {
     /**
@@ -781,6 +868,10 @@ export interface ProcedureOutputs {
   "labels.get": Label;
   "labels.update": Label;
   "labels.delete": Message;
+  "states.list": State[];
+  "states.create": State;
+  "states.update": State;
+  "states.delete": Message;
   "activity.listForProject": {
     items: Activity[];
     nextCursor: string | null;
@@ -835,7 +926,7 @@ export interface Activity {
    */
   taskId: string | null;
   /**
-   * The changed resource (Project, Member, Task, Comment or Label) after the change; before it, for deletions
+   * The changed resource (Project, Member, Task, Comment, Label or State) after the change; before it, for deletions
    */
   resource: {
     [k: string]: unknown | undefined;
@@ -1030,14 +1121,10 @@ export interface ProjectDetail {
    */
   updatedAt: string;
   /**
-   * Number of tasks in each status (every status present, 0 when none)
+   * Number of tasks in each of the project's states, by state key (every state present, 0 when none)
    */
   taskCounts: {
-    TODO: number;
-    IN_PROGRESS: number;
-    IN_REVIEW: number;
-    DONE: number;
-    CANCELLED: number;
+    [k: string]: number | undefined;
   };
 }
 export interface Member {
@@ -1149,6 +1236,38 @@ export interface Label {
    * `#rrggbb`, lower case
    */
   color: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  createdAt: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  updatedAt: string;
+}
+export interface State {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  /**
+   * Resource id (UUIDv7)
+   */
+  projectId: string;
+  /**
+   * UPPER_SNAKE, unique in the project, never changes: what a task's `status` holds
+   */
+  key: string;
+  name: string;
+  category: StateCategory;
+  /**
+   * `#rrggbb`, lower case
+   */
+  color: string;
+  /**
+   * The state's place on the board: 0 for the first column, then 1, 2 … without gaps
+   */
+  position: number;
   /**
    * UTC ISO 8601 timestamp with milliseconds
    */
@@ -1353,6 +1472,10 @@ export const PROCEDURE_KINDS = {
   "labels.get": "query",
   "labels.update": "mutation",
   "labels.delete": "mutation",
+  "states.list": "query",
+  "states.create": "mutation",
+  "states.update": "mutation",
+  "states.delete": "mutation",
   "activity.listForProject": "query",
   "activity.listForTask": "query",
   "webhooks.create": "mutation",
@@ -1412,7 +1535,12 @@ export const ERROR_REASONS = [
   "SESSION_REQUIRED",
   "SLOW_CONSUMER",
   "STALE_VERSION",
+  "STATE_EXISTS",
+  "STATE_IN_USE",
+  "STATE_LIMIT",
+  "STATE_REQUIRED",
   "TOKEN_LIMITED_TO_PROJECTS",
+  "UNKNOWN_STATE",
   "UNSTORABLE_VALUE",
   "UNSUPPORTED_MEDIA_TYPE",
   "USER_NOT_FOUND",
