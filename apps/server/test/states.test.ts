@@ -295,7 +295,9 @@ describe('workflow states: webhooks', () => {
 
     await expect.poll(() => receiver.received.length).toBe(4);
     expect(receiver.received.every((delivery) => delivery.signatureValid)).toBe(true);
-    expect(receiver.received.map((delivery) => delivery.body)).toMatchObject([
+    // Delivered concurrently (in order per task only): read in the order of the events.
+    const bodies = receiver.received.map((delivery) => delivery.body).sort((a, b) => Number(a.id) - Number(b.id));
+    expect(bodies).toMatchObject([
       { type: 'state.created', resource: { key: 'HOOKED_STATE', color: '#123456' } },
       { type: 'state.updated', resource: { key: 'HOOKED_STATE', color: '#654321' }, changes: { color: { old: '#123456', new: '#654321' } } },
       { type: 'task.updated', taskId: task.id, resource: { status: 'HOOKED_STATE' }, changes: { status: { old: 'IN_REVIEW', new: 'HOOKED_STATE' } } },

@@ -17,6 +17,7 @@ export const keys = {
   task: (id: string) => ['task', id] as const,
   members: (projectId: string) => ['members', projectId] as const,
   labels: (projectId: string) => ['labels', projectId] as const,
+  states: (projectId: string) => ['states', projectId] as const,
   notifications: ['notifications'] as const,
   comments: (taskId: string) => ['comments', taskId] as const,
   history: (taskId: string) => ['history', taskId] as const,

@@ -1,14 +1,5 @@
-import type { Role, Task, TaskPriority, TaskStatus } from '@tasklane/schemas';
-
-/** Board columns, in workflow order; `satisfies` keeps them in step with the API's statuses. */
-export const STATUS_LABELS = {
-  TODO: 'To do',
-  IN_PROGRESS: 'In progress',
-  IN_REVIEW: 'In review',
-  DONE: 'Done',
-  CANCELLED: 'Cancelled',
-} as const satisfies Record<TaskStatus, string>;
-export const STATUSES = Object.keys(STATUS_LABELS) as TaskStatus[];
+import type { Role, Task, TaskPriority } from '@tasklane/schemas';
+import { isClosed } from './states';
 
 /** In rank order (lowest first), as the server sorts them. */
 export const PRIORITY_LABELS = { LOW: 'Low', MEDIUM: 'Medium', HIGH: 'High', URGENT: 'Urgent' } as const satisfies Record<TaskPriority, string>;
@@ -20,9 +11,9 @@ export const ROLE_LABELS = { VIEWER: 'Viewer', EDITOR: 'Editor', ADMIN: 'Admin' 
 export const canEditTasks = (role: Role | undefined) => role === 'EDITOR' || role === 'ADMIN';
 export const canAdminister = (role: Role | undefined) => role === 'ADMIN';
 
-const CLOSED: TaskStatus[] = ['DONE', 'CANCELLED'];
-export const isOverdue = (task: Pick<Task, 'dueDate' | 'status'>, now = Date.now()) =>
-  task.dueDate !== null && !CLOSED.includes(task.status) && Date.parse(task.dueDate) < now;
+/** `closed`: the keys of the project's closing states (states.ts closedKeys). */
+export const isOverdue = (task: Pick<Task, 'dueDate' | 'status' | 'completedAt'>, closed: ReadonlySet<string>, now = Date.now()) =>
+  task.dueDate !== null && !isClosed(task, closed) && Date.parse(task.dueDate) < now;
 
 const dayFormat = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
 const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });

@@ -25,6 +25,11 @@ export function applyEvent(event: ProjectEvent) {
     void queryClient.invalidateQueries({ queryKey: keys.project(projectId) });
   }
   if (type.startsWith('label.')) void queryClient.invalidateQueries({ queryKey: keys.labels(projectId) });
+  // The board's columns; a deleted state's tasks arrive as task updates of their own.
+  if (type.startsWith('state.')) {
+    void queryClient.invalidateQueries({ queryKey: keys.states(projectId) });
+    void queryClient.invalidateQueries({ queryKey: keys.project(projectId) });
+  }
   if (type === 'project.updated') void queryClient.invalidateQueries({ queryKey: keys.project(projectId) });
 }
 

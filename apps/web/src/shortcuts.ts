@@ -1,6 +1,5 @@
-import type { Task, TaskStatus } from '@tasklane/schemas';
+import type { Task } from '@tasklane/schemas';
 import { useEffect, useRef } from 'preact/hooks';
-import { STATUSES } from './format';
 
 /** Every shortcut, as the help overlay (`?`) lists them; the handlers below follow this table. */
 export const SHORTCUTS: [keys: string, what: string][] = [
@@ -14,7 +13,7 @@ export const SHORTCUTS: [keys: string, what: string][] = [
   ['Enter', 'Open the task'],
   ['e', 'Edit the task (opens it with the title selected)'],
   ['a', 'Assign the task to me'],
-  ['1 – 5', `Set the status: ${STATUSES.map((status, index) => `${index + 1} ${status}`).join(', ')}`],
+  ['1 – 9', "Set the status: the board's first to ninth column"],
   ['Space, arrows, Space', 'On a card’s ⠿ handle: lift, move to another column, drop (Esc cancels)'],
 ];
 
@@ -72,7 +71,8 @@ export interface TaskShortcutActions {
   onSearch: () => void;
   onEdit: (task: Task) => void;
   onAssignToMe: (task: Task) => void;
-  onStatus: (task: Task, status: TaskStatus) => void;
+  /** The status of the board's column `index` (0 first). */
+  onStatus: (task: Task, index: number) => void;
 }
 
 /** The board's and the list's shortcuts (see SHORTCUTS); they act on the focused task. */
@@ -94,7 +94,7 @@ export function useTaskShortcuts(actions: TaskShortcutActions) {
       else if (['ArrowDown', 'ArrowUp', 'ArrowLeft', 'ArrowRight'].includes(event.key) && inPage) handled = moveFocus(event.key);
       else if (event.key === 'e' && task) latest.current.onEdit(task);
       else if (event.key === 'a' && task && editable) latest.current.onAssignToMe(task);
-      else if (/^[1-5]$/.test(event.key) && task && editable) latest.current.onStatus(task, STATUSES[Number(event.key) - 1]!);
+      else if (/^[1-9]$/.test(event.key) && task && editable) latest.current.onStatus(task, Number(event.key) - 1);
       else handled = false;
       if (handled) event.preventDefault();
     };

@@ -6,7 +6,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { ActivitySchema, ERROR_REASONS } from '@tasklane/schemas';
+import { ActivitySchema, DEFAULT_STATES, ERROR_REASONS } from '@tasklane/schemas';
 import { appRouter } from '@tasklane/server/router';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { z } from 'zod';
@@ -65,6 +65,9 @@ async function render(): Promise<string> {
   }
   const inputRefs = JSON.parse(JSON.stringify(inSchema), (key, value: unknown) => (key === '$ref' && typeof value === 'string' ? (renamed.get(value) ?? value) : value)) as typeof inSchema;
   for (const [name, def] of Object.entries(defs)) (def as Json).title = name;
+  // A status is any state key of the task's project; the keys every project starts with are named,
+  // so editors complete them (`(string & {})` keeps the union from collapsing to `string`).
+  if (defs.TaskStatus) (defs.TaskStatus as Json).tsType = [...DEFAULT_STATES.map(({ key }) => `'${key}'`), '(string & {})'].join(' | ');
   const voidInputs = list.filter(([path]) => !(path in inputs)).map(([path]) => path);
   const root = {
     title: 'Api',

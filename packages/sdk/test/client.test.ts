@@ -92,6 +92,22 @@ describe('resource methods', () => {
     expect((await tl.tasks.get({ id: build.id })).blocked).toBe(false);
   });
 
+  it('manage workflow states: tl.states.list/create/update/delete; a task status is any key of its project', async () => {
+    const { tl } = await registered();
+    const project = await tl.projects.create({ name: 'Flow' });
+    expect((await tl.states.list({ id: project.id })).map((state) => state.key)).toEqual(['TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELLED']);
+    const qa = await tl.states.create({ id: project.id, name: 'In QA', category: 'started' });
+    expect(qa).toMatchObject({ key: 'IN_QA', position: 5 });
+    const taken = await failure(tl.states.create({ id: project.id, name: 'In QA', category: 'started' }));
+    expect([taken.code, taken.reason, taken.httpStatus]).toEqual(['CONFLICT', 'STATE_EXISTS', 409]);
+    expect(await tl.states.update({ id: project.id, stateId: qa.id, position: 0, color: '#F59E0B' })).toMatchObject({ position: 0, color: '#f59e0b' });
+    const task = await tl.tasks.create({ projectId: project.id, title: 'QA me', status: 'IN_QA' });
+    expect(task.status).toBe('IN_QA');
+    expect((await tl.projects.get({ id: project.id })).taskCounts).toMatchObject({ IN_QA: 1, TODO: 0 });
+    expect(await tl.states.delete({ id: project.id, stateId: qa.id, moveTo: 'DONE' })).toEqual({ message: 'State deleted' });
+    expect(await tl.tasks.get({ id: task.id })).toMatchObject({ status: 'DONE', completedAt: expect.any(String) });
+  });
+
   it('list methods return a page with its cursor, and paginate walks every page lazily', async () => {
     const { tl } = await registered();
     const project = await tl.projects.create({ name: 'Paged' });

@@ -13,19 +13,21 @@ import {
   type DragStartEvent,
   type KeyboardCoordinateGetter,
 } from '@dnd-kit/core';
-import type { Label, Member, Task, TaskStatus } from '@tasklane/schemas';
+import type { Label, Member, State, Task, TaskStatus } from '@tasklane/schemas';
 import { useLocation } from 'preact-iso';
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
 import { keys, loadLabels, loadMembers, loadTasks, matches, NO_FILTERS, type TaskFilters } from '../data';
-import { canEditTasks, formatDay, isOverdue, PRIORITY_LABELS, STATUS_LABELS, STATUSES } from '../format';
+import { canAdminister, canEditTasks, formatDay, isOverdue, PRIORITY_LABELS } from '../format';
 import { useQuery } from '../hooks';
 import { useProjectEvents } from '../live';
 import { client } from '../session';
 import { focusTask, useTaskShortcuts } from '../shortcuts';
+import { closedKeys, useStates } from '../states';
 import { changeTask } from '../task-actions';
 import { Avatar, EnumOptions, ErrorNote, Icon, LabelChips, Loading, MemberOptions, Page } from '../ui';
 import { NewTaskDialog } from './new-task';
+import { StatesEditor } from './states-editor';
 import { TaskList } from './task-list';
 import { TaskDetail } from './task-detail';
 
@@ -44,6 +46,8 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
   const members = useQuery(keys.members(projectId), () => loadMembers(projectId));
   const tasks = useQuery(keys.tasks(projectId), () => loadTasks(projectId));
   const labels = useQuery(keys.labels(projectId), () => loadLabels(projectId));
+  const states = useStates(projectId);
+  const [editingStates, setEditingStates] = useState(false);
   const [filters, setFilters] = useState<TaskFilters>(NO_FILTERS);
   const [creating, setCreating] = useState<TaskStatus | undefined>(undefined);
   const search = useRef<HTMLInputElement>(null);
@@ -52,18 +56,25 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
   const role = project.data?.role;
   const editable = canEditTasks(role);
   const visible = useMemo(() => (tasks.data ?? []).filter((task) => matches(task, filters, me.id)), [tasks.data, filters, me.id]);
+  const columns = states.data ?? [];
+  // A new task's column when none is chosen: the first unstarted one, as the server defaults it.
+  const firstColumn = (columns.find((state) => state.category === 'unstarted') ?? columns[0])?.key;
+  const newTask = () => firstColumn && setCreating(firstColumn);
 
   useTaskShortcuts({
     tasks: visible,
     editable,
-    onNew: () => setCreating('TODO'),
+    onNew: newTask,
     onSearch: () => search.current?.focus(),
     // `?edit`: the dialog opens with the title selected (the address carries it across the route change).
     onEdit: (task) => route(`/projects/${projectId}/tasks/${task.id}?edit${view === 'list' ? '&view=list' : ''}`),
     onAssignToMe: (task) => void changeTask(task, { assigneeId: me.id }),
-    onStatus: (task, status) => void changeTask(task, { status }),
+    onStatus: (task, index) => {
+      const status = columns[index]?.key;
+      if (status) void changeTask(task, { status });
+    },
   });
-  useNewTaskEvent(() => editable && setCreating('TODO'));
+  useNewTaskEvent(() => editable && newTask());
   useKeepFocus(visible, Boolean(taskId || creating));
 
   if (project.error) return <Page title="Board"><ErrorNote error={project.error} /></Page>;
@@ -81,6 +92,11 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
             List
           </a>
           <a href={`/projects/${projectId}/members`}>Members</a>
+          {canAdminister(role) && (
+            <button type="button" onClick={() => setEditingStates(true)}>
+              Edit workflow
+            </button>
+          )}
           <span class="muted" role="status">
             {live}
           </span>
@@ -88,11 +104,11 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
       }
     >
       <Filters members={members.data ?? []} labels={labels.data ?? []} filters={filters} setFilters={setFilters} search={search} />
-      <ErrorNote error={tasks.error} />
+      <ErrorNote error={tasks.error ?? states.error} />
       {view === 'board' ? (
-        <Board tasks={visible} members={members.data ?? []} labels={labels.data ?? []} editable={editable} loading={tasks.loading} onNew={setCreating} />
+        <Board tasks={visible} states={columns} members={members.data ?? []} labels={labels.data ?? []} editable={editable} loading={tasks.loading || states.loading} onNew={setCreating} />
       ) : (
-        <TaskList tasks={visible} members={members.data ?? []} labels={labels.data ?? []} editable={editable} />
+        <TaskList tasks={visible} members={members.data ?? []} labels={labels.data ?? []} states={columns} editable={editable} />
       )}
       {creating && (
         <NewTaskDialog
@@ -104,6 +120,7 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
           }}
         />
       )}
+      {editingStates && <StatesEditor projectId={projectId} onClose={() => setEditingStates(false)} />}
       {taskId && (
         <TaskDetail
           key={taskId}
@@ -225,24 +242,25 @@ function Filters(props: {
  * Arrow keys while a card is lifted jump to the next or previous column (Right/Down, Left/Up). The
  * column aimed at is counted here, so quick presses never depend on the drop target having caught up.
  */
-function useColumnJump() {
+function useColumnJump(columns: readonly string[]) {
   const aimed = useRef(0);
   const getter: KeyboardCoordinateGetter = (event, { context: { droppableRects, collisionRect } }) => {
     const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.code];
     if (!step || !collisionRect) return undefined;
     event.preventDefault();
-    aimed.current = Math.max(0, Math.min(STATUSES.length - 1, aimed.current + step));
-    const rect = droppableRects.get(STATUSES[aimed.current]!);
+    aimed.current = Math.max(0, Math.min(columns.length - 1, aimed.current + step));
+    const rect = droppableRects.get(columns[aimed.current]!);
     if (!rect) return undefined;
     return { x: rect.left + (rect.width - collisionRect.width) / 2, y: rect.top + 8 };
   };
-  return { getter, start: (status: TaskStatus) => (aimed.current = STATUSES.indexOf(status)) };
+  return { getter, start: (status: TaskStatus) => (aimed.current = Math.max(0, columns.indexOf(status))) };
 }
 
-function Board(props: { tasks: Task[]; members: Member[]; labels: Label[]; editable: boolean; loading: boolean; onNew: (status: TaskStatus) => void }) {
-  const { tasks, members, labels, editable } = props;
+function Board(props: { tasks: Task[]; states: State[]; members: Member[]; labels: Label[]; editable: boolean; loading: boolean; onNew: (status: TaskStatus) => void }) {
+  const { tasks, states, members, labels, editable } = props;
   const [dragged, setDragged] = useState<Task | undefined>(undefined);
-  const jump = useColumnJump();
+  const jump = useColumnJump(states.map((state) => state.key));
+  const closed = closedKeys(states);
   const sensors = useSensors(
     useSensor(MouseSensor, { activationConstraint: { distance: 6 } }),
     // A short press lifts a card on a touch screen; a swipe before it scrolls as usual.
@@ -250,12 +268,12 @@ function Board(props: { tasks: Task[]; members: Member[]; labels: Label[]; edita
     useSensor(KeyboardSensor, { coordinateGetter: jump.getter, keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space', 'Enter'] } }),
   );
   const byStatus = useMemo(() => {
-    const columns = new Map<TaskStatus, Task[]>(STATUSES.map((status) => [status, []]));
+    const columns = new Map<TaskStatus, Task[]>(states.map((state) => [state.key, []]));
     for (const task of tasks) columns.get(task.status)?.push(task);
     return columns;
-  }, [tasks]);
+  }, [tasks, states]);
   const titleOf = (id: unknown) => tasks.find((task) => task.id === id)?.title ?? 'the task';
-  const columnOf = (id: unknown) => STATUS_LABELS[id as TaskStatus] ?? 'no column';
+  const columnOf = (id: unknown) => states.find((state) => state.key === id)?.name ?? 'no column';
   const announcements: Announcements = {
     onDragStart: ({ active }) => `Lifted “${titleOf(active.id)}”. Arrow keys move it between columns; Space drops it, Escape cancels.`,
     onDragOver: ({ active, over }) => `“${titleOf(active.id)}” is over ${columnOf(over?.id)}.`,
@@ -290,34 +308,45 @@ function Board(props: { tasks: Task[]; members: Member[]; labels: Label[]; edita
       onDragCancel={() => lift(undefined)}
     >
       <div class="board" aria-busy={props.loading}>
-        {STATUSES.map((status) => (
-          <Column key={status} status={status} tasks={byStatus.get(status) ?? []} members={members} labels={labels} editable={editable} onNew={props.onNew} />
+        {states.map((state) => (
+          <Column key={state.key} state={state} states={states} closed={closed} tasks={byStatus.get(state.key) ?? []} members={members} labels={labels} editable={editable} onNew={props.onNew} />
         ))}
       </div>
-      <DragOverlay>{dragged ? <CardFace task={dragged} members={members} labels={labels} /> : null}</DragOverlay>
+      <DragOverlay>{dragged ? <CardFace task={dragged} members={members} labels={labels} closed={closed} /> : null}</DragOverlay>
     </DndContext>
   );
 }
 
-function Column(props: { status: TaskStatus; tasks: Task[]; members: Member[]; labels: Label[]; editable: boolean; onNew: (status: TaskStatus) => void }) {
-  const { status, editable } = props;
+function Column(props: {
+  state: State;
+  states: State[];
+  closed: ReadonlySet<string>;
+  tasks: Task[];
+  members: Member[];
+  labels: Label[];
+  editable: boolean;
+  onNew: (status: TaskStatus) => void;
+}) {
+  const { state, editable } = props;
+  const status = state.key;
   const { setNodeRef, isOver } = useDroppable({ id: status, disabled: !editable });
   const headingId = `column-${status}`;
   return (
     <section ref={setNodeRef} class={`column${isOver ? ' drop-target' : ''}`} aria-labelledby={headingId} data-status={status}>
       <div class="column-head">
         <h2 id={headingId}>
-          {STATUS_LABELS[status]} <span class="count">{props.tasks.length}</span>
+          <span class="state-dot" style={{ background: state.color }} aria-hidden="true" />
+          {state.name} <span class="count">{props.tasks.length}</span>
         </h2>
         {editable && (
-          <button type="button" class="icon" onClick={() => props.onNew(status)} aria-label={`New task in ${STATUS_LABELS[status]}`} title="New task">
+          <button type="button" class="icon" onClick={() => props.onNew(status)} aria-label={`New task in ${state.name}`} title="New task">
             +
           </button>
         )}
       </div>
       <ul class="cards">
         {props.tasks.map((task) => (
-          <Card key={task.id} task={task} members={props.members} labels={props.labels} editable={editable} />
+          <Card key={task.id} task={task} states={props.states} closed={props.closed} members={props.members} labels={props.labels} editable={editable} />
         ))}
       </ul>
     </section>
@@ -325,8 +354,8 @@ function Column(props: { status: TaskStatus; tasks: Task[]; members: Member[]; l
 }
 
 /** What a card shows: title, labels, priority, due date, comment count, assignee. */
-function CardFace({ task, members, labels, link = false }: { task: Task; members: Member[]; labels: Label[]; link?: boolean }) {
-  const overdue = isOverdue(task);
+function CardFace({ task, members, labels, closed, link = false }: { task: Task; members: Member[]; labels: Label[]; closed: ReadonlySet<string>; link?: boolean }) {
+  const overdue = isOverdue(task, closed);
   const assignee = task.assigneeId ? (members.find((member) => member.userId === task.assigneeId)?.name ?? 'A former member') : undefined;
   const comments = task.commentCount;
   return (
@@ -361,23 +390,24 @@ function CardFace({ task, members, labels, link = false }: { task: Task; members
   );
 }
 
-function Card({ task, members, labels, editable }: { task: Task; members: Member[]; labels: Label[]; editable: boolean }) {
+function Card(props: { task: Task; states: State[]; closed: ReadonlySet<string>; members: Member[]; labels: Label[]; editable: boolean }) {
+  const { task, members, labels, editable, closed } = props;
   const { attributes, listeners, setNodeRef, setActivatorNodeRef, isDragging } = useDraggable({ id: task.id, disabled: !editable });
   const { role: _role, ...handleAttributes } = attributes; // the handle is a <button> already
   return (
     <li
       ref={setNodeRef}
-      class={`task-card${isOverdue(task) ? ' overdue' : ''}${isDragging ? ' lifted' : ''}`}
+      class={`task-card${isOverdue(task, closed) ? ' overdue' : ''}${isDragging ? ' lifted' : ''}`}
       data-task-id={task.id}
       {...(editable ? listeners : {})}
     >
-      <CardFace task={task} members={members} labels={labels} link />
+      <CardFace task={task} members={members} labels={labels} closed={closed} link />
       {editable && (
         <div class="card-tools">
           <button type="button" ref={setActivatorNodeRef} class="drag-handle" {...handleAttributes} aria-label={`Move ${task.title}`}>
             ⠿
           </button>
-          <CardMenu task={task} />
+          <CardMenu task={task} states={props.states} />
         </div>
       )}
     </li>
@@ -385,7 +415,7 @@ function Card({ task, members, labels, editable }: { task: Task; members: Member
 }
 
 /** The card's menu: its status (what dragging does), and assign to me. */
-function CardMenu({ task }: { task: Task }) {
+function CardMenu({ task, states }: { task: Task; states: State[] }) {
   const me = useCurrentUser();
   const [open, setOpen] = useState(false);
   const id = `menu-${task.id}`;
@@ -412,9 +442,9 @@ function CardMenu({ task }: { task: Task }) {
       {open && (
         <div class="menu-popup" id={id} role="group" aria-label={`Actions for ${task.title}`}>
           <p class="small muted">Status</p>
-          {STATUSES.map((status) => (
-            <button key={status} type="button" aria-pressed={task.status === status} onClick={() => choose({ status })}>
-              {STATUS_LABELS[status]}
+          {states.map((state) => (
+            <button key={state.key} type="button" aria-pressed={task.status === state.key} onClick={() => choose({ status: state.key })}>
+              {state.name}
             </button>
           ))}
           {task.assigneeId !== me.id && (

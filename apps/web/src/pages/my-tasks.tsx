@@ -1,6 +1,7 @@
 import type { Project, Task } from '@tasklane/schemas';
 import { collect, keys, loadProjects } from '../data';
-import { formatDay, isOverdue, PRIORITY_LABELS, STATUS_LABELS } from '../format';
+import { formatDay, isOverdue, PRIORITY_LABELS } from '../format';
+import { closedKeys, humanizeKey } from '../states';
 import { useQuery } from '../hooks';
 import { client } from '../session';
 import { ErrorNote, Loading, Page } from '../ui';
@@ -13,6 +14,9 @@ async function loadMyTasks(): Promise<{ tasks: Task[]; projects: Map<string, Pro
   return { tasks, projects: new Map(projects.map((project) => [project.id, project])) };
 }
 
+/** Across projects, without each one's states: a completed task, or one in a default closing state, is not overdue. */
+const CLOSED = closedKeys(undefined);
+
 const DAY = 86_400_000;
 const GROUPS = ['Overdue', 'Today', 'Tomorrow', 'This week', 'Later', 'No due date'] as const;
 type Group = (typeof GROUPS)[number];
@@ -20,7 +24,7 @@ type Group = (typeof GROUPS)[number];
 /** Which heading a task falls under, by its due date in the browser's time zone. */
 function groupOf(task: Task, now = new Date()): Group {
   if (!task.dueDate) return 'No due date';
-  if (isOverdue(task, now.getTime())) return 'Overdue';
+  if (isOverdue(task, CLOSED, now.getTime())) return 'Overdue';
   const today = new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime();
   const due = Date.parse(task.dueDate);
   if (due < today + DAY) return 'Today';
@@ -49,16 +53,16 @@ export function MyTasksPage() {
           </h2>
           <ul class="my-tasks">
             {groups.get(group)!.map((task) => (
-              <li key={task.id} class={`card${isOverdue(task) ? ' overdue' : ''}`} data-task-id={task.id}>
+              <li key={task.id} class={`card${isOverdue(task, CLOSED) ? ' overdue' : ''}`} data-task-id={task.id}>
                 <a class="task-title" href={`/projects/${task.projectId}/tasks/${task.id}`}>
                   {task.title}
                 </a>
                 <span class="muted">{mine.data?.projects.get(task.projectId)?.name}</span>
-                <span class="status">{STATUS_LABELS[task.status]}</span>
+                <span class="status">{humanizeKey(task.status)}</span>
                 <span class={`priority priority-${task.priority.toLowerCase()}`}>{PRIORITY_LABELS[task.priority]}</span>
                 {task.dueDate && (
                   <span class="due">
-                    {isOverdue(task) ? <strong>Overdue · </strong> : 'Due '}
+                    {isOverdue(task, CLOSED) ? <strong>Overdue · </strong> : 'Due '}
                     {formatDay(task.dueDate)}
                   </span>
                 )}

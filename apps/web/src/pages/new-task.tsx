@@ -1,10 +1,10 @@
 import type { Task, TaskStatus } from '@tasklane/schemas';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { storeTask } from '../data';
-import { STATUS_LABELS } from '../format';
 import { useAction } from '../hooks';
 import { client } from '../session';
-import { EnumOptions, ErrorNote } from '../ui';
+import { StateOptions, useStates } from '../states';
+import { ErrorNote } from '../ui';
 
 /** The one "New task" form (`c`, a column's +, the palette): a title and a column, then Enter. */
 export function NewTaskDialog({ projectId, status, onClose }: { projectId: string; status: TaskStatus; onClose: (created?: Task) => void }) {
@@ -12,6 +12,7 @@ export function NewTaskDialog({ projectId, status, onClose }: { projectId: strin
   const created = useRef<Task | undefined>(undefined);
   const [title, setTitle] = useState('');
   const [column, setColumn] = useState<TaskStatus>(status);
+  const states = useStates(projectId);
   const { busy, error, run } = useAction();
   useEffect(() => {
     if (dialog.current && !dialog.current.open) dialog.current.showModal();
@@ -35,7 +36,7 @@ export function NewTaskDialog({ projectId, status, onClose }: { projectId: strin
         <label>
           Column
           <select value={column} onChange={(e) => setColumn(e.currentTarget.value as TaskStatus)}>
-            <EnumOptions labels={STATUS_LABELS} />
+            <StateOptions states={states.data ?? []} />
           </select>
         </label>
         <ErrorNote error={error} />

@@ -2,7 +2,8 @@ import type { Label, Member, Project, Task, TaskPriority, TaskStatus } from '@ta
 import { TasklaneError } from '@tasklane/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { keys, loadTaskHistory, storeTask } from '../data';
-import { canEditTasks, dayFromDueDate, dueDateFromDay, formatTime, PRIORITY_LABELS, STATUS_LABELS } from '../format';
+import { canEditTasks, dayFromDueDate, dueDateFromDay, formatTime, PRIORITY_LABELS } from '../format';
+import { StateOptions, useStates } from '../states';
 import { useAction, useQuery } from '../hooks';
 import { client } from '../session';
 import { ConfirmButton, EnumOptions, ErrorNote, Loading, MemberOptions } from '../ui';
@@ -31,6 +32,7 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
   // The live stream writes this task's changes into the cache, and refreshes its history and comments.
   const task = useQuery(keys.task(taskId), () => client.tasks.get({ id: taskId }));
   const history = useQuery(keys.history(taskId), () => loadTaskHistory(taskId));
+  const states = useStates(project.id);
 
   useEffect(() => {
     const element = dialog.current;
@@ -71,7 +73,7 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
             }}
           />
           <Comments task={task.data} project={project} members={members} editable={canEditTasks(project.role)} onAdded={history.reload} />
-          <TaskHistory history={history} members={members} />
+          <TaskHistory history={history} members={members} states={states.data} />
         </>
       )}
     </dialog>
@@ -109,6 +111,7 @@ function TaskForm(props: {
 }) {
   const { latest } = props;
   const editable = canEditTasks(props.project.role);
+  const states = useStates(props.project.id);
   const [base, setBase] = useState(latest);
   const [draft, setDraft] = useState(() => draftOf(latest));
   const [confirming, setConfirming] = useState(false);
@@ -194,7 +197,7 @@ function TaskForm(props: {
           <label>
             Status
             <select value={draft.status} onChange={(e) => set('status')(e.currentTarget.value as TaskStatus)}>
-              <EnumOptions labels={STATUS_LABELS} />
+              <StateOptions states={states.data ?? []} />
             </select>
           </label>
           <label>

@@ -1,7 +1,8 @@
-import type { Activity, Member, TaskPriority, TaskStatus } from '@tasklane/schemas';
+import type { Activity, Member, State, TaskPriority } from '@tasklane/schemas';
 import type { HistoryEntry } from '../data';
 import { useCurrentUser } from '../current-user';
-import { formatDay, formatTime, PRIORITY_LABELS, STATUS_LABELS } from '../format';
+import { formatDay, formatTime, PRIORITY_LABELS } from '../format';
+import { stateName } from '../states';
 import type { Loaded } from '../hooks';
 import { ErrorNote } from '../ui';
 
@@ -23,14 +24,14 @@ const WHAT_HAPPENED: Partial<Record<Activity['type'], string>> = {
 };
 
 /** The task's history, newest first: who changed what, from what to what. */
-export function TaskHistory({ history, members }: { history: Loaded<HistoryEntry[]>; members: Member[] }) {
+export function TaskHistory({ history, members, states }: { history: Loaded<HistoryEntry[]>; members: Member[]; states: readonly State[] | undefined }) {
   const me = useCurrentUser();
   const nameOf = (userId: unknown) =>
     typeof userId !== 'string' ? 'nobody' : userId === me.id ? me.name : (members.find((member) => member.userId === userId)?.name ?? 'a former member');
 
   const valueOf = (field: string, value: unknown): string => {
     if (value === null || value === undefined || value === '') return 'nothing';
-    if (field === 'status') return STATUS_LABELS[value as TaskStatus] ?? String(value);
+    if (field === 'status') return stateName(states, String(value));
     if (field === 'priority') return PRIORITY_LABELS[value as TaskPriority] ?? String(value);
     if (field === 'dueDate') return formatDay(String(value));
     if (field === 'assigneeId') return nameOf(value);

@@ -1,9 +1,10 @@
-import type { Label, Member, Task, TaskStatus } from '@tasklane/schemas';
+import type { Label, Member, State, Task } from '@tasklane/schemas';
 import { useMemo, useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
-import { formatDay, isOverdue, PRIORITIES, PRIORITY_LABELS, STATUS_LABELS, STATUSES } from '../format';
+import { formatDay, isOverdue, PRIORITIES, PRIORITY_LABELS } from '../format';
+import { closedKeys, StateOptions, stateName } from '../states';
 import { changeTask, type TaskPatch } from '../task-actions';
-import { announce, Avatar, EnumOptions, LabelChips, MemberOptions } from '../ui';
+import { announce, Avatar, LabelChips, MemberOptions } from '../ui';
 
 type SortKey = 'title' | 'status' | 'priority' | 'assignee' | 'dueDate';
 const COLUMNS: [SortKey, string][] = [
@@ -15,14 +16,15 @@ const COLUMNS: [SortKey, string][] = [
 ];
 
 /** The same filtered tasks as the board, as a sortable table with multi-select and bulk changes. */
-export function TaskList({ tasks, members, labels, editable }: { tasks: Task[]; members: Member[]; labels: Label[]; editable: boolean }) {
+export function TaskList({ tasks, members, labels, states, editable }: { tasks: Task[]; members: Member[]; labels: Label[]; states: State[]; editable: boolean }) {
   const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({ key: 'status', descending: false });
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const nameOf = (id: string | null) => (id ? (members.find((member) => member.userId === id)?.name ?? 'A former member') : '');
 
   const rows = useMemo(() => {
     const value = (task: Task): string | number => {
-      if (sort.key === 'status') return STATUSES.indexOf(task.status);
+      // By board order; a status of no state (any more) last.
+      if (sort.key === 'status') return states.findIndex((state) => state.key === task.status) >>> 0;
       if (sort.key === 'priority') return PRIORITIES.indexOf(task.priority);
       if (sort.key === 'assignee') return nameOf(task.assigneeId).toLowerCase() || '\uffff';
       if (sort.key === 'dueDate') return task.dueDate ?? '\uffff';
@@ -33,7 +35,8 @@ export function TaskList({ tasks, members, labels, editable }: { tasks: Task[]; 
       return x < y ? -1 : x > y ? 1 : a.createdAt.localeCompare(b.createdAt);
     });
     return sort.descending ? sorted.reverse() : sorted;
-  }, [tasks, sort, members]);
+  }, [tasks, sort, members, states]);
+  const closed = closedKeys(states);
 
   const chosen = rows.filter((task) => selected.has(task.id));
   const toggle = (id: string) =>
@@ -46,7 +49,7 @@ export function TaskList({ tasks, members, labels, editable }: { tasks: Task[]; 
 
   return (
     <>
-      {editable && <BulkBar count={chosen.length} tasks={chosen} members={members} labels={labels} onDone={() => setSelected(new Set())} />}
+      {editable && <BulkBar count={chosen.length} tasks={chosen} members={members} labels={labels} states={states} onDone={() => setSelected(new Set())} />}
       <div class="table-wrap">
         <table class="task-table">
           <caption class="visually-hidden">Tasks, sorted by {COLUMNS.find(([key]) => key === sort.key)?.[1]}</caption>
@@ -78,7 +81,7 @@ export function TaskList({ tasks, members, labels, editable }: { tasks: Task[]; 
           </thead>
           <tbody>
             {rows.map((task) => (
-              <tr key={task.id} data-task-id={task.id} class={isOverdue(task) ? 'overdue' : undefined}>
+              <tr key={task.id} data-task-id={task.id} class={isOverdue(task, closed) ? 'overdue' : undefined}>
                 {editable && (
                   <td class="pick">
                     <input type="checkbox" aria-label={`Select ${task.title}`} checked={selected.has(task.id)} onChange={() => toggle(task.id)} />
@@ -90,7 +93,7 @@ export function TaskList({ tasks, members, labels, editable }: { tasks: Task[]; 
                   </a>
                   <LabelChips ids={task.labelIds} labels={labels} />
                 </td>
-                <td>{STATUS_LABELS[task.status]}</td>
+                <td>{stateName(states, task.status)}</td>
                 <td>
                   <span class={`priority priority-${task.priority.toLowerCase()}`}>{PRIORITY_LABELS[task.priority]}</span>
                 </td>
@@ -115,7 +118,7 @@ export function TaskList({ tasks, members, labels, editable }: { tasks: Task[]; 
 }
 
 /** Changes every selected task at once; each change is optimistic and rolled back on its own if refused. */
-function BulkBar({ count, tasks, members, labels, onDone }: { count: number; tasks: Task[]; members: Member[]; labels: Label[]; onDone: () => void }) {
+function BulkBar({ count, tasks, members, labels, states, onDone }: { count: number; tasks: Task[]; members: Member[]; labels: Label[]; states: State[]; onDone: () => void }) {
   const me = useCurrentUser();
   const [busy, setBusy] = useState(false);
   const apply = async (patch: TaskPatch | ((task: Task) => TaskPatch)) => {
@@ -136,9 +139,9 @@ function BulkBar({ count, tasks, members, labels, onDone }: { count: number; tas
       <span>{count} selected</span>
       <label>
         Set status
-        <select disabled={count === 0 || busy} onChange={pick((value) => ({ status: value as TaskStatus }))}>
+        <select disabled={count === 0 || busy} onChange={pick((value) => ({ status: value }))}>
           <option value="">Choose…</option>
-          <EnumOptions labels={STATUS_LABELS} />
+          <StateOptions states={states} />
         </select>
       </label>
       <label>

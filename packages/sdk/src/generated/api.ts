@@ -11,7 +11,7 @@ export type Role = "VIEWER" | "EDITOR" | "ADMIN";
 /**
  * The key of one of the project's states (GET /projects/{id}/states); a project starts with TODO, IN_PROGRESS, IN_REVIEW, DONE and CANCELLED
  */
-export type TaskStatus = string;
+export type TaskStatus = "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELLED" | (string & {});
 export type TaskPriority = "LOW" | "MEDIUM" | "HIGH" | "URGENT";
 export type StateCategory = "backlog" | "unstarted" | "started" | "completed" | "cancelled";
 export type RelationType = "blocks" | "relates_to" | "duplicates";
