@@ -5,6 +5,8 @@ import { createProject, createTask, invite, registerUser, startTestApp, type Tes
 import { describePermissions } from './support/permissions';
 import { startReceiver } from './support/webhook-receiver';
 
+type Made = Awaited<ReturnType<typeof createTask>>;
+
 interface Listed {
   id: string;
   type: string;
@@ -49,7 +51,7 @@ describe('task relations', () => {
 
   it('creates each type, and lists each relation from both of its tasks', async () => {
     const { projectId, tasks } = await projectWith('Design', 'Build', 'Notes', 'Copy');
-    const [design, build, notes, copy] = tasks as [{ id: string }, { id: string }, { id: string }, { id: string }];
+    const [design, build, notes, copy] = tasks as [Made, Made, Made, Made];
     const blocks = await relate(design.id, 'blocks', build.id);
     expect(blocks.status).toBe(201);
     expect(blocks.body).toStrictEqual({ id: expect.any(String), type: 'blocks', taskId: design.id, relatedTaskId: build.id, createdAt: expect.any(String) });
@@ -66,7 +68,7 @@ describe('task relations', () => {
 
   it('refuses the same relation twice (relates_to either way) with 409 RELATION_EXISTS, and a task to itself with 400', async () => {
     const { tasks } = await projectWith('One', 'Two');
-    const [one, two] = tasks as [{ id: string }, { id: string }];
+    const [one, two] = tasks as [Made, Made];
     expect((await relate(one.id, 'blocks', two.id)).status).toBe(201);
     expectErrorBody(await relate(one.id, 'blocks', two.id), 409, { reason: 'RELATION_EXISTS' });
     expect((await relate(one.id, 'relates_to', two.id)).status).toBe(201);
@@ -81,7 +83,7 @@ describe('task relations', () => {
 
   it('refuses a blocks relation that closes a cycle, directly or through a chain, with 409 RELATION_CYCLE', async () => {
     const { tasks } = await projectWith('A', 'B', 'C');
-    const [a, b, c] = tasks as [{ id: string }, { id: string }, { id: string }];
+    const [a, b, c] = tasks as [Made, Made, Made];
     expect((await relate(a.id, 'blocks', b.id)).status).toBe(201);
     const before = await databaseSnapshot(t);
     expectErrorBody(await relate(b.id, 'blocks', a.id), 409, { reason: 'RELATION_CYCLE' });
@@ -96,8 +98,8 @@ describe('task relations', () => {
   it('relates tasks of two projects the caller sees; a task the caller cannot see is a 404 and left out of lists', async () => {
     const first = await projectWith('Here');
     const second = await projectWith('There');
-    const [here] = first.tasks as [{ id: string }];
-    const [there] = second.tasks as [{ id: string }];
+    const [here] = first.tasks as [Made];
+    const [there] = second.tasks as [Made];
     const theirs = await createProject(t, outsider, 'Theirs');
     const hidden = await createTask(t, outsider, theirs.id, { title: 'Hidden' });
 
@@ -120,7 +122,7 @@ describe('task relations', () => {
 
   it('deletes a relation from either side; a relation not touching the path task is a 404', async () => {
     const { tasks } = await projectWith('Left', 'Right', 'Aside');
-    const [left, right, aside] = tasks as [{ id: string }, { id: string }, { id: string }];
+    const [left, right, aside] = tasks as [Made, Made, Made];
     const first = (await relate(left.id, 'blocks', right.id)).body.id;
     const second = (await relate(left.id, 'relates_to', right.id)).body.id;
     const path = (taskId: string, relationId: string) => `/api/v1/tasks/${taskId}/relations/${relationId}`;
@@ -136,7 +138,7 @@ describe('task relations', () => {
 
   it('reads `blocked` on every task read while a blocker is neither done nor cancelled, and not once the relation is gone', async () => {
     const { projectId, tasks } = await projectWith('Blocker', 'Waiting', 'Free');
-    const [blocker, waiting, free] = tasks as [{ id: string }, { id: string }, { id: string }];
+    const [blocker, waiting, free] = tasks as [Made, Made, Made];
     expect(await blockedOf(waiting.id)).toBe(false);
     const relation = (await relate(blocker.id, 'blocks', waiting.id)).body.id;
     expect((await relate(free.id, 'relates_to', waiting.id)).status).toBe(201);
@@ -167,8 +169,8 @@ describe('task relations', () => {
   it("deletes a task's relations with it, and a project's with the project", async () => {
     const first = await projectWith('Gone', 'Stays');
     const second = await projectWith('Elsewhere');
-    const [gone, stays] = first.tasks as [{ id: string }, { id: string }];
-    const [elsewhere] = second.tasks as [{ id: string }];
+    const [gone, stays] = first.tasks as [Made, Made];
+    const [elsewhere] = second.tasks as [Made];
     expect((await relate(gone.id, 'blocks', stays.id)).status).toBe(201);
     expect((await relate(elsewhere.id, 'blocks', stays.id)).status).toBe(201);
     expect(await blockedOf(stays.id)).toBe(true);
@@ -182,7 +184,7 @@ describe('task relations', () => {
 
   it('records each change in both tasks’ history (one event, on the path task) and delivers it to webhooks', async () => {
     const { projectId, tasks } = await projectWith('Source', 'Target');
-    const [source, target] = tasks as [{ id: string }, { id: string }];
+    const [source, target] = tasks as [Made, Made];
     let secret = '';
     const receiver = startReceiver(() => secret);
     await receiver.start();
@@ -222,7 +224,7 @@ describe('task relations', () => {
   it('lets exactly one of two concurrent blocks relations that together close a cycle succeed', async () => {
     for (let round = 0; round < 3; round += 1) {
       const { tasks } = await projectWith('Ping', 'Pong');
-      const [ping, pong] = tasks as [{ id: string }, { id: string }];
+      const [ping, pong] = tasks as [Made, Made];
       const answers = await Promise.all([relate(ping.id, 'blocks', pong.id), relate(pong.id, 'blocks', ping.id)]);
       expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409]);
       expectErrorBody(answers.find((answer) => answer.status === 409)!, 409, { reason: 'RELATION_CYCLE' });

@@ -21,6 +21,7 @@ export const keys = {
   notifications: ['notifications'] as const,
   comments: (taskId: string) => ['comments', taskId] as const,
   history: (taskId: string) => ['history', taskId] as const,
+  relations: (taskId: string) => ['relations', taskId] as const,
   myTasks: ['my-tasks'] as const,
 };
 
@@ -56,6 +57,8 @@ export const loadLabels = (projectId: string): Promise<Label[]> => collect(clien
 export const loadMembers = (projectId: string): Promise<Member[]> => collect(client.paginate(client.members.list, { id: projectId, limit: 500 }));
 
 export const loadComments = (taskId: string) => collect(client.paginate(client.comments.list, { id: taskId, limit: 500 }));
+
+export const loadRelations = (taskId: string) => client.relations.list({ id: taskId });
 
 /** A history entry as the SDK returns it (its JSON form of the Activity schema). */
 export type HistoryEntry = Awaited<ReturnType<typeof client.activity.listForTask>>['items'][number];

@@ -31,6 +31,19 @@ export function applyEvent(event: ProjectEvent) {
     void queryClient.invalidateQueries({ queryKey: keys.project(projectId) });
   }
   if (type === 'project.updated') void queryClient.invalidateQueries({ queryKey: keys.project(projectId) });
+  if (type.startsWith('relation.')) void refreshRelated(event.resource as unknown as { taskId: string; relatedTaskId: string });
+}
+
+/**
+ * A relation created or deleted: both tasks' relation lists, and both tasks (the target's `blocked`
+ * may have changed; it carries no event of its own). A task the reader cannot see stays as it is.
+ */
+export async function refreshRelated({ taskId, relatedTaskId }: { taskId: string; relatedTaskId: string }) {
+  for (const id of [taskId, relatedTaskId]) {
+    void queryClient.invalidateQueries({ queryKey: keys.relations(id) });
+    const task = await client.tasks.get({ id }).catch(() => undefined);
+    if (task) storeTask(task);
+  }
 }
 
 /** Whether the browser says it is online, kept current. */

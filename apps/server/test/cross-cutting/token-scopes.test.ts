@@ -69,6 +69,9 @@ const NEEDS = {
   'GET /projects/{id}/labels/{labelId}': 'read',
   'PATCH /projects/{id}/labels/{labelId}': 'write',
   'DELETE /projects/{id}/labels/{labelId}': 'write',
+  'GET /tasks/{id}/relations': 'read',
+  'POST /tasks/{id}/relations': 'write',
+  'DELETE /tasks/{id}/relations/{relationId}': 'write',
 } satisfies Record<string, Need>;
 type Route = keyof typeof NEEDS;
 
@@ -79,6 +82,9 @@ interface World {
   commentId: string;
   webhookId: string;
   labelId: string;
+  /** Another task of the project, unrelated; and a relation of the task. */
+  otherTaskId: string;
+  relationId: string;
   memberId: string;
   memberUserId: string;
   sessionId: string;
@@ -141,6 +147,9 @@ const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; 
   'GET /projects/{id}/labels/{labelId}': ({ projectId, labelId }) => ({ url: `/projects/${projectId}/labels/${labelId}` }),
   'PATCH /projects/{id}/labels/{labelId}': ({ projectId, labelId }) => ({ url: `/projects/${projectId}/labels/${labelId}`, body: { color: '#000000' } }),
   'DELETE /projects/{id}/labels/{labelId}': ({ projectId, labelId }) => ({ url: `/projects/${projectId}/labels/${labelId}` }),
+  'GET /tasks/{id}/relations': ({ taskId }) => ({ url: `/tasks/${taskId}/relations` }),
+  'POST /tasks/{id}/relations': ({ taskId, otherTaskId }) => ({ url: `/tasks/${taskId}/relations`, body: { type: 'blocks', taskId: otherTaskId } }),
+  'DELETE /tasks/{id}/relations/{relationId}': ({ taskId, relationId }) => ({ url: `/tasks/${taskId}/relations/${relationId}` }),
 };
 
 const covers = (scope: Scope, need: Need) => need !== 'session' && SCOPES.indexOf(scope) >= SCOPES.indexOf(need);
@@ -167,6 +176,9 @@ describe('personal access token scopes × every route', () => {
     // Inactive, so no delivery is attempted (and no row changes) while a test compares snapshots.
     const webhook = await t.request('POST', `/api/v1/projects/${projectId}/webhooks`, { token: owner.token, body: { url: 'http://127.0.0.1:9/hook', active: false } });
     const label = await t.request('POST', `/api/v1/projects/${projectId}/labels`, { token: owner.token, body: { name: 'A label' } });
+    const otherTaskId = (await createTask(t, owner, projectId, { title: 'Other' })).id;
+    const related = (await createTask(t, owner, projectId, { title: 'Related' })).id;
+    const relation = await t.request('POST', `/api/v1/tasks/${taskId}/relations`, { token: owner.token, body: { type: 'relates_to', taskId: related } });
     const memberUser = await registerUser(t, 'Member');
     const member = await invite(t, owner, projectId, memberUser, 'VIEWER');
     const login = await t.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: owner.password } });
@@ -182,6 +194,8 @@ describe('personal access token scopes × every route', () => {
       commentId: comment.body.id,
       webhookId: webhook.body.id,
       labelId: label.body.id,
+      otherTaskId,
+      relationId: relation.body.id,
       memberId: member.id,
       memberUserId: memberUser.id,
       sessionId: sessions.body.find((session: { current: boolean }) => session.current).id,

@@ -353,7 +353,7 @@ function Column(props: {
   );
 }
 
-/** What a card shows: title, labels, priority, due date, comment count, assignee. */
+/** What a card shows: title, labels, blocked, priority, due date, comment count, assignee. */
 function CardFace({ task, members, labels, closed, link = false }: { task: Task; members: Member[]; labels: Label[]; closed: ReadonlySet<string>; link?: boolean }) {
   const overdue = isOverdue(task, closed);
   const assignee = task.assigneeId ? (members.find((member) => member.userId === task.assigneeId)?.name ?? 'A former member') : undefined;
@@ -369,6 +369,11 @@ function CardFace({ task, members, labels, closed, link = false }: { task: Task;
       )}
       <LabelChips ids={task.labelIds} labels={labels} />
       <div class="meta">
+        {task.blocked && (
+          <span class="blocked-mark" title="A task blocking this one is not done yet">
+            Blocked
+          </span>
+        )}
         <span class={`priority priority-${task.priority.toLowerCase()}`}>{PRIORITY_LABELS[task.priority]}</span>
         {task.dueDate && (
           <span class="due">

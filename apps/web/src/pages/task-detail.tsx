@@ -8,6 +8,7 @@ import { useAction, useQuery } from '../hooks';
 import { client } from '../session';
 import { ConfirmButton, EnumOptions, ErrorNote, Loading, MemberOptions } from '../ui';
 import { Comments } from './task-comments';
+import { Relations } from './task-relations';
 import { TaskHistory } from './task-history';
 
 interface Props {
@@ -20,7 +21,7 @@ interface Props {
   onClose: () => void;
 }
 
-/** The task in a modal dialog over the board: every field, delete, comments and history. */
+/** The task in a modal dialog over the board: every field, delete, relations, comments and history. */
 export function TaskDetail({ taskId, project, members, labels, editFirst, onClose }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
   // Closing leaves the task's address at once (Esc's `cancel` comes synchronously; the `close` event
@@ -72,6 +73,7 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
               close();
             }}
           />
+          <Relations task={task.data} project={project} editable={canEditTasks(project.role)} />
           <Comments task={task.data} project={project} members={members} editable={canEditTasks(project.role)} onAdded={history.reload} />
           <TaskHistory history={history} members={members} states={states.data} />
         </>
