@@ -3,16 +3,21 @@ import {
   DragOverlay,
   KeyboardSensor,
   MouseSensor,
+  pointerWithin,
+  rectIntersection,
   TouchSensor,
-  useDraggable,
+  useDndContext,
   useDroppable,
   useSensor,
   useSensors,
   type Announcements,
+  type CollisionDetection,
   type DragEndEvent,
   type DragStartEvent,
   type KeyboardCoordinateGetter,
 } from '@dnd-kit/core';
+import { SortableContext, useSortable, verticalListSortingStrategy } from '@dnd-kit/sortable';
+import { generateKeyBetween } from 'fractional-indexing';
 import type { Label, Member, Task, TaskStatus } from '@tasklane/schemas';
 import { useLocation } from 'preact-iso';
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
@@ -23,7 +28,7 @@ import { useQuery } from '../hooks';
 import { useProjectEvents } from '../live';
 import { client } from '../session';
 import { focusTask, useTaskShortcuts } from '../shortcuts';
-import { changeTask } from '../task-actions';
+import { changeTask, moveTask } from '../task-actions';
 import { Avatar, EnumOptions, ErrorNote, Icon, LabelChips, Loading, MemberOptions, Page } from '../ui';
 import { NewTaskDialog } from './new-task';
 import { TaskList } from './task-list';
@@ -222,44 +227,76 @@ function Filters(props: {
 }
 
 /**
- * Arrow keys while a card is lifted jump to the next or previous column (Right/Down, Left/Up). The
- * column aimed at is counted here, so quick presses never depend on the drop target having caught up.
+ * Arrow keys while a card is lifted: Left/Right jump to the previous or next column (aiming at its
+ * top), Up/Down to the previous or next card of the column aimed at (the card drops there). What is
+ * aimed at is counted here, so quick presses never depend on the drop target having caught up.
  */
-function useColumnJump() {
-  const aimed = useRef(0);
+function useKeyboardAim(columns: { current: Map<TaskStatus, Task[]> }) {
+  const aimed = useRef({ column: 0, card: -1 });
+  const clamp = (value: number, highest: number) => Math.max(0, Math.min(highest, value));
   const getter: KeyboardCoordinateGetter = (event, { context: { droppableRects, collisionRect } }) => {
-    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.code];
-    if (!step || !collisionRect) return undefined;
+    const columnStep = ({ ArrowRight: 1, ArrowLeft: -1 } as Record<string, number>)[event.code];
+    const cardStep = ({ ArrowDown: 1, ArrowUp: -1 } as Record<string, number>)[event.code];
+    if ((!columnStep && !cardStep) || !collisionRect) return undefined;
     event.preventDefault();
-    aimed.current = Math.max(0, Math.min(STATUSES.length - 1, aimed.current + step));
-    const rect = droppableRects.get(STATUSES[aimed.current]!);
-    if (!rect) return undefined;
-    return { x: rect.left + (rect.width - collisionRect.width) / 2, y: rect.top + 8 };
+    const aim = aimed.current;
+    if (columnStep) {
+      aim.column = clamp(aim.column + columnStep, STATUSES.length - 1);
+      aim.card = -1;
+      const rect = droppableRects.get(STATUSES[aim.column]!);
+      return rect ? { x: rect.left + (rect.width - collisionRect.width) / 2, y: rect.top + 8 } : undefined;
+    }
+    const cards = columns.current.get(STATUSES[aim.column]!) ?? [];
+    if (cards.length === 0) return undefined;
+    aim.card = clamp(aim.card + cardStep!, cards.length - 1);
+    const rect = droppableRects.get(cards[aim.card]!.id);
+    return rect ? { x: rect.left, y: rect.top } : undefined;
   };
-  return { getter, start: (status: TaskStatus) => (aimed.current = STATUSES.indexOf(status)) };
+  const start = (task: Task) => {
+    aimed.current = { column: STATUSES.indexOf(task.status), card: (columns.current.get(task.status) ?? []).findIndex((item) => item.id === task.id) };
+  };
+  return { getter, start };
 }
+
+const isStatus = (id: unknown): id is TaskStatus => (STATUSES as readonly unknown[]).includes(id);
+
+/** A card under the pointer (or the lifted card, for the keyboard) wins over its column; a column alone means its end. */
+const cardFirst: CollisionDetection = (args) => {
+  const under = pointerWithin(args);
+  const hits = under.length > 0 ? under : rectIntersection(args);
+  const card = hits.find((hit) => !isStatus(hit.id));
+  return card ? [card] : hits.slice(0, 1);
+};
+
+/** Byte order, as positions compare. */
+const byPosition = (a: Task, b: Task) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0);
 
 function Board(props: { tasks: Task[]; members: Member[]; labels: Label[]; editable: boolean; loading: boolean; onNew: (status: TaskStatus) => void }) {
   const { tasks, members, labels, editable } = props;
   const [dragged, setDragged] = useState<Task | undefined>(undefined);
-  const jump = useColumnJump();
+  const byStatus = useMemo(() => {
+    const columns = new Map<TaskStatus, Task[]>(STATUSES.map((status) => [status, []]));
+    for (const task of tasks) columns.get(task.status)?.push(task);
+    for (const column of columns.values()) column.sort(byPosition);
+    return columns;
+  }, [tasks]);
+  const columnsNow = useRef(byStatus);
+  columnsNow.current = byStatus;
+  const aim = useKeyboardAim(columnsNow);
   const sensors = useSensors(
     useSensor(MouseSensor, { activationConstraint: { distance: 6 } }),
     // A short press lifts a card on a touch screen; a swipe before it scrolls as usual.
     useSensor(TouchSensor, { activationConstraint: { delay: 200, tolerance: 8 } }),
-    useSensor(KeyboardSensor, { coordinateGetter: jump.getter, keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space', 'Enter'] } }),
+    useSensor(KeyboardSensor, { coordinateGetter: aim.getter, keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space', 'Enter'] } }),
   );
-  const byStatus = useMemo(() => {
-    const columns = new Map<TaskStatus, Task[]>(STATUSES.map((status) => [status, []]));
-    for (const task of tasks) columns.get(task.status)?.push(task);
-    return columns;
-  }, [tasks]);
-  const titleOf = (id: unknown) => tasks.find((task) => task.id === id)?.title ?? 'the task';
-  const columnOf = (id: unknown) => STATUS_LABELS[id as TaskStatus] ?? 'no column';
+  const taskOf = (id: unknown) => tasks.find((task) => task.id === id);
+  const titleOf = (id: unknown) => taskOf(id)?.title ?? 'the task';
+  const columnOf = (id: unknown) => (isStatus(id) ? STATUS_LABELS[id] : taskOf(id) ? STATUS_LABELS[taskOf(id)!.status] : 'no column');
+  const placeOf = (id: unknown) => (isStatus(id) ? `the end of ${STATUS_LABELS[id]}` : `“${titleOf(id)}” in ${columnOf(id)}`);
   const announcements: Announcements = {
-    onDragStart: ({ active }) => `Lifted “${titleOf(active.id)}”. Arrow keys move it between columns; Space drops it, Escape cancels.`,
-    onDragOver: ({ active, over }) => `“${titleOf(active.id)}” is over ${columnOf(over?.id)}.`,
-    onDragEnd: ({ active, over }) => (over ? `“${titleOf(active.id)}” dropped in ${columnOf(over.id)}.` : `“${titleOf(active.id)}” dropped back.`),
+    onDragStart: ({ active }) => `Lifted “${titleOf(active.id)}”. Left and right arrows move it between columns, up and down within one; Space drops it, Escape cancels.`,
+    onDragOver: ({ active, over }) => (over ? `“${titleOf(active.id)}” is over ${placeOf(over.id)}.` : `“${titleOf(active.id)}” is over no column.`),
+    onDragEnd: ({ active, over }) => (over ? `“${titleOf(active.id)}” dropped at ${placeOf(over.id)}.` : `“${titleOf(active.id)}” dropped back.`),
     onDragCancel: ({ active }) => `Moving “${titleOf(active.id)}” cancelled.`,
   };
   // While a card is lifted the board's shortcuts stand aside (`data-dragging`). It is set a tick
@@ -271,19 +308,39 @@ function Board(props: { tasks: Task[]; members: Member[]; labels: Label[]; edita
     if (!task) delete document.body.dataset.dragging;
     else setTimeout(() => lifted.current && (document.body.dataset.dragging = 'true'));
   };
+  // Where the card was dropped: over a card, in that card's place (after it when moved down its own
+  // column, as a sorted list moves); over a column, at its end. It is sent as the card above it
+  // (or, at the top, the one below) and shown at once with a position between the two.
   const end = ({ active, over }: DragEndEvent) => {
     lift(undefined);
-    const task = tasks.find((item) => item.id === active.id);
-    const status = over?.id as TaskStatus | undefined;
-    if (task && status && status !== task.status) void changeTask(task, { status });
+    const task = taskOf(active.id);
+    if (!task || !over || over.id === task.id) return;
+    const target = taskOf(over.id);
+    const status = target ? target.status : isStatus(over.id) ? over.id : undefined;
+    if (!status) return;
+    const current = byStatus.get(status) ?? [];
+    const others = current.filter((item) => item.id !== task.id);
+    let index = others.length;
+    if (target) {
+      const movingDown = task.status === status && current.indexOf(task) < current.indexOf(target);
+      index = others.indexOf(target) + (movingDown ? 1 : 0);
+    }
+    if (task.status === status && current.indexOf(task) === index) return;
+    const [above, below] = [others[index - 1], others[index]];
+    const place = { ...(status !== task.status ? { status } : {}), ...(above ? { afterId: above.id } : below ? { beforeId: below.id } : {}) };
+    void moveTask(task, place, { ...task, status, position: generateKeyBetween(above?.position ?? null, below?.position ?? null) });
   };
   return (
     <DndContext
       sensors={sensors}
-      accessibility={{ announcements, screenReaderInstructions: { draggable: 'Press Space to lift the card, arrow keys to move it to another column, Space to drop it, Escape to cancel.' } }}
+      collisionDetection={cardFirst}
+      accessibility={{
+        announcements,
+        screenReaderInstructions: { draggable: 'Press Space to lift the card, left and right arrows to move it to another column, up and down arrows to move it within one, Space to drop it, Escape to cancel.' },
+      }}
       onDragStart={({ active }: DragStartEvent) => {
-        const task = tasks.find((item) => item.id === active.id);
-        if (task) jump.start(task.status);
+        const task = taskOf(active.id);
+        if (task) aim.start(task);
         lift(task);
       }}
       onDragEnd={end}
@@ -301,7 +358,10 @@ function Board(props: { tasks: Task[]; members: Member[]; labels: Label[]; edita
 
 function Column(props: { status: TaskStatus; tasks: Task[]; members: Member[]; labels: Label[]; editable: boolean; onNew: (status: TaskStatus) => void }) {
   const { status, editable } = props;
-  const { setNodeRef, isOver } = useDroppable({ id: status, disabled: !editable });
+  const { setNodeRef } = useDroppable({ id: status, disabled: !editable });
+  // The drop target: this column, or one of its cards.
+  const { over } = useDndContext();
+  const isOver = over !== null && (over.id === status || props.tasks.some((task) => task.id === over.id));
   const headingId = `column-${status}`;
   return (
     <section ref={setNodeRef} class={`column${isOver ? ' drop-target' : ''}`} aria-labelledby={headingId} data-status={status}>
@@ -315,11 +375,13 @@ function Column(props: { status: TaskStatus; tasks: Task[]; members: Member[]; l
           </button>
         )}
       </div>
-      <ul class="cards">
-        {props.tasks.map((task) => (
-          <Card key={task.id} task={task} members={props.members} labels={props.labels} editable={editable} />
-        ))}
-      </ul>
+      <SortableContext items={props.tasks.map((task) => task.id)} strategy={verticalListSortingStrategy} disabled={!editable}>
+        <ul class="cards">
+          {props.tasks.map((task) => (
+            <Card key={task.id} task={task} members={props.members} labels={props.labels} editable={editable} />
+          ))}
+        </ul>
+      </SortableContext>
     </section>
   );
 }
@@ -362,12 +424,14 @@ function CardFace({ task, members, labels, link = false }: { task: Task; members
 }
 
 function Card({ task, members, labels, editable }: { task: Task; members: Member[]; labels: Label[]; editable: boolean }) {
-  const { attributes, listeners, setNodeRef, setActivatorNodeRef, isDragging } = useDraggable({ id: task.id, disabled: !editable });
+  const { attributes, listeners, setNodeRef, setActivatorNodeRef, isDragging, isOver, transform, transition } = useSortable({ id: task.id, disabled: !editable });
   const { role: _role, ...handleAttributes } = attributes; // the handle is a <button> already
   return (
     <li
       ref={setNodeRef}
-      class={`task-card${isOverdue(task) ? ' overdue' : ''}${isDragging ? ' lifted' : ''}`}
+      // The cards of the column make room for the lifted one as it passes over them.
+      style={transform ? { transform: `translate3d(${Math.round(transform.x)}px, ${Math.round(transform.y)}px, 0)`, transition: transition ?? undefined } : undefined}
+      class={`task-card${isOverdue(task) ? ' overdue' : ''}${isDragging ? ' lifted' : ''}${isOver && !isDragging ? ' drop-target' : ''}`}
       data-task-id={task.id}
       {...(editable ? listeners : {})}
     >
