@@ -37,7 +37,8 @@ export interface TaskFilters {
 export const NO_FILTERS: TaskFilters = { assigneeId: '', priority: '', labelId: '', text: '' };
 
 /** Every task of the project, loaded once; the board and the list filter it in the browser, at once. */
-export const loadTasks = (projectId: string): Promise<Task[]> => collect(client.paginate(client.tasks.list, { projectId, limit: 500 }));
+/** A project's tasks in the board's order (each column's tasks by position). */
+export const loadTasks = (projectId: string): Promise<Task[]> => collect(client.paginate(client.tasks.list, { projectId, sort: 'position', limit: 500 }));
 
 export function matches(task: Task, filters: TaskFilters, meId: string): boolean {
   const { assigneeId, priority } = filters;

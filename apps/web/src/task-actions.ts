@@ -28,12 +28,28 @@ const queues = new Map<string, Promise<unknown>>();
  * to one task (`2` then `4`) go one after another, each matching the version the previous one saved.
  */
 export function changeTask(task: Task, patch: TaskPatch): Promise<boolean> {
+  return queueChange(task, { ...task, ...patch }, (base) => client.tasks.update({ id: task.id, ...patch }, { ifMatch: base }));
+}
+
+/** Where a dragged card goes: its column (if it changes) and the card above it or, at the top, the one below. */
+export type TaskPlace = { status?: Task['status']; afterId?: string; beforeId?: string };
+
+/**
+ * Moves a card in the board's order (POST /tasks/{id}/move), shown at once at `shown` (the task
+ * with the position the board guessed), then as the server placed it; queued and refused like a change.
+ */
+export function moveTask(task: Task, place: TaskPlace, shown: Task): Promise<boolean> {
+  return queueChange(task, shown, (base) => client.tasks.move({ id: task.id, ...place }, { ifMatch: base }));
+}
+
+/** One change of a task on its way: shown as `shown` now, sent by `save` with the version confirmed before it. */
+function queueChange(task: Task, shown: Task, save: (base: Task) => Promise<Task>): Promise<boolean> {
   if (!queues.has(task.id)) confirmed.set(task.id, task);
-  storeTask({ ...task, ...patch });
+  storeTask(shown);
   const send = async (): Promise<boolean> => {
     const base = confirmed.get(task.id) ?? task;
     try {
-      const saved = await client.tasks.update({ id: task.id, ...patch }, { ifMatch: base });
+      const saved = await save(base);
       confirmed.set(task.id, saved);
       storeTask(saved);
       return true;

@@ -3,16 +3,21 @@ import {
   DragOverlay,
   KeyboardSensor,
   MouseSensor,
+  pointerWithin,
+  rectIntersection,
   TouchSensor,
-  useDraggable,
+  useDndContext,
   useDroppable,
   useSensor,
   useSensors,
   type Announcements,
+  type CollisionDetection,
   type DragEndEvent,
   type DragStartEvent,
   type KeyboardCoordinateGetter,
 } from '@dnd-kit/core';
+import { SortableContext, useSortable, verticalListSortingStrategy } from '@dnd-kit/sortable';
+import { generateKeyBetween } from 'fractional-indexing';
 import type { Label, Member, State, Task, TaskStatus } from '@tasklane/schemas';
 import { useLocation } from 'preact-iso';
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
@@ -23,8 +28,8 @@ import { useQuery } from '../hooks';
 import { useProjectEvents } from '../live';
 import { client } from '../session';
 import { focusTask, useTaskShortcuts } from '../shortcuts';
-import { closedKeys, useStates } from '../states';
-import { changeTask } from '../task-actions';
+import { closedKeys, stateName, useStates } from '../states';
+import { changeTask, moveTask } from '../task-actions';
 import { Avatar, EnumOptions, ErrorNote, Icon, LabelChips, Loading, MemberOptions, Page } from '../ui';
 import { NewTaskDialog } from './new-task';
 import { StatesEditor } from './states-editor';
@@ -239,45 +244,79 @@ function Filters(props: {
 }
 
 /**
- * Arrow keys while a card is lifted jump to the next or previous column (Right/Down, Left/Up). The
- * column aimed at is counted here, so quick presses never depend on the drop target having caught up.
+ * Arrow keys while a card is lifted: Left/Right jump to the previous or next column (aiming at its
+ * top), Up/Down to the previous or next card of the column aimed at (the card drops there). What is
+ * aimed at is counted here, so quick presses never depend on the drop target having caught up.
  */
-function useColumnJump(columns: readonly string[]) {
-  const aimed = useRef(0);
+function useKeyboardAim(columns: { current: Map<TaskStatus, Task[]> }) {
+  const aimed = useRef({ column: 0, card: -1 });
+  const clamp = (value: number, highest: number) => Math.max(0, Math.min(highest, value));
   const getter: KeyboardCoordinateGetter = (event, { context: { droppableRects, collisionRect } }) => {
-    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.code];
-    if (!step || !collisionRect) return undefined;
+    const columnStep = ({ ArrowRight: 1, ArrowLeft: -1 } as Record<string, number>)[event.code];
+    const cardStep = ({ ArrowDown: 1, ArrowUp: -1 } as Record<string, number>)[event.code];
+    if ((!columnStep && !cardStep) || !collisionRect) return undefined;
     event.preventDefault();
-    aimed.current = Math.max(0, Math.min(columns.length - 1, aimed.current + step));
-    const rect = droppableRects.get(columns[aimed.current]!);
-    if (!rect) return undefined;
-    return { x: rect.left + (rect.width - collisionRect.width) / 2, y: rect.top + 8 };
+    const aim = aimed.current;
+    const keys = [...columns.current.keys()];
+    if (columnStep) {
+      aim.column = clamp(aim.column + columnStep, keys.length - 1);
+      aim.card = -1;
+      const rect = droppableRects.get(keys[aim.column]!);
+      return rect ? { x: rect.left + (rect.width - collisionRect.width) / 2, y: rect.top + 8 } : undefined;
+    }
+    const cards = columns.current.get(keys[aim.column]!) ?? [];
+    if (cards.length === 0) return undefined;
+    aim.card = clamp(aim.card + cardStep!, cards.length - 1);
+    const rect = droppableRects.get(cards[aim.card]!.id);
+    return rect ? { x: rect.left, y: rect.top } : undefined;
   };
-  return { getter, start: (status: TaskStatus) => (aimed.current = Math.max(0, columns.indexOf(status))) };
+  const start = (task: Task) => {
+    aimed.current = { column: Math.max(0, [...columns.current.keys()].indexOf(task.status)), card: (columns.current.get(task.status) ?? []).findIndex((item) => item.id === task.id) };
+  };
+  return { getter, start };
 }
+
+/** A card under the pointer (or the lifted card, for the keyboard) wins over its column; a column alone means its end. */
+const cardFirst =
+  (isColumn: (id: unknown) => boolean): CollisionDetection =>
+  (args) => {
+    const under = pointerWithin(args);
+    const hits = under.length > 0 ? under : rectIntersection(args);
+    const card = hits.find((hit) => !isColumn(hit.id));
+    return card ? [card] : hits.slice(0, 1);
+  };
+
+/** Byte order, as positions compare. */
+const byPosition = (a: Task, b: Task) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0);
 
 function Board(props: { tasks: Task[]; states: State[]; members: Member[]; labels: Label[]; editable: boolean; loading: boolean; onNew: (status: TaskStatus) => void }) {
   const { tasks, states, members, labels, editable } = props;
   const [dragged, setDragged] = useState<Task | undefined>(undefined);
-  const jump = useColumnJump(states.map((state) => state.key));
   const closed = closedKeys(states);
+  const byStatus = useMemo(() => {
+    const columns = new Map<TaskStatus, Task[]>(states.map((state) => [state.key, []]));
+    for (const task of tasks) columns.get(task.status)?.push(task);
+    for (const column of columns.values()) column.sort(byPosition);
+    return columns;
+  }, [tasks, states]);
+  const columnsNow = useRef(byStatus);
+  columnsNow.current = byStatus;
+  const aim = useKeyboardAim(columnsNow);
+  const isStatus = (id: unknown): id is TaskStatus => typeof id === 'string' && byStatus.has(id);
   const sensors = useSensors(
     useSensor(MouseSensor, { activationConstraint: { distance: 6 } }),
     // A short press lifts a card on a touch screen; a swipe before it scrolls as usual.
     useSensor(TouchSensor, { activationConstraint: { delay: 200, tolerance: 8 } }),
-    useSensor(KeyboardSensor, { coordinateGetter: jump.getter, keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space', 'Enter'] } }),
+    useSensor(KeyboardSensor, { coordinateGetter: aim.getter, keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space', 'Enter'] } }),
   );
-  const byStatus = useMemo(() => {
-    const columns = new Map<TaskStatus, Task[]>(states.map((state) => [state.key, []]));
-    for (const task of tasks) columns.get(task.status)?.push(task);
-    return columns;
-  }, [tasks, states]);
-  const titleOf = (id: unknown) => tasks.find((task) => task.id === id)?.title ?? 'the task';
-  const columnOf = (id: unknown) => states.find((state) => state.key === id)?.name ?? 'no column';
+  const taskOf = (id: unknown) => tasks.find((task) => task.id === id);
+  const titleOf = (id: unknown) => taskOf(id)?.title ?? 'the task';
+  const columnOf = (id: unknown) => (isStatus(id) ? stateName(states, id) : taskOf(id) ? stateName(states, taskOf(id)!.status) : 'no column');
+  const placeOf = (id: unknown) => (isStatus(id) ? `the end of ${stateName(states, id)}` : `“${titleOf(id)}” in ${columnOf(id)}`);
   const announcements: Announcements = {
-    onDragStart: ({ active }) => `Lifted “${titleOf(active.id)}”. Arrow keys move it between columns; Space drops it, Escape cancels.`,
-    onDragOver: ({ active, over }) => `“${titleOf(active.id)}” is over ${columnOf(over?.id)}.`,
-    onDragEnd: ({ active, over }) => (over ? `“${titleOf(active.id)}” dropped in ${columnOf(over.id)}.` : `“${titleOf(active.id)}” dropped back.`),
+    onDragStart: ({ active }) => `Lifted “${titleOf(active.id)}”. Left and right arrows move it between columns, up and down within one; Space drops it, Escape cancels.`,
+    onDragOver: ({ active, over }) => (over ? `“${titleOf(active.id)}” is over ${placeOf(over.id)}.` : `“${titleOf(active.id)}” is over no column.`),
+    onDragEnd: ({ active, over }) => (over ? `“${titleOf(active.id)}” dropped at ${placeOf(over.id)}.` : `“${titleOf(active.id)}” dropped back.`),
     onDragCancel: ({ active }) => `Moving “${titleOf(active.id)}” cancelled.`,
   };
   // While a card is lifted the board's shortcuts stand aside (`data-dragging`). It is set a tick
@@ -289,19 +328,39 @@ function Board(props: { tasks: Task[]; states: State[]; members: Member[]; label
     if (!task) delete document.body.dataset.dragging;
     else setTimeout(() => lifted.current && (document.body.dataset.dragging = 'true'));
   };
+  // Where the card was dropped: over a card, in that card's place (after it when moved down its own
+  // column, as a sorted list moves); over a column, at its end. It is sent as the card above it
+  // (or, at the top, the one below) and shown at once with a position between the two.
   const end = ({ active, over }: DragEndEvent) => {
     lift(undefined);
-    const task = tasks.find((item) => item.id === active.id);
-    const status = over?.id as TaskStatus | undefined;
-    if (task && status && status !== task.status) void changeTask(task, { status });
+    const task = taskOf(active.id);
+    if (!task || !over || over.id === task.id) return;
+    const target = taskOf(over.id);
+    const status = target ? target.status : isStatus(over.id) ? over.id : undefined;
+    if (!status) return;
+    const current = byStatus.get(status) ?? [];
+    const others = current.filter((item) => item.id !== task.id);
+    let index = others.length;
+    if (target) {
+      const movingDown = task.status === status && current.indexOf(task) < current.indexOf(target);
+      index = others.indexOf(target) + (movingDown ? 1 : 0);
+    }
+    if (task.status === status && current.indexOf(task) === index) return;
+    const [above, below] = [others[index - 1], others[index]];
+    const place = { ...(status !== task.status ? { status } : {}), ...(above ? { afterId: above.id } : below ? { beforeId: below.id } : {}) };
+    void moveTask(task, place, { ...task, status, position: generateKeyBetween(above?.position ?? null, below?.position ?? null) });
   };
   return (
     <DndContext
       sensors={sensors}
-      accessibility={{ announcements, screenReaderInstructions: { draggable: 'Press Space to lift the card, arrow keys to move it to another column, Space to drop it, Escape to cancel.' } }}
+      collisionDetection={cardFirst(isStatus)}
+      accessibility={{
+        announcements,
+        screenReaderInstructions: { draggable: 'Press Space to lift the card, left and right arrows to move it to another column, up and down arrows to move it within one, Space to drop it, Escape to cancel.' },
+      }}
       onDragStart={({ active }: DragStartEvent) => {
-        const task = tasks.find((item) => item.id === active.id);
-        if (task) jump.start(task.status);
+        const task = taskOf(active.id);
+        if (task) aim.start(task);
         lift(task);
       }}
       onDragEnd={end}
@@ -329,7 +388,10 @@ function Column(props: {
 }) {
   const { state, editable } = props;
   const status = state.key;
-  const { setNodeRef, isOver } = useDroppable({ id: status, disabled: !editable });
+  const { setNodeRef } = useDroppable({ id: status, disabled: !editable });
+  // The drop target: this column, or one of its cards.
+  const { over } = useDndContext();
+  const isOver = over !== null && (over.id === status || props.tasks.some((task) => task.id === over.id));
   const headingId = `column-${status}`;
   return (
     <section ref={setNodeRef} class={`column${isOver ? ' drop-target' : ''}`} aria-labelledby={headingId} data-status={status}>
@@ -344,11 +406,13 @@ function Column(props: {
           </button>
         )}
       </div>
-      <ul class="cards">
-        {props.tasks.map((task) => (
-          <Card key={task.id} task={task} states={props.states} closed={props.closed} members={props.members} labels={props.labels} editable={editable} />
-        ))}
-      </ul>
+      <SortableContext items={props.tasks.map((task) => task.id)} strategy={verticalListSortingStrategy} disabled={!editable}>
+        <ul class="cards">
+          {props.tasks.map((task) => (
+            <Card key={task.id} task={task} states={props.states} closed={props.closed} members={props.members} labels={props.labels} editable={editable} />
+          ))}
+        </ul>
+      </SortableContext>
     </section>
   );
 }
@@ -397,12 +461,14 @@ function CardFace({ task, members, labels, closed, link = false }: { task: Task;
 
 function Card(props: { task: Task; states: State[]; closed: ReadonlySet<string>; members: Member[]; labels: Label[]; editable: boolean }) {
   const { task, members, labels, editable, closed } = props;
-  const { attributes, listeners, setNodeRef, setActivatorNodeRef, isDragging } = useDraggable({ id: task.id, disabled: !editable });
+  const { attributes, listeners, setNodeRef, setActivatorNodeRef, isDragging, isOver, transform, transition } = useSortable({ id: task.id, disabled: !editable });
   const { role: _role, ...handleAttributes } = attributes; // the handle is a <button> already
   return (
     <li
       ref={setNodeRef}
-      class={`task-card${isOverdue(task, closed) ? ' overdue' : ''}${isDragging ? ' lifted' : ''}`}
+      // The cards of the column make room for the lifted one as it passes over them.
+      style={transform ? { transform: `translate3d(${Math.round(transform.x)}px, ${Math.round(transform.y)}px, 0)`, transition: transition ?? undefined } : undefined}
+      class={`task-card${isOverdue(task, closed) ? ' overdue' : ''}${isDragging ? ' lifted' : ''}${isOver && !isDragging ? ' drop-target' : ''}`}
       data-task-id={task.id}
       {...(editable ? listeners : {})}
     >

@@ -1,9 +1,9 @@
 import type { Project, Task, TaskRelation } from '@tasklane/schemas';
 import { useState } from 'preact/hooks';
 import { keys, loadRelations } from '../data';
-import { STATUS_LABELS } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { refreshRelated } from '../live';
+import { humanizeKey } from '../states';
 import { client } from '../session';
 import { ErrorNote } from '../ui';
 
@@ -59,7 +59,7 @@ export function Relations({ task, project, editable }: { task: Task; project: Pr
                     {relation.task.key ? `${relation.task.key} ` : ''}
                     {relation.task.title}
                   </a>{' '}
-                  <span class="muted small">{STATUS_LABELS[relation.task.status as keyof typeof STATUS_LABELS] ?? relation.task.status}</span>
+                  <span class="muted small">{humanizeKey(relation.task.status)}</span>
                   {editable && (
                     <button type="button" class="link" disabled={busy} onClick={() => void remove(relation)} aria-label={`Remove relation to ${relation.task.title}`}>
                       Remove
