@@ -69,6 +69,11 @@ const NEEDS = {
   'GET /projects/{id}/labels/{labelId}': 'read',
   'PATCH /projects/{id}/labels/{labelId}': 'write',
   'DELETE /projects/{id}/labels/{labelId}': 'write',
+  'GET /projects/{id}/states': 'read',
+  'POST /projects/{id}/states': 'admin',
+  'GET /projects/{id}/states/{stateId}': 'read',
+  'PATCH /projects/{id}/states/{stateId}': 'admin',
+  'DELETE /projects/{id}/states/{stateId}': 'admin',
 } satisfies Record<string, Need>;
 type Route = keyof typeof NEEDS;
 
@@ -79,6 +84,8 @@ interface World {
   commentId: string;
   webhookId: string;
   labelId: string;
+  /** A state of the project holding no task. */
+  stateId: string;
   memberId: string;
   memberUserId: string;
   sessionId: string;
@@ -141,6 +148,11 @@ const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; 
   'GET /projects/{id}/labels/{labelId}': ({ projectId, labelId }) => ({ url: `/projects/${projectId}/labels/${labelId}` }),
   'PATCH /projects/{id}/labels/{labelId}': ({ projectId, labelId }) => ({ url: `/projects/${projectId}/labels/${labelId}`, body: { color: '#000000' } }),
   'DELETE /projects/{id}/labels/{labelId}': ({ projectId, labelId }) => ({ url: `/projects/${projectId}/labels/${labelId}` }),
+  'GET /projects/{id}/states': ({ projectId }) => ({ url: `/projects/${projectId}/states` }),
+  'POST /projects/{id}/states': ({ projectId }) => ({ url: `/projects/${projectId}/states`, body: { name: 'New state', category: 'started' } }),
+  'GET /projects/{id}/states/{stateId}': ({ projectId, stateId }) => ({ url: `/projects/${projectId}/states/${stateId}` }),
+  'PATCH /projects/{id}/states/{stateId}': ({ projectId, stateId }) => ({ url: `/projects/${projectId}/states/${stateId}`, body: { color: '#000000' } }),
+  'DELETE /projects/{id}/states/{stateId}': ({ projectId, stateId }) => ({ url: `/projects/${projectId}/states/${stateId}` }),
 };
 
 const covers = (scope: Scope, need: Need) => need !== 'session' && SCOPES.indexOf(scope) >= SCOPES.indexOf(need);
@@ -167,6 +179,7 @@ describe('personal access token scopes × every route', () => {
     // Inactive, so no delivery is attempted (and no row changes) while a test compares snapshots.
     const webhook = await t.request('POST', `/api/v1/projects/${projectId}/webhooks`, { token: owner.token, body: { url: 'http://127.0.0.1:9/hook', active: false } });
     const label = await t.request('POST', `/api/v1/projects/${projectId}/labels`, { token: owner.token, body: { name: 'A label' } });
+    const state = await t.request('POST', `/api/v1/projects/${projectId}/states`, { token: owner.token, body: { name: 'A state', category: 'started' } });
     const memberUser = await registerUser(t, 'Member');
     const member = await invite(t, owner, projectId, memberUser, 'VIEWER');
     const login = await t.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: owner.password } });
@@ -182,6 +195,7 @@ describe('personal access token scopes × every route', () => {
       commentId: comment.body.id,
       webhookId: webhook.body.id,
       labelId: label.body.id,
+      stateId: state.body.id,
       memberId: member.id,
       memberUserId: memberUser.id,
       sessionId: sessions.body.find((session: { current: boolean }) => session.current).id,

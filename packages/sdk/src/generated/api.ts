@@ -597,6 +597,16 @@ export interface ProcedureInputs {
      */
     key?: string;
   };
+  "states.get": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    stateId: string;
+  };
   "states.update": {
     /**
      * Resource id (UUIDv7); a malformed or unknown id is a 404
@@ -870,6 +880,7 @@ export interface ProcedureOutputs {
   "labels.delete": Message;
   "states.list": State[];
   "states.create": State;
+  "states.get": State;
   "states.update": State;
   "states.delete": Message;
   "activity.listForProject": {
@@ -1474,6 +1485,7 @@ export const PROCEDURE_KINDS = {
   "labels.delete": "mutation",
   "states.list": "query",
   "states.create": "mutation",
+  "states.get": "query",
   "states.update": "mutation",
   "states.delete": "mutation",
   "activity.listForProject": "query",
