@@ -121,6 +121,10 @@ describe('workflow states', () => {
     expect((await list()).map((state) => state.key)).toEqual(['IN_REVIEW', 'TODO', 'IN_PROGRESS', 'DONE', 'CANCELLED']);
     expect(Object.keys(await counts())).toEqual(['IN_REVIEW', 'TODO', 'IN_PROGRESS', 'DONE', 'CANCELLED']);
     expect((await patch('0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b', { name: 'Nobody' })).status).toBe(404);
+    const one = await t.request('GET', states(`/${review}`), { token: viewer.token });
+    expect(one.body).toMatchObject({ key: 'IN_REVIEW', name: 'Code review', position: 0 });
+    expect(one.headers.etag).toBeDefined();
+    expect((await t.request('GET', states('/0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b'), { token: viewer.token })).status).toBe(404);
   });
 
   it('deletes a state, moving its tasks in the same transaction; counts follow; without moveTo a state holding tasks is 409 STATE_IN_USE', async () => {
@@ -306,4 +310,4 @@ describe('workflow states: webhooks', () => {
   });
 });
 
-describePermissions(['GET /projects/{id}/states', 'POST /projects/{id}/states', 'PATCH /projects/{id}/states/{stateId}', 'DELETE /projects/{id}/states/{stateId}']);
+describePermissions(['GET /projects/{id}/states', 'POST /projects/{id}/states', 'GET /projects/{id}/states/{stateId}', 'PATCH /projects/{id}/states/{stateId}', 'DELETE /projects/{id}/states/{stateId}']);

@@ -47,7 +47,7 @@ export const RESOURCES = {
   comments: { list: 'comments.list', get: 'comments.get', create: 'comments.create', update: 'comments.update', delete: 'comments.delete' },
   labels: { list: 'labels.list', get: 'labels.get', create: 'labels.create', update: 'labels.update', delete: 'labels.delete' },
   relations: { list: 'relations.list', create: 'relations.create', delete: 'relations.delete' },
-  states: { list: 'states.list', create: 'states.create', update: 'states.update', delete: 'states.delete' },
+  states: { list: 'states.list', get: 'states.get', create: 'states.create', update: 'states.update', delete: 'states.delete' },
   activity: { listForProject: 'activity.listForProject', listForTask: 'activity.listForTask' },
   webhooks: {
     list: 'webhooks.list',

@@ -44,6 +44,11 @@ const FIXTURES: Record<string, (t: TestApp, owner: TestUser) => Promise<Target>>
     const created = await t.request('POST', `/api/v1/projects/${project.id}/labels`, { token: owner.token, body: { name: 'Bug' } });
     return { url: `/api/v1/projects/${project.id}/labels/${created.body.id}`, etag: created.headers.etag as string, patch: { color: '#00ff00' } };
   },
+  '/projects/{id}/states/{stateId}': async (t, owner) => {
+    const project = await createProject(t, owner);
+    const created = await t.request('POST', `/api/v1/projects/${project.id}/states`, { token: owner.token, body: { name: 'Doing', category: 'started' } });
+    return { url: `/api/v1/projects/${project.id}/states/${created.body.id}`, etag: created.headers.etag as string, patch: { color: '#00ff00' } };
+  },
   '/projects/{id}/webhooks/{webhookId}': async (t, owner) => {
     const project = await createProject(t, owner);
     const created = await t.request('POST', `/api/v1/projects/${project.id}/webhooks`, { token: owner.token, body: { url: 'http://127.0.0.1:9/hook', active: false } });

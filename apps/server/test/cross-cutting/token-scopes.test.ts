@@ -72,6 +72,11 @@ const NEEDS = {
   'GET /tasks/{id}/relations': 'read',
   'POST /tasks/{id}/relations': 'write',
   'DELETE /tasks/{id}/relations/{relationId}': 'write',
+  'GET /projects/{id}/states': 'read',
+  'POST /projects/{id}/states': 'admin',
+  'GET /projects/{id}/states/{stateId}': 'read',
+  'PATCH /projects/{id}/states/{stateId}': 'admin',
+  'DELETE /projects/{id}/states/{stateId}': 'admin',
 } satisfies Record<string, Need>;
 type Route = keyof typeof NEEDS;
 
@@ -85,6 +90,8 @@ interface World {
   /** Another task of the project, unrelated; and a relation of the task. */
   otherTaskId: string;
   relationId: string;
+  /** A state of the project holding no task. */
+  stateId: string;
   memberId: string;
   memberUserId: string;
   sessionId: string;
@@ -150,6 +157,11 @@ const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; 
   'GET /tasks/{id}/relations': ({ taskId }) => ({ url: `/tasks/${taskId}/relations` }),
   'POST /tasks/{id}/relations': ({ taskId, otherTaskId }) => ({ url: `/tasks/${taskId}/relations`, body: { type: 'blocks', taskId: otherTaskId } }),
   'DELETE /tasks/{id}/relations/{relationId}': ({ taskId, relationId }) => ({ url: `/tasks/${taskId}/relations/${relationId}` }),
+  'GET /projects/{id}/states': ({ projectId }) => ({ url: `/projects/${projectId}/states` }),
+  'POST /projects/{id}/states': ({ projectId }) => ({ url: `/projects/${projectId}/states`, body: { name: 'New state', category: 'started' } }),
+  'GET /projects/{id}/states/{stateId}': ({ projectId, stateId }) => ({ url: `/projects/${projectId}/states/${stateId}` }),
+  'PATCH /projects/{id}/states/{stateId}': ({ projectId, stateId }) => ({ url: `/projects/${projectId}/states/${stateId}`, body: { color: '#000000' } }),
+  'DELETE /projects/{id}/states/{stateId}': ({ projectId, stateId }) => ({ url: `/projects/${projectId}/states/${stateId}` }),
 };
 
 const covers = (scope: Scope, need: Need) => need !== 'session' && SCOPES.indexOf(scope) >= SCOPES.indexOf(need);
@@ -179,6 +191,7 @@ describe('personal access token scopes × every route', () => {
     const otherTaskId = (await createTask(t, owner, projectId, { title: 'Other' })).id;
     const related = (await createTask(t, owner, projectId, { title: 'Related' })).id;
     const relation = await t.request('POST', `/api/v1/tasks/${taskId}/relations`, { token: owner.token, body: { type: 'relates_to', taskId: related } });
+    const state = await t.request('POST', `/api/v1/projects/${projectId}/states`, { token: owner.token, body: { name: 'A state', category: 'started' } });
     const memberUser = await registerUser(t, 'Member');
     const member = await invite(t, owner, projectId, memberUser, 'VIEWER');
     const login = await t.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: owner.password } });
@@ -196,6 +209,7 @@ describe('personal access token scopes × every route', () => {
       labelId: label.body.id,
       otherTaskId,
       relationId: relation.body.id,
+      stateId: state.body.id,
       memberId: member.id,
       memberUserId: memberUser.id,
       sessionId: sessions.body.find((session: { current: boolean }) => session.current).id,

@@ -38,6 +38,7 @@ const EXPECTED = {
   'DELETE /projects/{id}/labels/{labelId}':        [404,     403,   200,   200,  200],
   'GET /projects/{id}/states':                     [404,     200,   200,   200,  200],
   'POST /projects/{id}/states':                    [404,     403,   403,   201,  201],
+  'GET /projects/{id}/states/{stateId}':           [404,     200,   200,   200,  200],
   'PATCH /projects/{id}/states/{stateId}':         [404,     403,   403,   200,  200],
   'DELETE /projects/{id}/states/{stateId}':        [404,     403,   403,   200,  200],
   'GET /tasks/{id}/relations':                     [404,     200,   200,   200,  200],
@@ -97,6 +98,7 @@ const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<{ url: s
   }),
   'GET /projects/{id}/states': ({ projectId }) => ({ url: `/api/v1/projects/${projectId}/states` }),
   'POST /projects/{id}/states': ({ projectId }, caller) => ({ url: `/api/v1/projects/${projectId}/states`, body: { name: `Made by ${caller}`, category: 'started' } }),
+  'GET /projects/{id}/states/{stateId}': async ({ t, users, projectId }) => ({ url: `/api/v1/projects/${projectId}/states/${await stateOf(t, users.owner, projectId)}` }),
   'PATCH /projects/{id}/states/{stateId}': async ({ t, users, projectId }, caller) => ({
     url: `/api/v1/projects/${projectId}/states/${await stateOf(t, users.owner, projectId)}`,
     body: { name: `Renamed by ${caller}` },

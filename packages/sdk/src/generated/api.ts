@@ -643,6 +643,16 @@ export interface ProcedureInputs {
      */
     key?: string;
   };
+  "states.get": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    stateId: string;
+  };
   "states.update": {
     /**
      * Resource id (UUIDv7); a malformed or unknown id is a 404
@@ -944,6 +954,7 @@ export interface ProcedureOutputs {
   "labels.delete": Message;
   "states.list": State[];
   "states.create": State;
+  "states.get": State;
   "states.update": State;
   "states.delete": Message;
   "relations.list": TaskRelation[];
@@ -1635,6 +1646,7 @@ export const PROCEDURE_KINDS = {
   "labels.delete": "mutation",
   "states.list": "query",
   "states.create": "mutation",
+  "states.get": "query",
   "states.update": "mutation",
   "states.delete": "mutation",
   "relations.list": "query",

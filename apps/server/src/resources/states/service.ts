@@ -85,6 +85,14 @@ export function createStatesService(db: Db) {
       return (await store.listStates(db, projectId.toLowerCase())).map(toState);
     },
 
+    /** Every member; one state (404 for an id of no state of the project). */
+    async get(userId: string, { id: projectId, stateId }: StatePathInput): Promise<State> {
+      await requireProjectAccess(db, projectId, userId);
+      const row = isId(stateId) ? await store.findState(db, projectId.toLowerCase(), stateId.toLowerCase()) : undefined;
+      if (!row) throw notFound('State');
+      return toState(row);
+    },
+
     /** Appended to the board (the last position); its key given or derived from its name, unique in the project. */
     async create(userId: string, { id, name, category, color, key }: CreateStateInput): Promise<State> {
       authorize(await requireProjectAccess(db, id, userId), 'states.manage');

@@ -8,6 +8,9 @@ export type StateRow = typeof projectStates.$inferSelect;
 export const listStates = (db: Db, projectId: string): Promise<StateRow[]> =>
   db.select().from(projectStates).where(eq(projectStates.projectId, projectId)).orderBy(asc(projectStates.position)).execute();
 
+export const findState = async (db: Db, projectId: string, stateId: string): Promise<StateRow | undefined> =>
+  (await db.select().from(projectStates).where(and(eq(projectStates.projectId, projectId), eq(projectStates.id, stateId))).limit(1).execute())[0];
+
 /**
  * Every state of the project, locked FOR NO KEY UPDATE to the end of the caller's transaction, in
  * board order: a change of a project's states (create, update, delete) takes this first, so two

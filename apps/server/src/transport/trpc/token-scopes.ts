@@ -83,6 +83,7 @@ export const TOKEN_NEEDS = scopesTable({
   'labels.delete': 'write',
 
   'states.list': 'read',
+  'states.get': 'read',
   'states.create': 'admin',
   'states.update': 'admin',
   'states.delete': 'admin',

@@ -1,4 +1,4 @@
-import { CreateStateInput, DeleteStateInput, ListStatesInput, MessageSchema, StateSchema, STATES_MAX, UpdateStateInput } from '@tasklane/schemas';
+import { CreateStateInput, DeleteStateInput, ListStatesInput, MessageSchema, StatePathInput, StateSchema, STATES_MAX, UpdateStateInput } from '@tasklane/schemas';
 import { z } from 'zod';
 import { acceptedVersions, withETag } from '../../../platform/versions';
 import { protectedProcedure, router } from '../init';
@@ -41,6 +41,12 @@ export const statesRouter = router({
     .input(CreateStateInput)
     .output(StateSchema)
     .mutation(async ({ ctx, input }) => withETag(ctx.response, await ctx.services.states.create(ctx.userId, input))),
+
+  get: protectedProcedure
+    .meta({ openapi: { method: 'GET', path: `${base}/{stateId}`, tags, summary: 'Get a workflow state', description: 'Members of the project.' }, headers: ['ETag'] })
+    .input(StatePathInput)
+    .output(StateSchema)
+    .query(async ({ ctx, input }) => withETag(ctx.response, await ctx.services.states.get(ctx.userId, input))),
 
   update: protectedProcedure
     .meta({
