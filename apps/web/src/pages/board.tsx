@@ -24,7 +24,7 @@ import { useProjectEvents } from '../live';
 import { client } from '../session';
 import { focusTask, useTaskShortcuts } from '../shortcuts';
 import { changeTask } from '../task-actions';
-import { Avatar, EnumOptions, ErrorNote, Icon, LabelChips, Loading, MemberOptions, Page } from '../ui';
+import { Avatar, EnumOptions, ErrorNote, Icon, LabelChips, Loading, MemberOptions, Page, SubtaskProgress } from '../ui';
 import { NewTaskDialog } from './new-task';
 import { TaskList } from './task-list';
 import { TaskDetail } from './task-detail';
@@ -324,13 +324,14 @@ function Column(props: { status: TaskStatus; tasks: Task[]; members: Member[]; l
   );
 }
 
-/** What a card shows: title, labels, priority, due date, comment count, assignee. */
+/** What a card shows: key, title, labels, priority, due date, comment count, subtask progress, assignee. */
 function CardFace({ task, members, labels, link = false }: { task: Task; members: Member[]; labels: Label[]; link?: boolean }) {
   const overdue = isOverdue(task);
   const assignee = task.assigneeId ? (members.find((member) => member.userId === task.assigneeId)?.name ?? 'A former member') : undefined;
   const comments = task.commentCount;
   return (
     <>
+      <span class="task-key">{task.key}</span>
       {link ? (
         <a class="task-title" href={`/projects/${task.projectId}/tasks/${task.id}`} draggable={false}>
           {task.title}
@@ -354,6 +355,7 @@ function CardFace({ task, members, labels, link = false }: { task: Task; members
             <span class="visually-hidden"> comment{comments === 1 ? '' : 's'}</span>
           </span>
         ) : null}
+        <SubtaskProgress task={task} />
         <span class="spacer" />
         {assignee ? <Avatar name={assignee} /> : <span class="visually-hidden">Unassigned</span>}
       </div>

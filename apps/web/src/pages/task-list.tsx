@@ -3,7 +3,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
 import { formatDay, isOverdue, PRIORITIES, PRIORITY_LABELS, STATUS_LABELS, STATUSES } from '../format';
 import { changeTask, type TaskPatch } from '../task-actions';
-import { announce, Avatar, EnumOptions, LabelChips, MemberOptions } from '../ui';
+import { announce, Avatar, EnumOptions, LabelChips, MemberOptions, SubtaskProgress } from '../ui';
 
 type SortKey = 'title' | 'status' | 'priority' | 'assignee' | 'dueDate';
 const COLUMNS: [SortKey, string][] = [
@@ -85,9 +85,11 @@ export function TaskList({ tasks, members, labels, editable }: { tasks: Task[]; 
                   </td>
                 )}
                 <td>
+                  <span class="task-key">{task.key}</span>{' '}
                   <a class="task-title" href={`/projects/${task.projectId}/tasks/${task.id}?view=list`}>
                     {task.title}
-                  </a>
+                  </a>{' '}
+                  <SubtaskProgress task={task} />
                   <LabelChips ids={task.labelIds} labels={labels} />
                 </td>
                 <td>{STATUS_LABELS[task.status]}</td>

@@ -158,6 +158,10 @@ export interface ProcedureInputs {
   "projects.create": {
     name: string;
     description?: string;
+    /**
+     * Derived from the name when absent (its initials, or its first letters, and a number if taken)
+     */
+    key?: string;
   };
   "projects.get": {
     /**
@@ -172,6 +176,10 @@ export interface ProcedureInputs {
     id: string;
     name?: string;
     description?: string;
+    /**
+     * ADMIN or owner. The former key stays the project's: its task keys keep finding their tasks
+     */
+    key?: string;
   };
   "projects.delete": {
     /**
@@ -277,6 +285,10 @@ export interface ProcedureInputs {
      */
     labelId?: string[];
     /**
+     * A task id (its subtasks) or `none` (top-level tasks only)
+     */
+    parentId?: string;
+    /**
      * Only tasks due strictly before this date-time
      */
     dueBefore?: string | Date;
@@ -285,7 +297,7 @@ export interface ProcedureInputs {
      */
     dueAfter?: string | Date;
     /**
-     * Case-insensitive text searched in title and description
+     * Case-insensitive text searched in title and description; a task key (`WEB-42`, any case) also matches that task
      */
     q?: string;
     /**
@@ -338,6 +350,10 @@ export interface ProcedureInputs {
      */
     labelId?: string[];
     /**
+     * A task id (its subtasks) or `none` (top-level tasks only)
+     */
+    parentId?: string;
+    /**
      * Only tasks due strictly before this date-time
      */
     dueBefore?: string | Date;
@@ -346,7 +362,7 @@ export interface ProcedureInputs {
      */
     dueAfter?: string | Date;
     /**
-     * Case-insensitive text searched in title and description
+     * Case-insensitive text searched in title and description; a task key (`WEB-42`, any case) also matches that task
      */
     q?: string;
     /**
@@ -386,10 +402,14 @@ export interface ProcedureInputs {
      * @maxItems 20
      */
     labelIds?: string[];
+    /**
+     * A task of the same project to make this a subtask of (any other id: 400 naming parentId; one that would make the task its own ancestor: 400 PARENT_CYCLE); null makes it top-level
+     */
+    parentId?: string | null;
   };
   "tasks.get": {
     /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     * The task's id, or its key (`WEB-42`, any case, with the project's current or a former key); unknown or malformed: 404
      */
     id: string;
   };
@@ -410,6 +430,10 @@ export interface ProcedureInputs {
      * @maxItems 20
      */
     labelIds?: string[];
+    /**
+     * A task of the same project to make this a subtask of (any other id: 400 naming parentId; one that would make the task its own ancestor: 400 PARENT_CYCLE); null makes it top-level
+     */
+    parentId?: string | null;
   };
   "tasks.delete": {
     /**
@@ -993,6 +1017,10 @@ export interface Project {
    * Resource id (UUIDv7)
    */
   id: string;
+  /**
+   * The project's key, the stem of its task keys ("WEB" makes WEB-1, WEB-2 …); a key it had before still finds its tasks
+   */
+  key: string;
   name: string;
   description: string;
   /**
@@ -1014,6 +1042,10 @@ export interface ProjectDetail {
    * Resource id (UUIDv7)
    */
   id: string;
+  /**
+   * The project's key, the stem of its task keys ("WEB" makes WEB-1, WEB-2 …); a key it had before still finds its tasks
+   */
+  key: string;
   name: string;
   description: string;
   /**
@@ -1101,6 +1133,26 @@ export interface Task {
    * How many comments the task has
    */
   commentCount: number;
+  /**
+   * The task's number in its project: 1, 2, 3 … in creation order, never reused
+   */
+  number: number;
+  /**
+   * The project's current key and the task's number; GET /tasks/{key} finds the task by it (any case, a former project key too)
+   */
+  key: string;
+  /**
+   * The task this is a subtask of (same project); null for a top-level task
+   */
+  parentId: string | null;
+  /**
+   * How many subtasks the task has
+   */
+  subtaskCount: number;
+  /**
+   * How many of its subtasks are in a completed state (DONE)
+   */
+  subtasksDone: number;
 }
 export interface Comment {
   /**
@@ -1406,8 +1458,11 @@ export const ERROR_REASONS = [
   "OIDC_STATE_MISMATCH",
   "OIDC_UNAVAILABLE",
   "OWNER_IMMUTABLE",
+  "PARENT_CYCLE",
+  "PARENT_NOT_IN_PROJECT",
   "PASSWORD_LOGIN_DISABLED",
   "PAYLOAD_TOO_LARGE",
+  "PROJECT_KEY_TAKEN",
   "RATE_LIMITED",
   "SESSION_REQUIRED",
   "SLOW_CONSUMER",
