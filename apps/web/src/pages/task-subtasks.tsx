@@ -20,6 +20,8 @@ export function ParentLink({ parentId }: { parentId: string }) {
 export function Subtasks({ task, editable }: { task: Task; editable: boolean }) {
   const subtasks = useQuery(keys.subtasks(task.id), () => loadSubtasks(task));
   const [title, setTitle] = useState('');
+  // A tick shows at once, while its save is under way (the box would otherwise spring back until the answer).
+  const [ticking, setTicking] = useState<Record<string, boolean>>({});
   const { busy, error, run } = useAction();
   const list = subtasks.data ?? [];
   const done = list.filter((subtask) => isCompletedStatus(subtask.status)).length;
@@ -32,8 +34,13 @@ export function Subtasks({ task, editable }: { task: Task; editable: boolean }) 
     storeTask(created);
   };
   const tick = async (subtask: Task, completed: boolean) => {
+    setTicking((current) => ({ ...current, [subtask.id]: completed }));
     const saved = await run(() => client.tasks.update({ id: subtask.id, status: completed ? 'DONE' : 'TODO' }));
-    if (saved) storeTask(saved);
+    if (saved) {
+      subtasks.setData((current) => current?.map((item) => (item.id === saved.id ? saved : item)));
+      storeTask(saved);
+    }
+    setTicking(({ [subtask.id]: _done, ...others }) => others);
   };
 
   return (
@@ -49,7 +56,7 @@ export function Subtasks({ task, editable }: { task: Task; editable: boolean }) 
               <input
                 type="checkbox"
                 aria-label={`Done: ${subtask.title}`}
-                checked={isCompletedStatus(subtask.status)}
+                checked={ticking[subtask.id] ?? isCompletedStatus(subtask.status)}
                 disabled={!editable || busy}
                 onChange={(event) => void tick(subtask, event.currentTarget.checked)}
               />
