@@ -19,11 +19,11 @@ const project = '01900000-0000-7000-8002-000000000001';
 const task = '01900000-0000-7000-8003-000000000001';
 await pg.exec(`
   insert into users (id, name, email, password_hash) values ('${user}', 'Ada', 'ada@example.com', 'x');
-  insert into projects (id, name, owner_id) values ('${project}', 'Engine', '${user}');
+  insert into projects (id, name, owner_id, key) values ('${project}', 'Engine', '${user}', 'ENG');
   insert into memberships (id, project_id, user_id, role) values (gen_random_uuid(), '${project}', '${user}', 'ADMIN');
-  insert into tasks (id, title, project_id, created_by_id)
-    select gen_random_uuid(), 'task ' || n, '${project}', '${user}' from generate_series(1, 2000) as n;
-  insert into tasks (id, title, project_id, created_by_id) values ('${task}', 'The one read', '${project}', '${user}');`);
+  insert into tasks (id, title, project_id, created_by_id, number)
+    select gen_random_uuid(), 'task ' || n, '${project}', '${user}', n from generate_series(1, 2000) as n;
+  insert into tasks (id, title, project_id, created_by_id, number) values ('${task}', 'The one read', '${project}', '${user}', 2001);`);
 
 // As apps/server/src/tasks/store.ts reads a task with the caller's role and the project's owner.
 const TASK_FOR_USER = `select tasks.*,

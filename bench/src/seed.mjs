@@ -54,8 +54,8 @@ set session_replication_role = replica;
 insert into users (id, name, email, password_hash, token_version, created_at, updated_at)
   select ${id('user', 'n')}, 'User ' || n, 'user' || n || '@bench.test', '${passwordHash}', 0, now(), now()
   from generate_series(0, ${USERS - 1}) n;
-insert into projects (id, name, description, owner_id, created_at, updated_at)
-  select ${id('project', 'p')}, 'Project ' || p, 'Benchmark project number ' || p, ${id('user', `(p * 5) % ${USERS}`)}, now(), now()
+insert into projects (id, name, description, owner_id, key, created_at, updated_at)
+  select ${id('project', 'p')}, 'Project ' || p, 'Benchmark project number ' || p, ${id('user', `(p * 5) % ${USERS}`)}, 'BP' || p, now(), now()
   from generate_series(0, ${PROJECTS - 1}) p;
 insert into memberships (id, project_id, user_id, role, created_at, updated_at)
   select ${id('membership', 'p * 100 + k')}, ${id('project', 'p')}, ${id('user', `(p * 5 + k) % ${USERS}`)}, ${roleSql('k')}, now(), now()
@@ -66,7 +66,7 @@ insert into labels (id, project_id, name, color, created_at, updated_at)
     (array['#d73a4a','#0e8a16','#6b7280','#a855f7','#0075ca','#f59e0b'])[1 + k], now(), now()
   from generate_series(0, ${PROJECTS - 1}) p, generate_series(0, ${LABELS_PER_PROJECT - 1}) k;
 insert into tasks (id, project_id, title, description, status, priority, due_date, assignee_id, created_by_id, completed_at,
-  label_ids, comment_count, created_at, updated_at)
+  label_ids, comment_count, number, created_at, updated_at)
   select ${id('task', 'n')}, ${id('project', 'p')}, 'Task ' || n || ': ship the thing',
     'A realistic description of task ' || n || ', a few words long, as people write them.',
     (array['TODO','IN_PROGRESS','IN_REVIEW','DONE','CANCELLED'])[1 + n % 5]::task_status,
@@ -75,7 +75,7 @@ insert into tasks (id, project_id, title, description, status, priority, due_dat
     case when n % 7 = 6 then null else ${id('user', `(p * 5 + n % ${members('p')}) % ${USERS}`)} end,
     ${id('user', `(p * 5) % ${USERS}`)},
     case when n % 5 = 3 then now() else null end,
-    ${labelIds}, ${commentCount},
+    ${labelIds}, ${commentCount}, row_number() over (partition by p order by n),
     now() - (${TASKS} - n) * interval '1 second', now() - (${TASKS} - n) * interval '1 second'
   from (select n, ${projectOfTask('n')} as p from generate_series(0, ${TASKS - 1}) n) t;
 insert into comments (id, task_id, author_id, text, created_at, updated_at)
@@ -89,15 +89,15 @@ insert into task_watchers (task_id, user_id, subscribed, created_at, updated_at)
   select id, assignee_id, true, created_at, created_at from tasks where assignee_id is not null;
 -- The hot project: its owner (ADMIN) and ${HOT_EDITORS} EDITORs; the hot task and the probe tasks,
 -- created by the owner, unassigned; the owner watches them.
-insert into projects (id, name, description, owner_id, created_at, updated_at)
-  values (${id('project', HOT_PROJECT)}, 'Hot project', 'Every connection writes to one task here', ${id('user', HOT_OWNER)}, now(), now());
+insert into projects (id, name, description, owner_id, key, created_at, updated_at)
+  values (${id('project', HOT_PROJECT)}, 'Hot project', 'Every connection writes to one task here', ${id('user', HOT_OWNER)}, 'HOT', now(), now());
 insert into memberships (id, project_id, user_id, role, created_at, updated_at)
   select ${id('membership', `${HOT_PROJECT * 100} + k`)}, ${id('project', HOT_PROJECT)}, ${id('user', `${HOT_OWNER} + k`)},
     case when k = 0 then 'ADMIN' else 'EDITOR' end::member_role, now(), now()
   from generate_series(0, ${HOT_EDITORS}) k;
-insert into tasks (id, project_id, title, description, status, priority, created_by_id, created_at, updated_at)
+insert into tasks (id, project_id, title, description, status, priority, created_by_id, number, created_at, updated_at)
   select ${id('task', 'n')}, ${id('project', HOT_PROJECT)}, case when n = ${HOT_TASK} then 'The hot task' else 'Probe task ' || n end,
-    'Written by every connection at once.', 'TODO', 'MEDIUM', ${id('user', HOT_OWNER)}, now(), now()
+    'Written by every connection at once.', 'TODO', 'MEDIUM', ${id('user', HOT_OWNER)}, n - ${HOT_TASK} + 1, now(), now()
   from generate_series(${HOT_TASK}, ${HOT_TASK + PROBE_TASKS}) n;
 insert into task_watchers (task_id, user_id, subscribed, created_at, updated_at)
   select ${id('task', 'n')}, ${id('user', HOT_OWNER)}, true, now(), now() from generate_series(${HOT_TASK}, ${HOT_TASK + PROBE_TASKS}) n;
@@ -106,6 +106,10 @@ set session_replication_role = origin;
 -- trigger keeps (migration 0004) are filled here once, as that migration does for existing data.
 insert into project_task_counts (project_id, status, count)
   select project_id, status, count(*)::int from tasks group by project_id, status;
+-- Task numbers go on after the seeded ones, and each project's key is its own (migration 0011).
+update projects set next_task_number = numbered.last + 1
+  from (select project_id, max(number) as last from tasks group by project_id) as numbered where projects.id = numbered.project_id;
+insert into project_keys (key, project_id) select key, id from projects;
 analyze;
 `;
 }

@@ -27,6 +27,7 @@ describe('projects: create, list, get, update, delete', () => {
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
       id: expect.stringMatching(UUID),
+      key: expect.stringMatching(/^ENG\d*$/),
       name: 'Engine',
       description: 'Difference engine',
       ownerId: owner.id,

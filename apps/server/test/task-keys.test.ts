@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
+import { createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
 
 // Project keys (unique on the server, derived from the name or given, changeable by an ADMIN) and
 // task keys ("WEB-42": the project's key and the task's number, on every read, found by GET /tasks/{key}).

@@ -22,6 +22,7 @@ export const keys = {
   comments: (taskId: string) => ['comments', taskId] as const,
   history: (taskId: string) => ['history', taskId] as const,
   relations: (taskId: string) => ['relations', taskId] as const,
+  subtasks: (taskId: string) => ['subtasks', taskId] as const,
   myTasks: ['my-tasks'] as const,
 };
 
@@ -51,6 +52,35 @@ export function matches(task: Task, filters: TaskFilters, meId: string): boolean
   return !text || task.title.toLowerCase().includes(text) || task.description.toLowerCase().includes(text);
 }
 
+/** A task's subtasks, oldest first. */
+export const loadSubtasks = (task: Task): Promise<Task[]> => collect(client.paginate(client.tasks.list, { projectId: task.projectId, parentId: task.id, limit: 500 }));
+
+/**
+ * Whether a task is completed (a ticked-off subtask): in a state of the `completed` category, which
+ * the server marks by `completedAt`. The web app's one place that says so.
+ */
+export const isCompleted = (task: Pick<Task, 'completedAt'>): boolean => task.completedAt !== null;
+
+/**
+ * Each task's subtask counts from the project's list itself, which holds every task of the project:
+ * a subtask's change (a live event too) shows on its parent's card at once, though the event
+ * carries only the subtask.
+ */
+function withSubtaskCounts(list: Task[]): Task[] {
+  const counts = new Map<string, { count: number; done: number }>();
+  for (const task of list) {
+    if (!task.parentId) continue;
+    const count = counts.get(task.parentId) ?? { count: 0, done: 0 };
+    count.count += 1;
+    if (isCompleted(task)) count.done += 1;
+    counts.set(task.parentId, count);
+  }
+  return list.map((task) => {
+    const { count, done } = counts.get(task.id) ?? { count: 0, done: 0 };
+    return count === task.subtaskCount && done === task.subtasksDone ? task : { ...task, subtaskCount: count, subtasksDone: done };
+  });
+}
+
 export const loadProjects = (): Promise<Project[]> => collect(client.paginate(client.projects.list, { limit: 500 }));
 
 export const loadLabels = (projectId: string): Promise<Label[]> => collect(client.paginate(client.labels.list, { id: projectId, limit: 500 }));
@@ -69,22 +99,38 @@ export const loadTaskHistory = (taskId: string): Promise<HistoryEntry[]> => coll
 /** Puts a task into the project's cached list (or takes it out), keeping fields the event lacks. */
 export function storeTask(task: Task | undefined, removedId?: string) {
   const projectId = task?.projectId;
+  // The parents whose subtask lists this changes: the task's, before and after.
+  const parents = new Set<string>();
+  const id = task?.id ?? removedId;
+  if (id) {
+    const before = queryClient.getQueryData<Task>(keys.task(id));
+    if (before?.parentId) parents.add(before.parentId);
+  }
   if (task) {
+    if (task.parentId) parents.add(task.parentId);
     queryClient.setQueryData<Task>(keys.task(task.id), (current) => ({ ...current, ...task }));
     queryClient.setQueryData<Task[]>(keys.tasks(task.projectId), (list) => {
       if (!list) return list;
       const index = list.findIndex((item) => item.id === task.id);
-      if (index < 0) return [...list, task];
+      if (index >= 0 && list[index]!.parentId) parents.add(list[index]!.parentId);
+      if (index < 0) return withSubtaskCounts([...list, task]);
       const next = list.slice();
       next[index] = { ...list[index], ...task };
-      return next;
+      return withSubtaskCounts(next);
     });
   }
   if (removedId) {
     for (const [key] of queryClient.getQueriesData<Task[]>({ queryKey: ['tasks'] })) {
-      queryClient.setQueryData<Task[]>(key, (list) => list?.filter((item) => item.id !== removedId));
+      queryClient.setQueryData<Task[]>(key, (list) => {
+        const removed = list?.find((item) => item.id === removedId);
+        if (removed?.parentId) parents.add(removed.parentId);
+        return list && withSubtaskCounts(list.filter((item) => item.id !== removedId));
+      });
     }
+    // Its own subtasks are detached (their events follow): their lists of it go.
+    queryClient.removeQueries({ queryKey: keys.subtasks(removedId) });
     queryClient.removeQueries({ queryKey: keys.task(removedId) });
   }
+  for (const parentId of parents) void queryClient.invalidateQueries({ queryKey: keys.subtasks(parentId) });
   if (projectId || removedId) void queryClient.invalidateQueries({ queryKey: keys.myTasks, refetchType: 'none' });
 }

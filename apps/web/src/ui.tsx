@@ -1,4 +1,4 @@
-import type { Label, Member } from '@tasklane/schemas';
+import type { Label, Member, Task } from '@tasklane/schemas';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
@@ -158,5 +158,16 @@ export function Announcements() {
         </p>
       )}
     </div>
+  );
+}
+
+/** "2/5" when the task has subtasks: how many of them are done. */
+export function SubtaskProgress({ task }: { task: Task }) {
+  if (!task.subtaskCount) return null;
+  return (
+    <span class="subtask-progress" title={`${task.subtasksDone} of ${task.subtaskCount} subtasks done`}>
+      {task.subtasksDone}/{task.subtaskCount}
+      <span class="visually-hidden"> subtasks done</span>
+    </span>
   );
 }

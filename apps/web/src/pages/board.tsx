@@ -30,7 +30,7 @@ import { client } from '../session';
 import { focusTask, useTaskShortcuts } from '../shortcuts';
 import { closedKeys, stateName, useStates } from '../states';
 import { changeTask, moveTask } from '../task-actions';
-import { Avatar, EnumOptions, ErrorNote, Icon, LabelChips, Loading, MemberOptions, Page } from '../ui';
+import { Avatar, EnumOptions, ErrorNote, Icon, LabelChips, Loading, MemberOptions, Page, SubtaskProgress } from '../ui';
 import { NewTaskDialog } from './new-task';
 import { StatesEditor } from './states-editor';
 import { TaskList } from './task-list';
@@ -417,13 +417,14 @@ function Column(props: {
   );
 }
 
-/** What a card shows: title, labels, blocked, priority, due date, comment count, assignee. */
+/** What a card shows: key, title, labels, blocked, priority, due date, comment count, subtask progress, assignee. */
 function CardFace({ task, members, labels, closed, link = false }: { task: Task; members: Member[]; labels: Label[]; closed: ReadonlySet<string>; link?: boolean }) {
   const overdue = isOverdue(task, closed);
   const assignee = task.assigneeId ? (members.find((member) => member.userId === task.assigneeId)?.name ?? 'A former member') : undefined;
   const comments = task.commentCount;
   return (
     <>
+      <span class="task-key">{task.key}</span>
       {link ? (
         <a class="task-title" href={`/projects/${task.projectId}/tasks/${task.id}`} draggable={false}>
           {task.title}
@@ -452,6 +453,7 @@ function CardFace({ task, members, labels, closed, link = false }: { task: Task;
             <span class="visually-hidden"> comment{comments === 1 ? '' : 's'}</span>
           </span>
         ) : null}
+        <SubtaskProgress task={task} />
         <span class="spacer" />
         {assignee ? <Avatar name={assignee} /> : <span class="visually-hidden">Unassigned</span>}
       </div>

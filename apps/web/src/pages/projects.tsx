@@ -74,12 +74,13 @@ function ProjectItem(props: { project: Project; onChanged: (project: Project) =>
   const [confirming, setConfirming] = useState(false);
   const [name, setName] = useState(project.name);
   const [description, setDescription] = useState(project.description);
+  const [key, setKey] = useState(project.key);
   const { busy, error, run } = useAction();
   const isOwner = project.ownerId === me.id;
 
   const save = async (event: Event) => {
     event.preventDefault();
-    const updated = await run(() => client.projects.update({ id: project.id, name, description }));
+    const updated = await run(() => client.projects.update({ id: project.id, name, description, ...(key !== project.key ? { key } : {}) }));
     if (updated) {
       props.onChanged(updated);
       setEditing(false);
@@ -102,6 +103,10 @@ function ProjectItem(props: { project: Project; onChanged: (project: Project) =>
             Description
             <textarea value={description} onInput={(e) => setDescription(e.currentTarget.value)} rows={3} />
           </label>
+          <label>
+            Key (the stem of task keys; the old key keeps finding its tasks)
+            <input value={key} onInput={(e) => setKey(e.currentTarget.value.toUpperCase())} required pattern="[A-Za-z][A-Za-z0-9]{1,9}" maxLength={10} />
+          </label>
           <div class="row">
             <button type="submit" class="primary" disabled={busy}>
               Save
@@ -116,6 +121,7 @@ function ProjectItem(props: { project: Project; onChanged: (project: Project) =>
           <h2>
             <a href={`/projects/${project.id}`}>{project.name}</a>
           </h2>
+          <p class="muted small task-key">{project.key}</p>
           <p class="role-badge">{isOwner ? 'Owner' : ROLE_LABELS[project.role]}</p>
           {project.description && <p class="muted">{project.description}</p>}
           <div class="row">

@@ -10,6 +10,7 @@ import { ConfirmButton, EnumOptions, ErrorNote, Loading, MemberOptions } from '.
 import { Comments } from './task-comments';
 import { Relations } from './task-relations';
 import { TaskHistory } from './task-history';
+import { ParentLink, Subtasks } from './task-subtasks';
 
 interface Props {
   taskId: string;
@@ -21,7 +22,7 @@ interface Props {
   onClose: () => void;
 }
 
-/** The task in a modal dialog over the board: every field, delete, relations, comments and history. */
+/** The task in a modal dialog over the board: its key and parent, every field, delete, subtasks, relations, comments and history. */
 export function TaskDetail({ taskId, project, members, labels, editFirst, onClose }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
   // Closing leaves the task's address at once (Esc's `cancel` comes synchronously; the `close` event
@@ -57,6 +58,8 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
       {!task.data && !task.error && <Loading what="the task" />}
       {task.data && (
         <>
+          <p class="muted small task-key">{task.data.key}</p>
+          {task.data.parentId && <ParentLink parentId={task.data.parentId} />}
           <TaskForm
             latest={task.data}
             project={project}
@@ -73,6 +76,7 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
               close();
             }}
           />
+          <Subtasks task={task.data} editable={canEditTasks(project.role)} />
           <Relations task={task.data} project={project} editable={canEditTasks(project.role)} />
           <Comments task={task.data} project={project} members={members} editable={canEditTasks(project.role)} onAdded={history.reload} />
           <TaskHistory history={history} members={members} states={states.data} />

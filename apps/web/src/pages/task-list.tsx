@@ -4,7 +4,7 @@ import { useCurrentUser } from '../current-user';
 import { formatDay, isOverdue, PRIORITIES, PRIORITY_LABELS } from '../format';
 import { closedKeys, StateOptions, stateName } from '../states';
 import { changeTask, type TaskPatch } from '../task-actions';
-import { announce, Avatar, LabelChips, MemberOptions } from '../ui';
+import { announce, Avatar, LabelChips, MemberOptions, SubtaskProgress } from '../ui';
 
 type SortKey = 'title' | 'status' | 'priority' | 'assignee' | 'dueDate';
 const COLUMNS: [SortKey, string][] = [
@@ -88,9 +88,11 @@ export function TaskList({ tasks, members, labels, states, editable }: { tasks: 
                   </td>
                 )}
                 <td>
+                  <span class="task-key">{task.key}</span>{' '}
                   <a class="task-title" href={`/projects/${task.projectId}/tasks/${task.id}?view=list`}>
                     {task.title}
-                  </a>
+                  </a>{' '}
+                  <SubtaskProgress task={task} />
                   <LabelChips ids={task.labelIds} labels={labels} />
                 </td>
                 <td>{stateName(states, task.status)}</td>
