@@ -36,10 +36,13 @@ describe('the board order: position, sort=position, POST /tasks/{id}/move', () =
     await invite(t, owner, projectId, editor, 'EDITOR');
     await invite(t, owner, projectId, viewer, 'VIEWER');
     const tasks: TaskBody[] = [];
-    for (const title of titles) tasks.push((await createTask(t, editor, projectId, { title, status })) as TaskBody);
+    for (const title of titles) tasks.push(await placedTask(projectId, { title, status }));
     const byTitle = Object.fromEntries(tasks.map((task) => [task.title, task]));
     return { projectId, tasks, byTitle };
   }
+
+  /** A task made by the editor, as the API shows it. */
+  const placedTask = async (projectId: string, body: Record<string, unknown>) => (await createTask(t, editor, projectId, body)) as unknown as TaskBody;
 
   const list = async (projectId: string, query = 'sort=position') => {
     const response = await t.request<TaskBody[]>('GET', `/api/v1/tasks/project/${projectId}?limit=500&${query}`, { token: viewer.token });
@@ -51,7 +54,7 @@ describe('the board order: position, sort=position, POST /tasks/{id}/move', () =
   const positions = async (projectId: string) => Object.fromEntries((await list(projectId)).map((task) => [task.id, task.position]));
 
   const move = (user: TestUser, taskId: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
-    t.request<TaskBody>('POST', `/api/v1/tasks/${taskId}/move`, { token: user.token, body, ...(headers ? { headers } : {}) });
+    t.request('POST', `/api/v1/tasks/${taskId}/move`, { token: user.token, body, ...(headers ? { headers } : {}) });
 
   it('gives every task a position: new tasks go to the end, in creation order, as keys the library accepts', async () => {
     const { projectId, tasks, byTitle } = await board(['A', 'B', 'C']);
@@ -66,7 +69,7 @@ describe('the board order: position, sort=position, POST /tasks/{id}/move', () =
     expect((await t.request('GET', `/api/v1/tasks?sort=position&limit=500`, { token: viewer.token })).body.find((task: TaskBody) => task.id === byTitle.B!.id).position).toBe(byTitle.B!.position);
 
     // A new task in another column goes to that column's end too; a status change keeps the key.
-    const done = (await createTask(t, editor, projectId, { title: 'D', status: 'DONE' })) as TaskBody;
+    const done = await placedTask(projectId, { title: 'D', status: 'DONE' });
     expect(done.position > byTitle.C!.position).toBe(true);
     const patched = await t.request<TaskBody>('PATCH', `/api/v1/tasks/${byTitle.A!.id}`, { token: editor.token, body: { status: 'DONE' } });
     expect(patched.body.position).toBe(byTitle.A!.position);
@@ -116,8 +119,8 @@ describe('the board order: position, sort=position, POST /tasks/{id}/move', () =
 
   it('moves a task to another status where it is dropped, following the status rules', async () => {
     const { projectId, byTitle } = await board(['A', 'B', 'X']);
-    const done = (await createTask(t, editor, projectId, { title: 'D1', status: 'DONE' })) as TaskBody;
-    const done2 = (await createTask(t, editor, projectId, { title: 'D2', status: 'DONE' })) as TaskBody;
+    const done = await placedTask(projectId, { title: 'D1', status: 'DONE' });
+    const done2 = await placedTask(projectId, { title: 'D2', status: 'DONE' });
 
     const moved = await move(editor, byTitle.X!.id, { status: 'DONE', afterId: done.id, beforeId: done2.id });
     expect(moved.status).toBe(200);
@@ -139,7 +142,7 @@ describe('the board order: position, sort=position, POST /tasks/{id}/move', () =
   it('refuses neighbours that are not tasks of the project in the target status (400 naming the field)', async () => {
     const { projectId, byTitle } = await board(['A', 'B', 'C']);
     const other = await board(['Elsewhere']);
-    const done = (await createTask(t, editor, projectId, { title: 'Done', status: 'DONE' })) as TaskBody;
+    const done = await placedTask(projectId, { title: 'Done', status: 'DONE' });
     const id = (title: string) => byTitle[title]!.id;
     const refusals: [Record<string, unknown>, string][] = [
       [{ afterId: 'not-an-id' }, 'afterId'],
