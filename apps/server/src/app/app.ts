@@ -190,8 +190,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    // Fastify reads originalUrl once, on first use: read it before the REST adapter rewrites the
-    // raw URL to the path below its prefix, so the request's log line names the URL as received.
+    // Fastify reads originalUrl once, on first use: read it before any handler may rewrite the raw
+    // URL (an adapter stripping its prefix), so the request's log line names the URL as received.
     void request.originalUrl;
   });
   registerHttpMetrics(app, metrics, {
