@@ -51,10 +51,8 @@ async function dispatchBatch(db: Db, skipFailing?: (event: Activity, error: unkn
   return db.transaction(async (tx) => {
     const [gate] = rowsOf<{ ok: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(${DISPATCH_LOCK_CLASS}, 0) as ok`));
     if (gate?.ok !== true) return { busy: true, events: [] };
-    // Claimed and marked in one statement; the mark commits with the work below, or not at all.
-    const oldest = tx.select({ id: activity.id }).from(activity).where(isNull(activity.dispatchedAt)).orderBy(asc(activity.id)).limit(BATCH);
-    const rows = await tx.update(activity).set({ dispatchedAt: new Date() }).where(inArray(activity.id, oldest)).returning();
-    const events = rows.sort((a, b) => a.id - b.id).map(toActivity);
+    const rows = await tx.select().from(activity).where(isNull(activity.dispatchedAt)).orderBy(asc(activity.id)).limit(BATCH);
+    const events = rows.map(toActivity);
     if (!skipFailing) {
       // The batch's deliveries in one statement; notifications event by event (writeNotifications).
       await queueDeliveries(tx, events);
@@ -71,6 +69,14 @@ async function dispatchBatch(db: Db, skipFailing?: (event: Activity, error: unkn
             skipFailing(event, error);
           });
       }
+    }
+    // Marked last: the events' rows are locked only after the project rows the work above locks
+    // (a project's deletion, holding its row, touches its events: locking them first deadlocked).
+    if (rows.length > 0) {
+      await tx
+        .update(activity)
+        .set({ dispatchedAt: new Date() })
+        .where(inArray(activity.id, rows.map((row) => row.id)));
     }
     return { busy: false, events };
   });
