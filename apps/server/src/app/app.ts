@@ -3,7 +3,6 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { createDatabase, type Database } from '@tasklane/db';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import { startActivityHub } from '../resources/activity/hub';
 import { registerEventStreamRoute } from '../transport/sse/activity';
 import { createOneTimeCodes } from '../resources/auth/one-time-codes';
@@ -23,6 +22,7 @@ import { errorSerializer, requestSerializer } from '../transport/rest/log-serial
 import { OneLinePerRequest, prettyLogStream } from '../transport/rest/request-log';
 import { clientErrorHandler, registerSecurity } from '../transport/rest/security';
 import { registerTrpcTransport, trpcRouteLabel } from '../transport/rest/trpc-transport';
+import { registerProcedureRoute } from '../transport/rest/procedure-route';
 import { registerBodilessRequests, registerRestInputChecks, restRouteLabel } from '../transport/rest/rest-input';
 import { allowOfPaths, refuseMethod, registerRestSemantics } from '../transport/rest/rest-semantics';
 import { createBackgroundQueue } from '../platform/background';
@@ -190,8 +190,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    // Fastify reads originalUrl once, on first use: read it before the REST adapter rewrites the
-    // raw URL to the path below its prefix, so the request's log line names the URL as received.
+    // Fastify reads originalUrl once, on first use: read it before any handler may rewrite the raw
+    // URL (an adapter stripping its prefix), so the request's log line names the URL as received.
     void request.originalUrl;
   });
   registerHttpMetrics(app, metrics, {
@@ -277,21 +277,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     rest.addHook('onSend', async (_request, reply, payload) =>
       reply.statusCode >= 400 && typeof payload === 'string' ? toRestErrorPayload(payload) : payload,
     );
-    // trpc-to-openapi hands this scope's Fastify reply to tRPC's request conversion, which aborts
-    // the request's signal when the response closes without `writableEnded`, a Node response
-    // property a Fastify reply lacks: every answered request was aborted after the fact (an
-    // AbortSignal event and a DOMException per request). Read from the response it wraps.
-    rest.decorateReply('writableEnded', {
-      getter(this: FastifyReply) {
-        return this.raw.writableEnded;
-      },
-    });
-    await rest.register(fastifyTRPCOpenApiPlugin, {
+    registerProcedureRoute(rest, {
       basePath: '/api/v1',
       router: appRouter,
-      createContext: ({ req, res }: { req: FastifyRequest; res: FastifyReply }) => contextFor('rest', req, res, `/api/v1${req.url}`),
+      createContext: (request, reply) => contextFor('rest', request, reply, request.url),
       onError: logFailure,
-      responseMeta: ({ ctx, paths, errors, data }: { ctx?: Context; paths?: readonly string[]; errors: { code: string }[]; data?: unknown[] }) => {
+      responseMeta: ({ ctx, paths, errors, data }) => {
         if (errors.length > 0) {
           // A refusal may carry headers of its own, such as the current ETag of a 412.
           const [error] = errors;
@@ -309,7 +300,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
           headers: { ...ctx?.response.headers, ...(status === 201 && location ? { location } : {}) },
         };
       },
-    } as never);
+    });
   });
 
   await registerTrpcTransport(app, TRPC_PREFIX, {

@@ -6,7 +6,7 @@ import { findCode, isDatabaseUnavailable } from '../platform/db-errors';
 import { DISPATCH_LOCK_CLASS } from '../platform/locks';
 import { rowsOf } from '../platform/sql';
 import { writeNotifications } from './processors/notifications';
-import { DELIVERIES_CHANNEL, queueDeliveries } from './processors/webhooks';
+import { queueDeliveries } from './processors/webhooks';
 import { EVENTS_CHANNEL, toActivity } from './record';
 
 /** Events dispatched per transaction: enough to amortise its round trips, few enough to commit soon. */
@@ -53,26 +53,31 @@ async function dispatchBatch(db: Db, skipFailing?: (event: Activity, error: unkn
     if (gate?.ok !== true) return { busy: true, events: [] };
     const rows = await tx.select().from(activity).where(isNull(activity.dispatchedAt)).orderBy(asc(activity.id)).limit(BATCH);
     const events = rows.map(toActivity);
-    let queued = 0;
-    const dispatch = async (handle: Db, event: Activity) => {
-      queued += await queueDeliveries(handle, event);
-      await writeNotifications(handle, event);
-    };
-    for (const event of events) {
-      if (!skipFailing) await dispatch(tx, event);
-      else await tx.transaction((savepoint) => dispatch(savepoint, event)).catch((error: unknown) => {
-        if (isPassingFault(error)) throw error;
-        skipFailing(event, error);
-      });
+    if (!skipFailing) {
+      // The batch's deliveries in one statement; notifications event by event (writeNotifications).
+      await queueDeliveries(tx, events);
+      for (const event of events) await writeNotifications(tx, event);
+    } else {
+      for (const event of events) {
+        await tx
+          .transaction(async (savepoint) => {
+            await queueDeliveries(savepoint, [event]);
+            await writeNotifications(savepoint, event);
+          })
+          .catch((error: unknown) => {
+            if (isPassingFault(error)) throw error;
+            skipFailing(event, error);
+          });
+      }
     }
+    // Marked last: the events' rows are locked only after the project rows the work above locks
+    // (a project's deletion, holding its row, touches its events: locking them first deadlocked).
     if (rows.length > 0) {
       await tx
         .update(activity)
         .set({ dispatchedAt: new Date() })
         .where(inArray(activity.id, rows.map((row) => row.id)));
     }
-    // At commit: every instance's webhook senders wake.
-    if (queued > 0) await tx.execute(sql`select pg_notify(${DELIVERIES_CHANNEL}, '')`);
     return { busy: false, events };
   });
 }

@@ -104,8 +104,7 @@ export function restRouteLabel(basePath: string, routes: RestRoute[]): (request:
   return (request) => {
     const matched = matchedTemplates.get(request);
     if (matched) return matched;
-    // trpc-to-openapi's handler strips the prefix from request.url (and originalUrl, read lazily,
-    // would see the stripped one too); a request refused before it runs still has it.
+    // A URL stripped of the prefix (as trpc-to-openapi's own adapter does) is read under it too.
     const url = request.url.split('?')[0]!;
     const path = url.startsWith(`${basePath}/`) ? url : `${basePath}${url}`;
     const method = request.method === 'HEAD' ? 'GET' : request.method;

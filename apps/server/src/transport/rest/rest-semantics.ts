@@ -12,17 +12,22 @@ export type AllowOf = (path: string) => string | undefined;
  * two templates match has the methods of both, since either may route the request.
  */
 export function allowOfPaths(basePath: string, paths: Record<string, Record<string, unknown>>): AllowOf {
-  const templates = Object.entries(paths).map(([path, operations]) => ({
-    pattern: templatePattern(basePath, path),
-    methods: Object.keys(operations).map((method) => method.toUpperCase()),
-  }));
+  // By segment count: a template matches only paths of as many segments (each parameter is one,
+  // a trailing slash is allowed), so a request tests a handful of patterns rather than all of them.
+  const bySegments = new Map<number, { pattern: RegExp; methods: string[] }[]>();
+  for (const [path, operations] of Object.entries(paths)) {
+    const count = segmentCount(`${basePath}${path}`);
+    bySegments.set(count, [...(bySegments.get(count) ?? []), { pattern: templatePattern(basePath, path), methods: Object.keys(operations).map((method) => method.toUpperCase()) }]);
+  }
   return (path) => {
-    const methods = new Set(templates.flatMap((template) => (template.pattern.test(path) ? template.methods : [])));
+    const methods = new Set((bySegments.get(segmentCount(path)) ?? []).flatMap((template) => (template.pattern.test(path) ? template.methods : [])));
     if (methods.size === 0) return undefined;
     if (methods.has('GET')) methods.add('HEAD');
     return [...methods].sort().join(', ');
   };
 }
+
+const segmentCount = (path: string) => (path.endsWith('/') ? path.slice(0, -1) : path).split('/').length;
 
 const pathOf = (request: FastifyRequest) => request.url.split('?')[0]!;
 
