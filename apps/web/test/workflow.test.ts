@@ -182,7 +182,7 @@ describe('the keyboard-first board in Chromium', () => {
     const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
     await help.waitFor();
     const text = await help.textContent();
-    for (const key of ['Ctrl K', '?', 'c', '/', 'j', 'k', 'Enter', 'e', 'a', '1 – 5']) expect(text).toContain(key);
+    for (const key of ['Ctrl K', '?', 'c', '/', 'j', 'k', 'Enter', 'e', 'a', '1 – 9']) expect(text).toContain(key);
     await page.keyboard.press('Escape');
     await help.waitFor({ state: 'detached' });
   });
