@@ -71,6 +71,7 @@ const NEEDS = {
   'DELETE /projects/{id}/labels/{labelId}': 'write',
   'GET /tasks/{id}/relations': 'read',
   'POST /tasks/{id}/relations': 'write',
+  'POST /tasks/{id}/move': 'write',
   'DELETE /tasks/{id}/relations/{relationId}': 'write',
   'GET /projects/{id}/states': 'read',
   'POST /projects/{id}/states': 'admin',
@@ -155,6 +156,8 @@ const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; 
   'PATCH /projects/{id}/labels/{labelId}': ({ projectId, labelId }) => ({ url: `/projects/${projectId}/labels/${labelId}`, body: { color: '#000000' } }),
   'DELETE /projects/{id}/labels/{labelId}': ({ projectId, labelId }) => ({ url: `/projects/${projectId}/labels/${labelId}` }),
   'GET /tasks/{id}/relations': ({ taskId }) => ({ url: `/tasks/${taskId}/relations` }),
+  // No neighbour named: the end of the task's column.
+  'POST /tasks/{id}/move': ({ taskId }) => ({ url: `/tasks/${taskId}/move`, body: {} }),
   'POST /tasks/{id}/relations': ({ taskId, otherTaskId }) => ({ url: `/tasks/${taskId}/relations`, body: { type: 'blocks', taskId: otherTaskId } }),
   'DELETE /tasks/{id}/relations/{relationId}': ({ taskId, relationId }) => ({ url: `/tasks/${taskId}/relations/${relationId}` }),
   'GET /projects/{id}/states': ({ projectId }) => ({ url: `/projects/${projectId}/states` }),

@@ -32,6 +32,8 @@ export const relationsRouter = router({
         description: `The path task is the source: it \`blocks\`, \`relates_to\` (either way: one relation per pair) or \`duplicates\` the task \`taskId\`, which may be in any project the caller is a member of (else 404). The same relation twice is a 409 (RELATION_EXISTS); a task to itself a 400 (RELATION_TO_SELF); a \`blocks\` closing a cycle of blocks relations a 409 (RELATION_CYCLE). ${managers}`,
       },
       successStatus: 201,
+      // A relation has no read of its own: its place is the task's list of relations, which holds it.
+      location: '/tasks/{taskId}/relations',
       errors: [403, 409],
     })
     .input(CreateRelationInput)
