@@ -159,7 +159,7 @@ describe('task lists: keyset paging under every sort, filters, search', () => {
       `?sort=dueDate&cursor=${encode([42, id])}`,
       `?sort=title&cursor=${encode([null, id])}`,
       '?sort=rank',
-      '?status=DONE,LATER',
+      '?status=DONE,later',
       '?priority=low',
       '?assigneeId=someone',
       '?dueBefore=tomorrow',

@@ -37,7 +37,7 @@ describe('HEAD and the methods of each path', () => {
     const project = await createProject(t, owner);
     await createProject(t, owner);
     const task = await createTask(t, owner, project.id);
-    await createTask(t, owner, project.id);
+    const other = await createTask(t, owner, project.id);
     const comment = await t.request('POST', `/api/v1/tasks/${task.id}/comments`, { token: owner.token, body: { text: 'One' } });
     await t.request('POST', `/api/v1/tasks/${task.id}/comments`, { token: owner.token, body: { text: 'Two' } });
     const label = await t.request('POST', `/api/v1/projects/${project.id}/labels`, { token: owner.token, body: { name: 'Bug' } });
@@ -45,7 +45,18 @@ describe('HEAD and the methods of each path', () => {
     // Inactive: no delivery attempt changes it between a GET and a HEAD.
     const webhook = await t.request('POST', `/api/v1/projects/${project.id}/webhooks`, { token: owner.token, body: { url: 'http://127.0.0.1:9/hook', active: false } });
     const member = await invite(t, owner, project.id, await registerUser(t), 'VIEWER');
-    ids = { projectId: project.id, taskId: task.id, commentId: comment.body.id, labelId: label.body.id, webhookId: webhook.body.id, memberId: member.id };
+    const state = await t.request('POST', `/api/v1/projects/${project.id}/states`, { token: owner.token, body: { name: 'Waiting', category: 'started' } });
+    const relation = await t.request('POST', `/api/v1/tasks/${task.id}/relations`, { token: owner.token, body: { type: 'relates_to', taskId: other.id } });
+    ids = {
+      projectId: project.id,
+      taskId: task.id,
+      commentId: comment.body.id,
+      labelId: label.body.id,
+      webhookId: webhook.body.id,
+      memberId: member.id,
+      stateId: state.body.id,
+      relationId: relation.body.id,
+    };
     routes = await discoverRestRoutes(t);
   });
   afterAll(() => t.close());

@@ -33,6 +33,13 @@ const FIXTURES: Record<string, (t: TestApp, owner: TestUser) => Promise<Target>>
     const read = await t.request('GET', `/api/v1/tasks/${task.id}`, { token: owner.token });
     return { url: `/api/v1/tasks/${task.id}`, etag: read.headers.etag as string, patch: { title: 'Retitled' } };
   },
+  // A move with no neighbour named: to the end of the task's column (its version moves with it).
+  '/tasks/{id}/move': async (t, owner) => {
+    const project = await createProject(t, owner);
+    const task = await createTask(t, owner, project.id);
+    const read = await t.request('GET', `/api/v1/tasks/${task.id}`, { token: owner.token });
+    return { url: `/api/v1/tasks/${task.id}/move`, etag: read.headers.etag as string, patch: {} };
+  },
   '/tasks/{id}/comments/{commentId}': async (t, owner) => {
     const project = await createProject(t, owner);
     const task = await createTask(t, owner, project.id);
@@ -85,7 +92,8 @@ describe('If-Match on every route that honours it', () => {
     t.request(route.method, route.method === 'PATCH' ? (target.patchUrl ?? target.url) : target.url, {
       token: owner.token,
       headers: { 'if-match': ifMatch },
-      ...(route.method === 'PATCH' ? { body: target.patch } : {}),
+      // A PATCH sends its change; a POST (a move) its body.
+      ...(route.method === 'PATCH' || route.method === 'POST' ? { body: target.patch } : {}),
     });
 
   it('finds PATCH and DELETE of projects, tasks, comments, labels, webhooks and members, each with a fixture here', () => {
