@@ -48,7 +48,7 @@ describe('an outsider across every route', () => {
     const plausible: Record<string, unknown> = {
       name: 'Hijacked', title: 'Hijacked', text: 'Hijacked', description: 'Hijacked', role: 'ADMIN', status: 'DONE',
       priority: 'LOW', dueDate: '2030-01-01T00:00:00.000Z', email: `victim-${Date.now()}@example.com`,
-      url: 'https://93.184.216.34/hook', type: 'relates_to',
+      url: 'https://93.184.216.34/hook', type: 'relates_to', category: 'started',
     };
     // fields this test cannot guess are left out: optional ones do not matter, a required one shows as a 400
     return Object.fromEntries(

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, issueAt } from '../support/checks';
-import { createProject, invite, registerUser, startTestApp, type TestApp, type TestUser } from '../support/harness';
+import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from '../support/harness';
 
 type Operation = { requestBody?: { content?: Record<string, { schema?: { required?: string[] } }> } };
 
@@ -34,6 +34,11 @@ describe('bodiless POSTs', () => {
       await invite(t, owner, (await createProject(t, owner)).id, user, 'VIEWER');
       const [notification] = (await t.request('GET', '/api/v1/notifications', { token: user.token })).body as { id: string }[];
       return `/api/v1/notifications/${notification!.id}/read`;
+    }
+    if (path === '/tasks/{id}/move') {
+      // With no body, a move takes the task to the end of its column.
+      const task = await createTask(t, user, (await createProject(t, user)).id);
+      return `/api/v1/tasks/${task.id}/move`;
     }
     expect(path, 'an action route with a path parameter needs an id chosen here').not.toContain('{');
     return `/api/v1${path}`;

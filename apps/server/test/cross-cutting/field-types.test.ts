@@ -120,7 +120,8 @@ describe('every field refuses every wrong type, on both transports', () => {
   function queryValues(document: Document, schema: JsonSchema): (string | string[])[] {
     const resolved = schema.$ref ? document.components.schemas[schema.$ref.split('/').pop()!]! : schema;
     if (resolved.type === 'integer') return QUERY_NUMBERS;
-    if (resolved.type === 'array') return ['NOPE', 'TODO,nope', ','];
+    // Lower case: no enum value, and no state key either (UPPER_SNAKE).
+    if (resolved.type === 'array') return ['nope', 'TODO,nope', ','];
     return [['a', 'b']];
   }
 
