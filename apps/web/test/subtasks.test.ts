@@ -48,7 +48,7 @@ describe('task keys and subtasks in Chromium', () => {
     const dialog = page.getByRole('dialog', { name: 'Ship the launch' });
     await dialog.waitFor();
     for (const title of ['Write the post', 'Record the demo']) {
-      await dialog.getByLabel('Subtask title').fill(title);
+      await dialog.getByLabel('New subtask').fill(title);
       await dialog.getByRole('button', { name: 'Add subtask' }).click();
       await dialog.locator('.subtask-list li', { hasText: title }).waitFor();
     }

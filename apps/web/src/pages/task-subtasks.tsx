@@ -74,7 +74,7 @@ export function Subtasks({ task, editable }: { task: Task; editable: boolean }) 
       )}
       {editable && (
         <form class="row" onSubmit={add} aria-label="Add a subtask">
-          <input aria-label="Subtask title" value={title} onInput={(event) => setTitle(event.currentTarget.value)} required maxLength={500} />
+          <input aria-label="New subtask" value={title} onInput={(event) => setTitle(event.currentTarget.value)} required maxLength={500} />
           <button type="submit" disabled={busy}>
             Add subtask
           </button>
