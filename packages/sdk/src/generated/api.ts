@@ -1315,6 +1315,10 @@ export interface Task {
    */
   blocked: boolean;
   /**
+   * How many files are attached to the task (GET /tasks/{id}/attachments)
+   */
+  attachmentCount: number;
+  /**
    * The task's place in the board's order: an opaque key, unique in the project, that sorts (byte by byte) in the order of the board within each status (`sort=position`). A new task goes to the end; a status change keeps it; `POST /tasks/{id}/move` sets it
    */
   position: string;
