@@ -16,11 +16,11 @@ const { tryLock } = createRequire(import.meta.url)('fs-native-extensions') as { 
 export const pgliteDir = (dataDir: string) => join(dataDir, 'pgdata');
 
 /**
- * What a backup carries besides the database: the local attachment files (DATA_DIR/files),
- * snapshotted inside DATA_DIR so hard links work.
+ * What a backup carries besides the database: the local attachment files (DATA_DIR/files, as
+ * platform/storage keeps them), snapshotted inside DATA_DIR so hard links work; none with a bucket.
  */
-export const backupFiles = (config: Pick<Config, 'dataDir'>): BackupArchiveOptions => ({
-  filesDir: filesDirOf(config.dataDir),
+export const backupFiles = (config: Pick<Config, 'dataDir' | 'attachments'>): BackupArchiveOptions => ({
+  filesDir: config.attachments.s3 ? undefined : filesDirOf(config.dataDir),
   scratchDir: config.dataDir,
 });
 
