@@ -584,3 +584,40 @@ export const notificationMails = pgTable(
     createdAt: timestamps.createdAt,
   },
 );
+
+/**
+ * A file attached to a task (migration 0014), optionally named by one of its comments. The bytes are
+ * not here: they are the blob `<projectId>/<sha256>` of the file store (local or S3), shared by every
+ * row of the project with the same sha256 and removed only once no row names it.
+ */
+export const attachments = pgTable(
+  'attachments',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    taskId: uuid('task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    commentId: uuid('comment_id').references(() => comments.id, { onDelete: 'set null' }),
+    /** As given by the uploader, for display: control characters and path separators removed, ≤ 255 bytes. */
+    filename: text('filename').notNull(),
+    /** Decided from the bytes (file-type), never the client's word. */
+    contentType: text('content_type').notNull(),
+    size: bigint('size', { mode: 'number' }).notNull(),
+    /** Lower-case hex SHA-256 of the bytes: the blob's key within the project. */
+    sha256: text('sha256').notNull(),
+    uploaderId: uuid('uploader_id').references(() => users.id, { onDelete: 'set null' }),
+    /** Whether a preview exists (or can be made): a PNG, JPEG, GIF or WebP of at most 50 megapixels. */
+    thumbnail: boolean('thumbnail').notNull(),
+    createdAt: timestamps.createdAt,
+  },
+  (table) => [
+    check('attachments_sha256_check', sql`${table.sha256} ~ '^[0-9a-f]{64}$'`),
+    check('attachments_size_check', sql`${table.size} >= 0`),
+    index('attachments_task_idx').on(table.taskId, table.createdAt, table.id),
+    index('attachments_project_sha256_idx').on(table.projectId, table.sha256),
+    index('attachments_comment_idx').on(table.commentId).where(sql`${table.commentId} is not null`),
+  ],
+);

@@ -23,6 +23,8 @@ export const ACTIVITY_TYPES = [
   'state.deleted',
   'relation.created',
   'relation.deleted',
+  'attachment.created',
+  'attachment.deleted',
 ] as const;
 
 export const ActivityTypeSchema = z.enum(ACTIVITY_TYPES).meta({ id: 'ActivityType' });
@@ -38,10 +40,10 @@ export const ActivitySchema = z
     time: TimestampSchema,
     actorId: IdSchema.meta({ description: 'The user who made the change' }),
     projectId: IdSchema,
-    taskId: IdSchema.nullable().meta({ description: 'The task a task, comment or relation event concerns (for a relation: the task it was created or deleted from)' }),
+    taskId: IdSchema.nullable().meta({ description: 'The task a task, comment, relation or attachment event concerns (for a relation: the task it was created or deleted from)' }),
     resource: z
       .record(z.string(), z.unknown())
-      .meta({ description: 'The changed resource (Project, Member, Task, Comment, Label, State or Relation) after the change; before it, for deletions' }),
+      .meta({ description: 'The changed resource (Project, Member, Task, Comment, Label, State, Relation or Attachment) after the change; before it, for deletions' }),
     changes: z
       .record(z.string(), FieldChangeSchema)
       .nullable()

@@ -35,6 +35,10 @@ export const ProjectDetailSchema = ProjectSchema.extend({
       description: "Number of tasks in each of the project's states, by state key (every state present, 0 when none)",
       example: { TODO: 3, IN_PROGRESS: 1, IN_REVIEW: 0, DONE: 7, CANCELLED: 0 },
     }),
+  storageBytes: z.number().int().meta({
+    description: "Bytes of file storage the project's attachments use, each distinct file counted once (the same bytes attached twice are stored once); PROJECT_STORAGE_QUOTA caps it",
+    example: 1048576,
+  }),
 }).meta({ id: 'ProjectDetail' });
 
 export const CreateProjectInput = z

@@ -35,7 +35,9 @@ export type ActivityType =
   | "state.updated"
   | "state.deleted"
   | "relation.created"
-  | "relation.deleted";
+  | "relation.deleted"
+  | "attachment.created"
+  | "attachment.deleted";
 /**
  * The caller's role in the project (the owner is an ADMIN)
  */
@@ -1010,11 +1012,11 @@ export interface Activity {
    */
   projectId: string;
   /**
-   * The task a task, comment or relation event concerns (for a relation: the task it was created or deleted from)
+   * The task a task, comment, relation or attachment event concerns (for a relation: the task it was created or deleted from)
    */
   taskId: string | null;
   /**
-   * The changed resource (Project, Member, Task, Comment, Label, State or Relation) after the change; before it, for deletions
+   * The changed resource (Project, Member, Task, Comment, Label, State, Relation or Attachment) after the change; before it, for deletions
    */
   resource: {
     [k: string]: unknown | undefined;
@@ -1222,6 +1224,10 @@ export interface ProjectDetail {
   taskCounts: {
     [k: string]: number | undefined;
   };
+  /**
+   * Bytes of file storage the project's attachments use, each distinct file counted once (the same bytes attached twice are stored once); PROJECT_STORAGE_QUOTA caps it
+   */
+  storageBytes: number;
 }
 export interface Member {
   /**
@@ -1674,10 +1680,12 @@ export const PROCEDURE_KINDS = {
 export const ERROR_REASONS = [
   "ALREADY_MEMBER",
   "ASSIGNEE_NOT_MEMBER",
+  "ATTACHMENT_NOT_IN_TASK",
   "CONCURRENT_CHANGE",
   "DATABASE_UNAVAILABLE",
   "EMAIL_NOT_VERIFIED",
   "EMAIL_TAKEN",
+  "FILE_REQUIRED",
   "IDEMPOTENCY_KEY_REUSED",
   "INSUFFICIENT_SCOPE",
   "INVALID_CREDENTIALS",
@@ -1688,6 +1696,7 @@ export const ERROR_REASONS = [
   "INVALID_IF_MATCH",
   "INVALID_NEIGHBOUR",
   "INVALID_RESET_TOKEN",
+  "INVALID_SIGNED_LINK",
   "INVALID_SSO_CODE",
   "INVALID_UNSUBSCRIBE_TOKEN",
   "JSON_TOO_DEEP",
@@ -1711,6 +1720,7 @@ export const ERROR_REASONS = [
   "PASSWORD_LOGIN_DISABLED",
   "PAYLOAD_TOO_LARGE",
   "PROJECT_KEY_TAKEN",
+  "QUOTA_EXCEEDED",
   "RATE_LIMITED",
   "RELATION_CYCLE",
   "RELATION_EXISTS",

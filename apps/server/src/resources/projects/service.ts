@@ -82,7 +82,7 @@ export function createProjectsService(db: Db) {
       // Membership, project and counts in one query: a non-member gets the same 404 as an unknown id.
       const found = isId(projectId) ? await store.findProjectForMember(db, projectId, userId) : undefined;
       if (!found) throw notFound('Project');
-      return { ...toProject(found.project, found.role), taskCounts: found.taskCounts };
+      return { ...toProject(found.project, found.role), taskCounts: found.taskCounts, storageBytes: found.storageBytes };
     },
 
     /** `versions` comes from If-Match: checked under the row lock, so the check and the write are one. */

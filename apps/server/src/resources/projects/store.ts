@@ -1,5 +1,5 @@
-import { type Db, memberships, projectKeys, projects, projectStates, projectTaskCounts } from '@tasklane/db';
-import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { attachments, type Db, memberships, projectKeys, projects, projectStates, projectTaskCounts } from '@tasklane/db';
+import { and, asc, eq, gt, inArray, type SQL, sql } from 'drizzle-orm';
 import { callerRoleIn } from '../policy/access';
 import { PROJECT_KEY_LOCK_CLASS } from '../../platform/locks';
 import { rowsOf } from '../../platform/sql';
@@ -19,12 +19,22 @@ export async function findProjectForMember(db: Db, projectId: string, userId: st
         from ${projectStates} as s left join ${projectTaskCounts} as c on c.project_id = s.project_id and c.status = s.key
         where s.project_id = "projects"."id"
       )`,
+      // The bytes stored for the project: one blob per distinct sha256 (resources/attachments).
+      storageBytes: storageBytesOf(sql.raw('"projects"."id"')),
     })
     .from(projects)
     .where(eq(projects.id, projectId))
     .limit(1);
-  return found?.role ? { project: found.project, role: found.role, taskCounts: found.taskCounts } : undefined;
+  return found?.role ? { project: found.project, role: found.role, taskCounts: found.taskCounts, storageBytes: found.storageBytes } : undefined;
 }
+
+/** A project's deduplicated bytes in use: each blob (`<projectId>/<sha256>`) counted once. */
+export const storageBytesOf = (projectId: SQL) =>
+  sql<number>`(
+    select coalesce(sum(blob.size), 0)::float8 from (
+      select distinct on (${attachments.sha256}) ${attachments.size} as size from ${attachments} where ${attachments.projectId} = ${projectId}
+    ) as blob
+  )`.mapWith(Number);
 
 /**
  * With `lock`, the row stays locked to the end of the caller's transaction: `no key update` for a
