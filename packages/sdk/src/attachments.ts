@@ -57,6 +57,8 @@ const encoder = new TextEncoder();
 
 /** A part header's quoted value, as browsers write it (RFC 7578 §4.2: `"`, CR and LF percent-encoded). */
 const quoted = (value: string) => value.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+/** An RFC 5987 value: percent-encoded UTF-8, `'()*` included (encodeURIComponent leaves them, the grammar does not). */
+const extended = (value: string) => encodeURIComponent(value).replace(/['()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
 
 function nameOf(file: UploadSource, given: string | undefined): string {
   if (given) return given;
@@ -72,7 +74,7 @@ function multipartFraming(filename: string, contentType: string): { boundary: st
   // The plain `filename` for any reader; `filename*` (RFC 5987) carries every Unicode character exactly.
   const ascii = quoted(filename.replace(/[^\x20-\x7e]/g, '_'));
   const head =
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${ascii}"; filename*=UTF-8''${extended(filename)}\r\n` +
     `Content-Type: ${contentType}\r\n\r\n`;
   return { boundary, head: encoder.encode(head), tail: encoder.encode(`\r\n--${boundary}--\r\n`) };
 }

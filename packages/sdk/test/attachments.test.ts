@@ -58,8 +58,8 @@ describe('tl.attachments', () => {
     expect(Buffer.from(await downloaded(tl, fromBlob.id)).equals(bytes)).toBe(true);
 
     // A File keeps its own name (Unicode included); the content type comes from the bytes.
-    const fromFile = await tl.attachments.upload(taskId, new File([PNG], 'Übersicht 📎 "v2".png', { type: 'text/plain' }));
-    expect(fromFile).toMatchObject({ filename: 'Übersicht 📎 "v2".png', contentType: 'image/png', size: PNG.length });
+    const fromFile = await tl.attachments.upload(taskId, new File([PNG], "Ada's Übersicht 📎 \"v2\".png", { type: 'text/plain' }));
+    expect(fromFile).toMatchObject({ filename: "Ada's Übersicht 📎 \"v2\".png", contentType: 'image/png', size: PNG.length });
     expect(Buffer.from(await downloaded(tl, fromFile.id)).equals(PNG)).toBe(true);
   });
 
