@@ -24,7 +24,8 @@ export function Comments(props: { task: Task; project: Project; members: Member[
   const paste = (event: ClipboardEvent) => {
     const files = [...(event.clipboardData?.files ?? [])].filter((file) => file.type.startsWith('image/'));
     if (files.length === 0) return;
-    event.preventDefault();
+    // A screenshot comes alone; copied text that brings an image along still pastes its text.
+    if (!event.clipboardData?.types.includes('text/plain')) event.preventDefault();
     void upload(files.map((file, index) => (file.name && file.name !== 'image.png' ? file : new File([file], pastedName(file, index), { type: file.type })))).then(
       (stored) => setPending((current) => [...current, ...stored]),
     );
