@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { temporaryDataDir, upload } from './support/attachments';
 import { expectErrorBody } from './support/checks';
 import { type Cast, castProject, createTask, registerUser, startTestApp, type TestApp, type TestResponse, type TestUser } from './support/harness';
 import { type Action, can, describeAction, PERMISSIONS } from '../src/resources/policy/policy';
@@ -17,6 +18,8 @@ const EXPECTED: Record<Action, Record<Caller, boolean>> = {
   'relations.manage':          { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
   'comment.manageOwn':         { VIEWER: true,  EDITOR: true,  ADMIN: true,  owner: true },
   'comment.deleteAny':         { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
+  'attachments.upload':        { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
+  'attachments.deleteAny':     { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
   'project.update':            { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
   'members.manage':            { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
   'members.leave':             { VIEWER: true,  EDITOR: true,  ADMIN: true,  owner: true },
@@ -120,6 +123,19 @@ const HTTP: Record<Action, HttpProof> = {
       return scene.t.request('DELETE', `/api/v1/tasks/${scene.taskId}/comments/${commentId}`, { token: scene.cast[caller].token });
     },
   },
+  'attachments.upload': {
+    allowed: 201,
+    call: ({ t, taskId, cast }, caller) => upload(t, cast[caller].token, taskId, `${caller}.txt`, `Notes of ${caller}`),
+  },
+  'attachments.deleteAny': {
+    allowed: 200,
+    call: async ({ t, taskId, cast }, caller) => {
+      const uploader = caller === 'EDITOR' ? cast.ADMIN : cast.EDITOR;
+      const uploaded = await upload(t, uploader.token, taskId, 'theirs.txt', `Uploaded by ${uploader.name}`);
+      expect(uploaded.status).toBe(201);
+      return t.request('DELETE', `/api/v1/attachments/${uploaded.body.id}`, { token: cast[caller].token });
+    },
+  },
   'project.update': {
     allowed: 200,
     call: ({ t, projectId, cast }, caller) => t.request('PATCH', `/api/v1/projects/${projectId}`, { token: cast[caller].token, body: { description: 'Edited' } }),
@@ -158,12 +174,17 @@ const HTTP: Record<Action, HttpProof> = {
 describe('the permission table through HTTP', () => {
   let t: TestApp;
   const cast = {} as Cast;
+  // Uploads store files: under a DATA_DIR of the test's own.
+  const dataDir = temporaryDataDir();
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ dataDir: dataDir.dir });
     for (const caller of CALLERS) cast[caller] = await registerUser(t, caller);
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    dataDir.remove();
+  });
 
   /** A project of the test's own, with the whole cast as members and a task in it. */
   async function scene(): Promise<Scene> {

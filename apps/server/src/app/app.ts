@@ -39,6 +39,10 @@ import { registerNotificationStreamRoute } from '../transport/sse/notifications'
 import { createMetrics, registerHttpMetrics, registerMetricsRoute } from '../platform/metrics';
 import { startDeliveryWorker } from '../resources/webhooks/worker';
 import { startDispatcher } from '../events/dispatcher';
+import { removeFilesOfEvents, sweepFiles } from '../events/attachment-files';
+import { createBlobStore } from '../platform/storage';
+import { createAttachmentLinks } from '../resources/attachments/links';
+import { registerAttachmentRoutes } from '../transport/rest/attachments';
 import { buildOpenApiDocument, createdPaths, locationOf, pagedPaths, restRoutes } from '../transport/rest/openapi';
 import { answerAsRestList } from '../transport/rest/paged-lists';
 import { createServices } from '../resources/services';
@@ -114,6 +118,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const background = createBackgroundQueue((error) => app.log.error({ err: error }, 'background work failed'));
   const mailOutbox = createMailOutbox(config.mail !== undefined);
   const unsubscribeTokens = createUnsubscribeTokens(config.jwtSecret);
+  // Attachment files: DATA_DIR/files, or the S3 bucket.
+  const files = createBlobStore({ dataDir: config.dataDir, ...(config.attachments.s3 ? { s3: config.attachments.s3 } : {}) });
   const services = createServices(
     database.db,
     { passwords, tokens, tokenStates },
@@ -127,6 +133,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       mail: mailOutbox,
       background,
       notificationEmail: { tokens: unsubscribeTokens, digestHour: config.mail?.digestHour ?? 8, now: config.mail?.now ?? (() => new Date()) },
+    },
+    {
+      files,
+      links: createAttachmentLinks(config.jwtSecret, config.attachments.linkTtlSeconds),
+      maxBytes: config.attachments.maxBytes,
+      ...(config.attachments.quotaBytes !== undefined ? { quotaBytes: config.attachments.quotaBytes } : {}),
     },
   );
   // Every kind of email the service sends, by the name it is queued under.
@@ -151,6 +163,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...config.dispatch,
     onError: (error) => app.log.error({ err: error }, 'dispatching events failed'),
     onDispatched: (lagSeconds) => metrics.eventDispatchLag.observe(lagSeconds),
+    // Files of deleted attachments, tasks and projects go once their deletion has committed.
+    afterBatch: (events) => removeFilesOfEvents(database.db, files, events),
+  });
+  // Files no row names (a crash between a commit and its file work) and abandoned uploads: at start-up, then hourly.
+  const fileSweeper = startBackgroundWorker({
+    pollMs: config.attachments.sweepIntervalMs,
+    drain: async () => void (await sweepFiles(database.db, files, { temporaryMaxAgeMs: config.attachments.temporaryMaxAgeMs })),
+    onError: (error) => app.log.error({ err: error }, 'sweeping attachment files failed'),
   });
   const dueReminders = dueReminderJob(database.db, config.reminders.windowSeconds);
   const reminderWorker = startBackgroundWorker({
@@ -216,6 +236,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await dispatcher.stop();
     await deliveryWorker.stop();
     await reminderWorker.stop();
+    await fileSweeper.stop();
     await hub.close();
     await notificationHub.close();
     await stopFollowingTokens();
@@ -323,6 +344,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerEventStreamRoute(app, { auth: services.auth, events: services.events, db: database.db, heartbeatMs: config.eventHeartbeatMs });
   registerUnsubscribeRoutes(app, services.notificationSettings);
   registerNotificationStreamRoute(app, { auth: services.auth, notifications: services.notifications, heartbeatMs: config.eventHeartbeatMs });
+  await registerAttachmentRoutes(app, { auth: services.auth, attachments: services.attachments, maxBytes: config.attachments.maxBytes });
   // The due-reminder job, for operator commands and tests that run it at a moment of their choosing.
   app.decorate('dueReminders', dueReminders);
   registerMetricsRoute(app, metrics);

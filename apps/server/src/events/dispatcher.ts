@@ -26,6 +26,13 @@ export interface DispatcherOptions {
   onError: (error: unknown) => void;
   /** Each dispatched event's lag, from its commit (about its time) to its dispatch's commit, in seconds. */
   onDispatched?: (lagSeconds: number) => void;
+  /**
+   * Work on each batch after its transaction commits (the files of deleted attachments): outside
+   * the batch's transaction, so it holds none of its locks and a slow store cannot lengthen it;
+   * before the batch's waiters are told (settle), so a request sees it done. A failure is reported
+   * (onError) and not retried here: that work must heal by itself (the files' sweep).
+   */
+  afterBatch?: (events: Activity[]) => Promise<void>;
 }
 
 export interface Dispatcher {
@@ -142,6 +149,7 @@ export async function startDispatcher(database: Pick<Database, 'listen'>, db: Db
         });
         const now = Date.now();
         for (const event of events) options.onDispatched?.((now - Date.parse(event.time)) / 1000);
+        if (events.length > 0 && options.afterBatch) await options.afterBatch(events).catch(options.onError);
         const ids = events.map((event) => Number(event.id));
         remember(ids);
         settled(ids);

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ATTACHMENT_MAX_BYTES_DEFAULT } from '@tasklane/schemas';
 import { z } from 'zod';
+import type { S3Config } from './storage';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -104,6 +106,15 @@ export const EnvSchema = z.object({
   OIDC_NAME: z.string().trim().min(1).max(60).default('Single sign-on'),
   OIDC_AUTO_CREATE: flag.default(true),
   PASSWORD_LOGIN: flag.default(true),
+  ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(ATTACHMENT_MAX_BYTES_DEFAULT),
+  ATTACHMENT_LINK_TTL: z.coerce.number().int().min(1).max(7 * 86_400).default(300),
+  PROJECT_STORAGE_QUOTA: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  S3_BUCKET: z.string().min(3).max(255).optional(),
+  S3_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: flag.default(false),
 });
 
 export interface Config {
@@ -153,6 +164,22 @@ export interface Config {
   oidc?: OidcConfig;
   /** Register and log in with a password (PASSWORD_LOGIN); off leaves single sign-on the only way in. */
   passwordLogin: boolean;
+  attachments: AttachmentConfig;
+}
+
+export interface AttachmentConfig {
+  /** The largest file an upload may carry (ATTACHMENT_MAX_BYTES); a larger one is a 413 and nothing is kept. */
+  maxBytes: number;
+  /** How long a signed download link (`downloadUrl`) stays valid, in seconds. */
+  linkTtlSeconds: number;
+  /** The deduplicated bytes a project may store (PROJECT_STORAGE_QUOTA); none when absent. */
+  quotaBytes?: number;
+  /** The S3-compatible bucket holding the files; absent: files under DATA_DIR/files. */
+  s3?: S3Config;
+  /** How often the sweep of files no row names runs (also once at start-up). */
+  sweepIntervalMs: number;
+  /** An upload's temporary file older than this is a failed upload's: the sweep removes it. */
+  temporaryMaxAgeMs: number;
 }
 
 export interface MailConfig {
@@ -235,6 +262,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (oidcSettings.some(Boolean) && !oidcSettings.every(Boolean)) {
     throw new ConfigError('Single sign-on needs all of OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET (or none of them).');
   }
+  if (Boolean(values.S3_ACCESS_KEY_ID) !== Boolean(values.S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError('S3 credentials need both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY (or neither, for the AWS SDK\'s default credentials).');
+  }
   if (!values.PASSWORD_LOGIN && !values.OIDC_ISSUER) {
     throw new ConfigError('PASSWORD_LOGIN=false leaves no way to sign in: configure single sign-on (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET) too.');
   }
@@ -298,6 +328,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : {}),
     passwordLogin: values.PASSWORD_LOGIN,
+    attachments: {
+      maxBytes: values.ATTACHMENT_MAX_BYTES,
+      linkTtlSeconds: values.ATTACHMENT_LINK_TTL,
+      ...(values.PROJECT_STORAGE_QUOTA !== undefined ? { quotaBytes: values.PROJECT_STORAGE_QUOTA } : {}),
+      ...(values.S3_BUCKET
+        ? {
+            s3: {
+              bucket: values.S3_BUCKET,
+              ...(values.S3_ENDPOINT ? { endpoint: values.S3_ENDPOINT } : {}),
+              region: values.S3_REGION,
+              ...(values.S3_ACCESS_KEY_ID ? { accessKeyId: values.S3_ACCESS_KEY_ID } : {}),
+              ...(values.S3_SECRET_ACCESS_KEY ? { secretAccessKey: values.S3_SECRET_ACCESS_KEY } : {}),
+              forcePathStyle: values.S3_FORCE_PATH_STYLE,
+            },
+          }
+        : {}),
+      sweepIntervalMs: 3_600_000,
+      temporaryMaxAgeMs: 3_600_000,
+    },
   };
 }
 

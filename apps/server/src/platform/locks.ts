@@ -31,6 +31,15 @@ export const TASK_TREE_LOCK_CLASS = 7420;
  * inserts take it, and they are rare; a finer key (per chain) cannot be known before the walk.
  */
 export const RELATION_BLOCKS_LOCK_CLASS = 7421;
+/**
+ * Per project (second key: hashtext of its id): the project's stored files (attachments). An
+ * upload's transaction takes it after its row locks and before recordEvent (step 4 below), checks
+ * the quota and moves its file to its content key under it, and holds it to its commit; a removal
+ * of files (events/attachment-files.ts) takes it in a transaction of its own, alone, and removes
+ * only files no committed row names. So a file a committed row names is never removed (the
+ * reasoning is in events/attachment-files.ts).
+ */
+export const ATTACHMENT_FILES_LOCK_CLASS = 7422;
 /** Migrations (one key, taken by packages/db's migrate: it cannot import this module). */
 export { MIGRATION_LOCK_KEY } from '@tasklane/db';
 
@@ -57,7 +66,8 @@ export { MIGRATION_LOCK_KEY } from '@tasklane/db';
  *     trigger of migration 0006);
  *  4. the write's other rows: a comment, a membership, a webhook, a task relation (whose other
  *     task's project and row, FOR KEY SHARE, come after the path task's, as a second lockScope);
- *     then, for a `blocks` relation's insertion, RELATION_BLOCKS_LOCK_CLASS;
+ *     then, for a `blocks` relation's insertion, RELATION_BLOCKS_LOCK_CLASS; for an attachment's
+ *     upload, ATTACHMENT_FILES_LOCK_CLASS (taken alone, with no other lock, by the removal of files);
  *  5. the project's advisory lock, PROJECT_LOCK_CLASS: recordEvent, the last statement of every
  *     write's transaction, so it is held only from the event's insert to the commit (the task-count
  *     trigger of migration 0004 takes it at a task's insert or deletion, later in that transaction

@@ -11,6 +11,7 @@ import { createPasswordResetService } from './auth/password-reset';
 import { createAuthService } from './auth/service';
 import type { TokenStateCache } from './credentials/token-state';
 import type { TokenService } from './credentials/tokens';
+import { type AttachmentsOptions, createAttachmentsService } from './attachments/service';
 import { createCommentsService } from './comments/service';
 import { createIdempotencyService } from './idempotency/service';
 import { createLabelsService } from './labels/service';
@@ -51,6 +52,7 @@ export function createServices(
   auth: { passwords: PasswordHasher; tokens: TokenService; tokenStates: TokenStateCache },
   live: { hub: ActivityHub; notificationHub: FeedHub<Notification>; metrics: Metrics; webhooks: WebhookConfig; eventMaxQueued: number },
   identity: IdentityOptions,
+  attachments: AttachmentsOptions,
 ) {
   // Queries join a transaction opened around the call (an idempotent create), else use the pool.
   const db = transactionAware(pool);
@@ -75,6 +77,7 @@ export function createServices(
     members: createMembersService(db),
     tasks,
     comments: createCommentsService(db, tasks),
+    attachments: createAttachmentsService(db, tasks, attachments),
     labels: createLabelsService(db),
     states: createStatesService(db),
     relations: createRelationsService(db, tasks),

@@ -29,6 +29,7 @@ export const testConfig = (overrides: Partial<Config> = {}): Config => ({
   dispatch: { enabled: true, pollMs: 5000, settleMs: 2000 },
   publicUrl: 'http://tasklane.test',
   passwordLogin: true,
+  attachments: { maxBytes: 26_214_400, linkTtlSeconds: 300, sweepIntervalMs: 3_600_000, temporaryMaxAgeMs: 3_600_000 },
   ...overrides,
 });
 
@@ -87,8 +88,8 @@ export interface TestResponse<T = any> {
 export interface RequestOptions {
   token?: string;
   body?: unknown;
-  /** Sent verbatim, for malformed bodies. */
-  rawBody?: string;
+  /** Sent verbatim, for malformed bodies (and multipart ones). */
+  rawBody?: string | Buffer;
   headers?: Record<string, string>;
 }
 
@@ -113,7 +114,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, { logStream 
     async request(method, url, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       if (options.token) headers.authorization = `Bearer ${options.token}`;
-      let payload: string | undefined;
+      let payload: string | Buffer | undefined;
       if (options.rawBody !== undefined) payload = options.rawBody;
       else if (options.body !== undefined) {
         payload = JSON.stringify(options.body);

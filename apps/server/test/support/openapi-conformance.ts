@@ -75,7 +75,9 @@ class Conformance {
     // A page for a browser (the unsubscribe link's): its media type must be documented; no schema applies.
     const mediaType = String(response.headers['content-type'] ?? '').split(';')[0]!.trim();
     if (mediaType && mediaType !== 'application/json') {
-      return documented.content?.[mediaType] ? problems : [...problems, `${where}: content type ${mediaType} is not in the document`];
+      // A media type range (`*/*`, `image/*`) documents every type it covers: a file's bytes as they are.
+      const ranges = [mediaType, `${mediaType.split('/')[0]}/*`, '*/*'];
+      return ranges.some((range) => documented.content?.[range]) ? problems : [...problems, `${where}: content type ${mediaType} is not in the document`];
     }
     const schema = documented.content?.['application/json']?.schema;
     if (!schema) {

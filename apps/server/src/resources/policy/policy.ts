@@ -32,6 +32,10 @@ export const PERMISSIONS = {
   'states.manage': admins,
   'comment.manageOwn': all,
   'comment.deleteAny': admins,
+  /** Attaching a file to a task, and deleting one's own attachments (every member reads and downloads them). */
+  'attachments.upload': editors,
+  /** Deleting another member's attachment. */
+  'attachments.deleteAny': admins,
   'project.update': admins,
   'members.manage': admins,
   /** Removing oneself from a project (leaving); the owner cannot leave (the members service answers 409). */
@@ -57,6 +61,8 @@ const DESCRIPTIONS: Record<Action, string> = {
   'relations.manage': 'relate tasks or remove their relations',
   'comment.manageOwn': 'edit or delete own comments',
   'comment.deleteAny': "delete other members' comments",
+  'attachments.upload': 'attach files to tasks',
+  'attachments.deleteAny': "delete other members' attachments",
   'project.update': 'change the project',
   'members.manage': 'manage members',
   'members.leave': 'leave the project',

@@ -1,6 +1,7 @@
 import { ErrorBodySchema, UnsubscribeBody } from '@tasklane/schemas';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
+import { attachmentOperations, CONTENT_PATH, THUMBNAIL_PATH, UPLOAD_PATH } from './attachments-openapi';
 import { documentAsRestList } from './paged-lists';
 import type { RestRoute } from './rest-input';
 import type { ProcedureMeta } from '../trpc/init';
@@ -76,6 +77,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   members: 'Project memberships and roles (VIEWER, EDITOR, ADMIN).',
   tasks: 'Tasks of a project: status, priority, due date, assignee; filtered, sorted and paged lists.',
   comments: 'Comments on tasks.',
+  attachments: 'Files attached to tasks: uploaded as multipart/form-data, stored once per project for the same bytes, served with their type decided from the bytes, by token or by a signed link.',
   activity: 'Who changed what and when, per project and per task.',
 };
 
@@ -402,7 +404,17 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
       if (method === 'get' && meta?.headers?.includes('ETag')) addConditionalRead(operation);
     }
   }
-  document.paths = { ...document.paths, [EVENTS_PATH]: { get: eventsOperation() }, [NOTIFICATION_EVENTS_PATH]: { get: notificationEventsOperation() }, [UNSUBSCRIBE_DOC_PATH]: unsubscribeOperations() } as never;
+  const attachmentPaths = attachmentOperations({ pathParameter, errorResponse });
+  document.paths = {
+    ...document.paths,
+    // The upload's POST joins the list's GET (a procedure) on the same path.
+    [UPLOAD_PATH]: { ...(document.paths?.[UPLOAD_PATH] as object | undefined), ...attachmentPaths[UPLOAD_PATH] },
+    [CONTENT_PATH]: attachmentPaths[CONTENT_PATH],
+    [THUMBNAIL_PATH]: attachmentPaths[THUMBNAIL_PATH],
+    [EVENTS_PATH]: { get: eventsOperation() },
+    [NOTIFICATION_EVENTS_PATH]: { get: notificationEventsOperation() },
+    [UNSUBSCRIBE_DOC_PATH]: unsubscribeOperations(),
+  } as never;
   announceRateLimits(document.paths ?? {});
   // trpc-to-openapi's own per-code error schemas are replaced by the one Error schema above.
   const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>;

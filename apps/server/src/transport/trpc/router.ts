@@ -1,5 +1,6 @@
 import { accessTokensRouter } from './routers/access-tokens';
 import { activityRouter } from './routers/activity';
+import { attachmentsRouter } from './routers/attachments';
 import { authRouter } from './routers/auth';
 import { commentsRouter } from './routers/comments';
 import { labelsRouter } from './routers/labels';
@@ -24,6 +25,7 @@ export const appRouter = router({
   labels: labelsRouter,
   states: statesRouter,
   relations: relationsRouter,
+  attachments: attachmentsRouter,
   activity: activityRouter,
   webhooks: webhooksRouter,
   notifications: notificationsRouter,

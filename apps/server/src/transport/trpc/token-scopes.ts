@@ -91,6 +91,10 @@ export const TOKEN_NEEDS = scopesTable({
   'relations.create': 'write',
   'relations.delete': 'write',
 
+  'attachments.list': 'read',
+  'attachments.get': 'read',
+  'attachments.delete': 'write',
+
   'activity.listForProject': 'read',
   'activity.listForTask': 'read',
 

@@ -1,0 +1,207 @@
+import multipart from '@fastify/multipart';
+import contentDisposition from 'content-disposition';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import parseRange from 'range-parser';
+import type { AuthService } from '../../resources/auth/service';
+import type { AttachmentsService } from '../../resources/attachments/service';
+import { INLINE_TYPES } from '../../resources/attachments/content';
+import type { AttachmentRow } from '../../resources/attachments/store';
+import { callRefusal, runWithGrant, SESSION_GRANT, type TokenNeed } from '../../resources/policy/policy';
+import { DomainError } from '../../platform/errors';
+import { isDatabaseUnavailable } from '../../platform/db-errors';
+import { BlobTooLargeError } from '../../platform/storage';
+import { errorBody, sendError } from './rest-errors';
+
+export interface AttachmentRoutesOptions {
+  auth: AuthService;
+  attachments: AttachmentsService;
+  maxBytes: number;
+}
+
+/** What multipart framing may add to the file's bytes (boundaries, part headers) before a Content-Length is plainly too large. */
+const MULTIPART_OVERHEAD = 64 * 1024;
+
+const STATUS_OF: Record<DomainError['code'], number> = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PRECONDITION_FAILED: 412,
+  PAYLOAD_TOO_LARGE: 413,
+  TOO_MANY_REQUESTS: 429,
+  SERVICE_UNAVAILABLE: 503,
+};
+
+/** A refusal of these routes in the documented error body (an unexpected failure goes on to the app's error handler, a 500). */
+function refuse(request: FastifyRequest, reply: FastifyReply, error: unknown) {
+  if (error instanceof DomainError) {
+    const status = STATUS_OF[error.code];
+    if (status === 413) reply.header('connection', 'close');
+    return sendError(request, reply, status, errorBody(status, error.message, error.reason));
+  }
+  if (error instanceof BlobTooLargeError) {
+    // The rest of an over-long body is not read: the connection closes after the answer.
+    reply.header('connection', 'close');
+    return sendError(request, reply, 413, errorBody(413, `The file exceeds ATTACHMENT_MAX_BYTES (${error.maxBytes} bytes)`, 'PAYLOAD_TOO_LARGE'));
+  }
+  if (isDatabaseUnavailable(error)) return sendError(request, reply, 503, errorBody(503, 'The database is unavailable; retry shortly', 'DATABASE_UNAVAILABLE'));
+  throw error;
+}
+
+type IdRequest = FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string | undefined> }>;
+
+/**
+ * The caller of a bearer-token request and its grant, as the procedures check them (`procedure`
+ * names the table row for scope errors, `need` the token scope); undefined once 401 or 403 was sent.
+ */
+async function authenticate(request: FastifyRequest, reply: FastifyReply, auth: AuthService, procedure: string, need: TokenNeed) {
+  const claims = await auth.identify(request.headers.authorization);
+  const userId = claims && (await auth.isCurrent(claims)) ? claims.userId : null;
+  if (!claims || !userId) {
+    reply.header('www-authenticate', 'Bearer');
+    return void (await sendError(request, reply, 401, errorBody(401, 'Missing, invalid or expired token')));
+  }
+  const grant = claims.grant ?? SESSION_GRANT;
+  const refusal = callRefusal(grant, procedure, need);
+  if (refusal) return void (await sendError(request, reply, 403, errorBody(403, refusal.message, refusal.reason)));
+  return { userId, grant };
+}
+
+/** Whether an If-None-Match header names the entity tag (or `*`); weak tags compare as strong ones for GET. */
+const matchesETag = (header: string | undefined, etag: string) =>
+  header !== undefined && header.split(',').some((tag) => ['*', etag, `W/${etag}`].includes(tag.trim()));
+
+/**
+ * The upload (multipart), the bytes and the preview of attachments: plain Fastify routes, since the
+ * REST adapter neither streams a request body nor answers bytes. They authenticate as the
+ * procedures do (a bearer token, its scopes), answer the documented error body, and go through the
+ * app's hooks (rate limits, request log, metrics); documented by hand in rest/openapi.ts.
+ */
+export async function registerAttachmentRoutes(app: FastifyInstance, options: AttachmentRoutesOptions): Promise<void> {
+  const { auth, attachments, maxBytes } = options;
+
+  // The multipart parser only here: everywhere else multipart/form-data stays a 415.
+  await app.register(async (scope) => {
+    await scope.register(multipart, {
+      // The name as sent (busboy would cut it to its last path segment): sanitised by the service.
+      preservePath: true,
+      // One byte over the limit reaches the service's counter, which refuses it (413) and keeps nothing.
+      limits: { fileSize: maxBytes + 1, files: 1, fields: 20, fieldSize: 1024, parts: 21, headerPairs: 100 },
+      throwFileSizeLimit: false,
+    });
+
+    scope.post('/api/v1/tasks/:id/attachments', async (request: IdRequest, reply) => {
+      const caller = await authenticate(request, reply, auth, 'attachments.upload', 'write');
+      if (!caller) return;
+      try {
+        return await runWithGrant(caller.grant, async () => {
+          // Access first (404, 403): a refused upload's bytes are never read.
+          await attachments.prepareUpload(caller.userId, request.params.id);
+          if (!request.isMultipart()) {
+            return sendError(request, reply, 415, errorBody(415, 'Send the file as multipart/form-data, in a part named `file`', 'UNSUPPORTED_MEDIA_TYPE'));
+          }
+          const length = Number(request.headers['content-length']);
+          if (Number.isFinite(length) && length > maxBytes + MULTIPART_OVERHEAD) throw new BlobTooLargeError(maxBytes);
+          let part;
+          try {
+            part = await request.file();
+          } catch (error) {
+            if ((error as { statusCode?: number }).statusCode !== undefined && (error as { statusCode: number }).statusCode < 500) {
+              return sendError(request, reply, 400, errorBody(400, `Malformed multipart body: ${(error as Error).message}`, 'FILE_REQUIRED'));
+            }
+            throw error;
+          }
+          if (!part || part.fieldname !== 'file') {
+            if (part) part.file.resume();
+            return sendError(request, reply, 400, errorBody(400, 'The multipart body needs a part named `file` holding the file', 'FILE_REQUIRED'));
+          }
+          const attachment = await attachments.upload(caller.userId, request.params.id, part.file, part.filename);
+          return reply.code(201).header('location', `/api/v1/attachments/${attachment.id}`).send(attachment);
+        });
+      } catch (error) {
+        return refuse(request, reply, error);
+      }
+    });
+  });
+
+  /** The attachment a request may read: by its signed link (`expires`, `signature`), else by its bearer token. */
+  async function locate(request: IdRequest, reply: FastifyReply): Promise<AttachmentRow | undefined> {
+    const { expires, signature } = request.query;
+    if (expires !== undefined || signature !== undefined) return attachments.locateByLink(request.params.id, expires, signature);
+    const caller = await authenticate(request, reply, auth, 'attachments.get', 'read');
+    if (!caller) return undefined;
+    return runWithGrant(caller.grant, () => attachments.locate(caller.userId, request.params.id));
+  }
+
+  app.get('/api/v1/attachments/:id/content', async (request: IdRequest, reply) => {
+    try {
+      const row = await locate(request, reply);
+      if (!row) return reply;
+      return await serveBytes(request, reply, {
+        key: attachments.keysOf(row).content,
+        size: row.size,
+        etag: `"${row.sha256}"`,
+        contentType: row.contentType,
+        disposition: contentDisposition(row.filename, { type: INLINE_TYPES.has(row.contentType) ? 'inline' : 'attachment' }),
+      });
+    } catch (error) {
+      return refuse(request, reply, error);
+    }
+  });
+
+  app.get('/api/v1/attachments/:id/thumbnail', async (request: IdRequest, reply) => {
+    try {
+      const row = await locate(request, reply);
+      if (!row) return reply;
+      if (!row.thumbnail) return sendError(request, reply, 404, errorBody(404, 'This attachment has no preview'));
+      return await serveBytes(request, reply, {
+        key: attachments.keysOf(row).thumbnail,
+        etag: `"${row.sha256}.thumb"`,
+        contentType: 'image/webp',
+        disposition: contentDisposition(`${row.filename}.webp`, { type: 'inline' }),
+      });
+    } catch (error) {
+      return refuse(request, reply, error);
+    }
+  });
+
+  /**
+   * Bytes from the store, safe to open: the type decided from the bytes at upload; `nosniff` so no
+   * browser guesses another; `sandbox` so even a document rendered in place runs no script in
+   * our origin; `attachment` (a download) for anything but images and PDF. ETag (the SHA-256) and
+   * 304; one byte range (206) or an unsatisfiable one (416). `size` unknown (a preview): no ranges.
+   */
+  async function serveBytes(request: FastifyRequest, reply: FastifyReply, file: { key: string; size?: number; etag: string; contentType: string; disposition: string }) {
+    reply.headers({
+      etag: file.etag,
+      'cache-control': 'private, no-cache',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': 'sandbox',
+      'content-disposition': file.disposition,
+      ...(file.size !== undefined ? { 'accept-ranges': 'bytes' } : {}),
+    });
+    if (matchesETag(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
+    let range: { start: number; end: number } | undefined;
+    const ifRange = request.headers['if-range'];
+    if (file.size !== undefined && request.headers.range && (ifRange === undefined || ifRange === file.etag)) {
+      const ranges = parseRange(file.size, request.headers.range, { combine: true });
+      if (ranges === -1) {
+        reply.header('content-range', `bytes */${file.size}`);
+        reply.removeHeader('content-disposition');
+        return sendError(request, reply, 416, errorBody(416, `The range is outside the file's ${file.size} bytes`));
+      }
+      // A malformed header or several ranges: the whole file (RFC 9110 lets a server ignore Range).
+      if (ranges !== -2 && ranges.type === 'bytes' && ranges.length === 1) range = ranges[0];
+    }
+    const stream = request.method === 'HEAD' ? undefined : await attachments.files.read(file.key, range);
+    if (request.method !== 'HEAD' && !stream) return sendError(request, reply, 404, errorBody(404, 'The file is missing from storage'));
+    reply.type(file.contentType);
+    if (range) {
+      reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${file.size}`).header('content-length', String(range.end - range.start + 1));
+    } else if (file.size !== undefined) {
+      reply.header('content-length', String(file.size));
+    }
+    return reply.send(stream ?? '');
+  }
+}
