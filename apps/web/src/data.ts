@@ -1,5 +1,4 @@
-import type { Label, Member, Project, Task, TaskPriority } from '@tasklane/schemas';
-import type { Attachment } from '@tasklane/sdk';
+import type { Attachment, Label, Member, Project, Task, TaskPriority } from '@tasklane/schemas';
 import { queryClient } from './hooks';
 import { client } from './session';
 
@@ -94,9 +93,7 @@ export const loadMembers = (projectId: string): Promise<Member[]> => collect(cli
 export const loadComments = (taskId: string) => collect(client.paginate(client.comments.list, { id: taskId, limit: 500 }));
 
 /** A task's attachments, oldest first (its comments' files among them). */
-export const loadAttachments = (taskId: string) => client.trpc.query('attachments.list', { id: taskId }) as Promise<Attachment[]>;
-export const getAttachment = (id: string) => client.trpc.query('attachments.get', { id }) as Promise<Attachment>;
-export const deleteAttachment = (id: string) => client.trpc.mutation('attachments.delete', { id }) as Promise<{ message: string }>;
+export const loadAttachments = (taskId: string): Promise<Attachment[]> => client.attachments.list({ id: taskId });
 
 export const loadRelations = (taskId: string) => client.relations.list({ id: taskId });
 

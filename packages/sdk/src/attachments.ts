@@ -1,22 +1,5 @@
 import { fromBody, TasklaneError } from './errors';
-
-/** A file attached to a task (or, with `commentId`, to one of its comments). */
-export interface Attachment {
-  id: string;
-  taskId: string;
-  commentId: string | null;
-  filename: string;
-  /** Decided by the server from the file's own bytes. */
-  contentType: string;
-  size: number;
-  sha256: string;
-  uploaderId: string | null;
-  createdAt: string;
-  /** Whether `GET /attachments/{id}/thumbnail` has a preview. */
-  thumbnail: boolean;
-  /** A signed path (relative to the server) that downloads the bytes without a token, for a few minutes. */
-  downloadUrl: string;
-}
+import type { Attachment } from './generated/api';
 
 /** How far an upload is: bytes sent so far, and the file's size when known. */
 export interface UploadProgress {
@@ -55,8 +38,12 @@ export interface TransferContext {
 
 const encoder = new TextEncoder();
 
-/** A part header's quoted value, as browsers write it (RFC 7578 §4.2: `"`, CR and LF percent-encoded). */
-const quoted = (value: string) => value.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+/**
+ * A part header's quoted value: the name's own UTF-8, `"` and `\` escaped with a backslash (what
+ * busboy, the parser behind @fastify/multipart, reads back exactly); line breaks, which no header
+ * may hold, become spaces.
+ */
+const quoted = (value: string) => value.replace(/[\r\n]+/g, ' ').replace(/["\\]/g, (char) => `\\${char}`);
 /** An RFC 5987 value: percent-encoded UTF-8, `'()*` included (encodeURIComponent leaves them, the grammar does not). */
 const extended = (value: string) => encodeURIComponent(value).replace(/['()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
 
@@ -71,10 +58,10 @@ function nameOf(file: UploadSource, given: string | undefined): string {
 
 function multipartFraming(filename: string, contentType: string): { boundary: string; head: Uint8Array; tail: Uint8Array } {
   const boundary = `----tasklane-${globalThis.crypto.randomUUID()}`;
-  // The plain `filename` for any reader; `filename*` (RFC 5987) carries every Unicode character exactly.
-  const ascii = quoted(filename.replace(/[^\x20-\x7e]/g, '_'));
+  // `filename*` (RFC 5987) too, for parsers that read the quoted value as Latin-1.
+  const plain = quoted(filename);
   const head =
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${ascii}"; filename*=UTF-8''${extended(filename)}\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${plain}"; filename*=UTF-8''${extended(filename)}\r\n` +
     `Content-Type: ${contentType}\r\n\r\n`;
   return { boundary, head: encoder.encode(head), tail: encoder.encode(`\r\n--${boundary}--\r\n`) };
 }

@@ -22,7 +22,7 @@ import {
 } from './resources';
 
 export * from './generated/api';
-export type { Attachment, AttachmentTransfer, UploadOptions, UploadProgress, UploadSource } from './attachments';
+export type { AttachmentTransfer, UploadOptions, UploadProgress, UploadSource } from './attachments';
 export { ERROR_REASONS, TasklaneError, type ErrorCode, type ErrorIssue, type ErrorReason, type TasklaneErrorFields } from './errors';
 export type { EventSubscription, Notification, NotificationHandlers, NotificationSubscribeInput, ProjectEvent, SubscribeHandlers, SubscribeInput } from './events';
 export { RESOURCES, type CallOptions, type Input, type Method, type Output, type ProcedurePath, type ResourceMethods, type Resources } from './resources';
@@ -63,7 +63,7 @@ export interface RawTrpcClient {
 export type MethodResources = Omit<Resources, 'events'>;
 
 export type TasklaneClient = { readonly [R in keyof MethodResources]: ResourceMethods<MethodResources[R]> } & {
-  /** Files on tasks: `upload` (a Blob, File or stream, sent as it is read), `download`, `thumbnail`. */
+  /** Files on tasks: `list`, `get`, `delete`, and `upload` (a Blob, File or stream, sent as it is read), `download`, `thumbnail`. */
   readonly attachments: AttachmentTransfer;
   readonly events: {
     /** Live events of a project; resolves once subscribed, so no later change is missed. */

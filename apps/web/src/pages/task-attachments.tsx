@@ -1,8 +1,7 @@
-import type { Project, Task } from '@tasklane/schemas';
-import type { Attachment } from '@tasklane/sdk';
+import type { Attachment, Project, Task } from '@tasklane/schemas';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
-import { deleteAttachment, getAttachment, keys, loadAttachments } from '../data';
+import { keys, loadAttachments } from '../data';
 import { canAdminister, canEditTasks, formatBytes } from '../format';
 import { queryClient, useAction, useQuery } from '../hooks';
 import { client, describeError } from '../session';
@@ -227,7 +226,8 @@ function DownloadLink({ attachment }: { attachment: Attachment }) {
       download={attachment.filename}
       onClick={(event) => {
         event.preventDefault();
-        void getAttachment(attachment.id)
+        void client.attachments
+          .get({ id: attachment.id })
           .then((fresh) => {
             const link = document.createElement('a');
             link.href = fresh.downloadUrl;
@@ -250,7 +250,7 @@ function ConfirmDelete({ attachment, onClose }: { attachment: Attachment; onClos
     dialog.current?.showModal();
   }, []);
   const remove = async () => {
-    if (await run(() => deleteAttachment(attachment.id))) {
+    if (await run(() => client.attachments.delete({ id: attachment.id }))) {
       dialog.current?.close();
       onClose(true);
     }

@@ -1,5 +1,4 @@
-import type { Member, Project, Task } from '@tasklane/schemas';
-import type { Attachment } from '@tasklane/sdk';
+import type { Attachment, Member, Project, Task } from '@tasklane/schemas';
 import { useRef, useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
 import { keys, loadComments } from '../data';
