@@ -128,7 +128,7 @@ describe('attachments in Chromium', () => {
       element!.dispatchEvent(new ClipboardEvent('paste', { bubbles: true, cancelable: true, clipboardData: transfer }));
     }, handle);
     const pending = dialog.getByRole('list', { name: 'Files of this comment' });
-    await pending.getByText(/^Pasted image .*\.png$/).waitFor();
+    await pending.getByRole("listitem").filter({ hasText: /^Pasted image .*\.png/ }).waitFor();
     await dialog.getByRole('button', { name: 'Comment', exact: true }).click();
     const comment = dialog.locator('.comment-list li', { hasText: 'The punched cards, as drawn' });
     const files = comment.getByRole('list', { name: "Files of Ada Lovelace's comment" });
@@ -145,7 +145,7 @@ describe('attachments in Chromium', () => {
     const grace = await openTask(people.grace.page, TASK);
     await gallery(grace).getByRole('listitem').filter({ hasText: 'engine.png' }).waitFor();
     await grace.getByText('Attach files').waitFor();
-    expect(await grace.getByRole('button', { name: /^Delete / }).count()).toBe(0);
+    expect(await gallery(grace).getByRole('button', { name: /^Delete / }).count()).toBe(0);
 
     const victor = await openTask(people.victor.page, TASK);
     const png = gallery(victor).getByRole('listitem').filter({ hasText: 'engine.png' });
@@ -153,6 +153,7 @@ describe('attachments in Chromium', () => {
     await expect.poll(() => thumbnailLoaded(png)).toBe(true);
     expect(await victor.getByText('Attach files').count()).toBe(0);
     expect(await victor.getByRole('button', { name: /^Delete / }).count()).toBe(0);
+    expect(await victor.getByRole('button', { name: 'Delete task' }).count()).toBe(0);
     expect(await victor.getByLabel('Add a comment').count()).toBe(0);
   });
 
