@@ -1,4 +1,4 @@
-import type { Label, Member, Project, Task, TaskPriority } from '@tasklane/schemas';
+import type { Attachment, Label, Member, Project, Task, TaskPriority } from '@tasklane/schemas';
 import { queryClient } from './hooks';
 import { client } from './session';
 
@@ -23,6 +23,9 @@ export const keys = {
   history: (taskId: string) => ['history', taskId] as const,
   relations: (taskId: string) => ['relations', taskId] as const,
   subtasks: (taskId: string) => ['subtasks', taskId] as const,
+  attachments: (taskId: string) => ['attachments', taskId] as const,
+  /** A preview as a data: URL (null: none); an attachment's bytes never change. */
+  thumbnail: (attachmentId: string) => ['thumbnail', attachmentId] as const,
   myTasks: ['my-tasks'] as const,
 };
 
@@ -88,6 +91,9 @@ export const loadLabels = (projectId: string): Promise<Label[]> => collect(clien
 export const loadMembers = (projectId: string): Promise<Member[]> => collect(client.paginate(client.members.list, { id: projectId, limit: 500 }));
 
 export const loadComments = (taskId: string) => collect(client.paginate(client.comments.list, { id: taskId, limit: 500 }));
+
+/** A task's attachments, oldest first (its comments' files among them). */
+export const loadAttachments = (taskId: string): Promise<Attachment[]> => client.attachments.list({ id: taskId });
 
 export const loadRelations = (taskId: string) => client.relations.list({ id: taskId });
 

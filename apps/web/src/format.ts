@@ -28,3 +28,17 @@ export function dayFromDueDate(iso: string | null): string {
   const pad = (value: number) => String(value).padStart(2, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }
+
+const sizeFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
+/** A file's size for people: "820 bytes", "1.4 MB" (powers of 1000, as file managers show them). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} bytes`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1000;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${sizeFormat.format(value)} ${units[unit]}`;
+}

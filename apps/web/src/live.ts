@@ -19,6 +19,11 @@ export function applyEvent(event: ProjectEvent) {
     if (cached && step) storeTask({ ...cached, commentCount: Math.max(0, cached.commentCount + step) });
     void queryClient.invalidateQueries({ queryKey: keys.comments(taskId) });
   }
+  // A file added or removed: the task's gallery, and its comments (which show their own files).
+  if (type.startsWith('attachment.') && taskId) {
+    void queryClient.invalidateQueries({ queryKey: keys.attachments(taskId) });
+    void queryClient.invalidateQueries({ queryKey: keys.comments(taskId) });
+  }
   if (taskId) void queryClient.invalidateQueries({ queryKey: keys.history(taskId) });
   if (type.startsWith('member.')) {
     void queryClient.invalidateQueries({ queryKey: keys.members(projectId) });

@@ -118,3 +118,18 @@ export async function accessibilityViolations(page: Page): Promise<{ id: string;
  */
 export const screenshot = (page: Page, name: string, options: { fullPage?: boolean } = {}) =>
   page.screenshot({ ...options, ...(process.env.UPDATE_SCREENSHOTS === '1' ? { path: join(SCREENSHOTS, name) } : {}) });
+
+/** Signs a person in with a token set up through the SDK, and opens `path` (their localStorage holds it, as after a login). */
+export async function signInWithToken(person: Person, token: string, path: string) {
+  await person.page.goto('/login');
+  await person.page.evaluate((value) => localStorage.setItem('tasklane.token', value), token);
+  await person.page.goto(path);
+}
+
+/** Opens a task's dialog from its card on the board, once its fields have loaded. */
+export async function openTask(page: Page, title: string): Promise<Locator> {
+  await card(page, title).getByRole('link', { name: title }).click();
+  const dialog = page.getByRole('dialog', { name: title });
+  await dialog.getByRole('form', { name: 'Task fields' }).waitFor();
+  return dialog;
+}

@@ -1,7 +1,7 @@
 import { createTasklaneClient, type TasklaneClient } from '@tasklane/sdk';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { card, column, launchChromium, newPerson, type Person, type Server, startServer } from './harness';
+import { card, column, launchChromium, newPerson, type Person, type Server, signInWithToken, startServer } from './harness';
 
 /**
  * The order a team gives its board: a card dragged within a column (by mouse, by keyboard) stays
@@ -25,9 +25,7 @@ describe('ordering cards on the board in Chromium', () => {
     (await api.tasks.list({ projectId, status: [status as 'TODO'], sort: 'position' })).items.map((task) => task.title);
 
   async function signedIn(person: Person, who: 'ada' | 'grace') {
-    await person.page.goto('/login');
-    await person.page.evaluate((token) => localStorage.setItem('tasklane.token', token), tokens[who]);
-    await person.page.goto(`/projects/${projectId}`);
+    await signInWithToken(person, tokens[who], `/projects/${projectId}`);
     await column(person.page, 'To do').waitFor();
   }
 

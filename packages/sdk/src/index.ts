@@ -1,4 +1,5 @@
 import { createTRPCUntypedClient, httpBatchLink, httpLink, splitLink, type TRPCUntypedClient } from '@trpc/client';
+import { attachmentTransfer, type AttachmentTransfer } from './attachments';
 import { TasklaneError } from './errors';
 import {
   subscribe,
@@ -21,6 +22,7 @@ import {
 } from './resources';
 
 export * from './generated/api';
+export type { AttachmentTransfer, UploadOptions, UploadProgress, UploadSource } from './attachments';
 export { ERROR_REASONS, TasklaneError, type ErrorCode, type ErrorIssue, type ErrorReason, type TasklaneErrorFields } from './errors';
 export type { EventSubscription, Notification, NotificationHandlers, NotificationSubscribeInput, ProjectEvent, SubscribeHandlers, SubscribeInput } from './events';
 export { RESOURCES, type CallOptions, type Input, type Method, type Output, type ProcedurePath, type ResourceMethods, type Resources } from './resources';
@@ -61,6 +63,8 @@ export interface RawTrpcClient {
 export type MethodResources = Omit<Resources, 'events'>;
 
 export type TasklaneClient = { readonly [R in keyof MethodResources]: ResourceMethods<MethodResources[R]> } & {
+  /** Files on tasks: `list`, `get`, `delete`, and `upload` (a Blob, File or stream, sent as it is read), `download`, `thumbnail`. */
+  readonly attachments: AttachmentTransfer;
   readonly events: {
     /** Live events of a project; resolves once subscribed, so no later change is missed. */
     subscribe(input: SubscribeInput, handlers: SubscribeHandlers): Promise<EventSubscription>;
@@ -182,6 +186,8 @@ export function createTasklaneClient(options: TasklaneClientOptions): TasklaneCl
   };
   (client.notifications as Record<string, unknown>).subscribe = (input: NotificationSubscribeInput, handlers: NotificationHandlers) =>
     subscribeNotifications(streams, input, handlers);
+  // Uploads and downloads are bytes, not JSON: plain HTTP beside the procedures.
+  client.attachments = Object.assign((client.attachments as Record<string, unknown> | undefined) ?? {}, attachmentTransfer(streams));
   client.paginate = paginate;
   client.setToken = (next: TokenSource | undefined) => {
     token = next;

@@ -45,6 +45,8 @@ export const RESOURCES = {
     delete: 'tasks.delete',
   },
   comments: { list: 'comments.list', get: 'comments.get', create: 'comments.create', update: 'comments.update', delete: 'comments.delete' },
+  /** The JSON procedures; `upload`, `download` and `thumbnail` (bytes) are the SDK's own (src/attachments.ts). */
+  attachments: { list: 'attachments.list', get: 'attachments.get', delete: 'attachments.delete' },
   labels: { list: 'labels.list', get: 'labels.get', create: 'labels.create', update: 'labels.update', delete: 'labels.delete' },
   relations: { list: 'relations.list', create: 'relations.create', delete: 'relations.delete' },
   states: { list: 'states.list', get: 'states.get', create: 'states.create', update: 'states.update', delete: 'states.delete' },

@@ -1,4 +1,4 @@
-import type { Member, Project, Task } from '@tasklane/schemas';
+import type { Attachment, Member, Project, Task } from '@tasklane/schemas';
 import { useRef, useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
 import { keys, loadComments } from '../data';
@@ -6,6 +6,10 @@ import { formatTime } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { client } from '../session';
 import { ErrorNote } from '../ui';
+import { Gallery, UploadProgress, useUploads } from './task-attachments';
+
+/** A comment's own files (`attachments`), as the comments API gives them. */
+const attachmentsOf = (comment: object): Attachment[] => (comment as { attachments?: Attachment[] }).attachments ?? [];
 
 /** The task's comments, oldest first, re-read whenever the live stream reports a change to them. */
 export function Comments(props: { task: Task; project: Project; members: Member[]; editable: boolean; onAdded: () => void }) {
@@ -13,13 +17,27 @@ export function Comments(props: { task: Task; project: Project; members: Member[
   const comments = useQuery(keys.comments(task.id), () => loadComments(task.id));
   const [text, setText] = useState('');
   const { busy, error, run } = useAction();
+  // Images pasted into the box: uploaded to the task at once, named by the comment when it is sent.
+  const { uploads, upload, dismiss } = useUploads(task.id);
+  const [pending, setPending] = useState<Attachment[]>([]);
+  const paste = (event: ClipboardEvent) => {
+    const files = [...(event.clipboardData?.files ?? [])].filter((file) => file.type.startsWith('image/'));
+    if (files.length === 0) return;
+    // A screenshot comes alone; copied text that brings an image along still pastes its text.
+    if (!event.clipboardData?.types.includes('text/plain')) event.preventDefault();
+    void upload(files.map((file, index) => (file.name && file.name !== 'image.png' ? file : new File([file], pastedName(file, index), { type: file.type })))).then(
+      (stored) => setPending((current) => [...current, ...stored]),
+    );
+  };
 
   const submit = async (event: Event) => {
     event.preventDefault();
     // A member is mentioned while their "@Name" is still in the text.
     const mentionIds = props.members.filter((member) => text.includes(`@${member.name}`)).map((member) => member.userId);
-    const comment = await run(() => client.comments.create({ id: task.id, text, ...(mentionIds.length > 0 ? { mentionIds } : {}) }));
+    const attached: Record<string, string[]> = pending.length > 0 ? { attachmentIds: pending.map((attachment) => attachment.id) } : {};
+    const comment = await run(() => client.comments.create({ id: task.id, text, ...(mentionIds.length > 0 ? { mentionIds } : {}), ...attached }));
     if (!comment) return;
+    setPending([]);
     comments.setData((list) => (list?.some((item) => item.id === comment.id) ? list : [...(list ?? []), comment]));
     setText('');
     onAdded();
@@ -37,12 +55,26 @@ export function Comments(props: { task: Task; project: Project; members: Member[
               {comment.authorName} · <time dateTime={comment.createdAt}>{formatTime(comment.createdAt)}</time>
             </p>
             <p class="comment-text">{comment.text}</p>
+            {attachmentsOf(comment).length > 0 && <Gallery attachments={attachmentsOf(comment)} label={`Files of ${comment.authorName}'s comment`} />}
           </li>
         ))}
       </ol>
       {editable && (
         <form class="stack" onSubmit={submit}>
-          <MentionBox text={text} setText={setText} members={props.members} />
+          <MentionBox text={text} setText={setText} members={props.members} onPaste={paste} />
+          <UploadProgress uploads={uploads} dismiss={dismiss} />
+          {pending.length > 0 && (
+            <ul class="pending-files" aria-label="Files of this comment">
+              {pending.map((attachment) => (
+                <li key={attachment.id} class="row">
+                  {attachment.filename}
+                  <button type="button" aria-label={`Leave out ${attachment.filename}`} onClick={() => setPending((current) => current.filter((item) => item.id !== attachment.id))}>
+                    ✕
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
           <ErrorNote error={error} />
           <button type="submit" disabled={busy}>
             Comment
@@ -51,6 +83,13 @@ export function Comments(props: { task: Task; project: Project; members: Member[
       )}
     </section>
   );
+}
+
+/** A pasted screenshot is called "image.png" by every browser: give it a name worth keeping. */
+function pastedName(file: File, index: number): string {
+  const stamp = new Date().toISOString().slice(0, 19).replace('T', ' ').replace(/:/g, '.');
+  const extension = file.type.split('/')[1]?.replace('jpeg', 'jpg') ?? 'png';
+  return `Pasted image ${stamp}${index > 0 ? ` (${index + 1})` : ''}.${extension}`;
 }
 
 /** The words before the caret when they start with "@": what to complete, and where it starts. */
@@ -63,7 +102,7 @@ function mentionAt(text: string, caret: number): { start: number; query: string 
  * The comment box: typing "@" offers the project's members (arrows to choose, Enter or Tab to take,
  * Esc to dismiss); taking one writes "@Full Name", and the comment is sent with their id in mentionIds.
  */
-function MentionBox({ text, setText, members }: { text: string; setText: (text: string) => void; members: Member[] }) {
+function MentionBox({ text, setText, members, onPaste }: { text: string; setText: (text: string) => void; members: Member[]; onPaste: (event: ClipboardEvent) => void }) {
   const me = useCurrentUser();
   const box = useRef<HTMLTextAreaElement>(null);
   const [mention, setMention] = useState<{ start: number; query: string } | undefined>(undefined);
@@ -92,6 +131,8 @@ function MentionBox({ text, setText, members }: { text: string; setText: (text: 
           rows={2}
           required
           aria-autocomplete="list"
+          aria-describedby="comment-paste-hint"
+          onPaste={onPaste}
           aria-controls="mention-options"
           aria-activedescendant={open ? `mention-${active}` : undefined}
           onInput={(event) => {
@@ -116,6 +157,9 @@ function MentionBox({ text, setText, members }: { text: string; setText: (text: 
           }}
         />
       </label>
+      <span id="comment-paste-hint" class="muted small">
+        Paste an image to attach it.
+      </span>
       <ul id="mention-options" role="listbox" aria-label="Members to mention" hidden={!open}>
         {options.map((member, index) => (
           <li

@@ -7,6 +7,7 @@ import { StateOptions, useStates } from '../states';
 import { useAction, useQuery } from '../hooks';
 import { client } from '../session';
 import { ConfirmButton, EnumOptions, ErrorNote, Loading, MemberOptions } from '../ui';
+import { Attachments } from './task-attachments';
 import { Comments } from './task-comments';
 import { Relations } from './task-relations';
 import { TaskHistory } from './task-history';
@@ -22,7 +23,7 @@ interface Props {
   onClose: () => void;
 }
 
-/** The task in a modal dialog over the board: its key and parent, every field, delete, subtasks, relations, comments and history. */
+/** The task in a modal dialog over the board: its key and parent, every field, delete, subtasks, relations, files (dropped on the dialog), comments and history. */
 export function TaskDetail({ taskId, project, members, labels, editFirst, onClose }: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
   // Closing leaves the task's address at once (Esc's `cancel` comes synchronously; the `close` event
@@ -78,6 +79,7 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
           />
           <Subtasks task={task.data} editable={canEditTasks(project.role)} />
           <Relations task={task.data} project={project} editable={canEditTasks(project.role)} />
+          <Attachments task={task.data} project={project} />
           <Comments task={task.data} project={project} members={members} editable={canEditTasks(project.role)} onAdded={history.reload} />
           <TaskHistory history={history} members={members} states={states.data} />
         </>
