@@ -14,6 +14,9 @@ import { positionBetween, positionOfNewTask } from './placement';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
+/** A task's key, e.g. ENG-42: its project's current key and its number. The one derivation, for a task (toTask) and a related task's summary. */
+const taskKey = (projectKey: string, number: number) => `${projectKey}-${number}`;
+
 /** The one mapping of a task's row (every read selects all its columns: store.ts) to what the API shows. */
 export const toTask = (row: store.TaskRow): Task => ({
   id: row.id,
@@ -31,7 +34,7 @@ export const toTask = (row: store.TaskRow): Task => ({
   labelIds: row.labelIds,
   commentCount: row.commentCount,
   number: row.number,
-  key: `${row.projectKey}-${row.number}`,
+  key: taskKey(row.projectKey, row.number),
   parentId: row.parentId,
   subtaskCount: row.subtaskCount,
   subtasksDone: row.subtasksDone,
@@ -376,7 +379,7 @@ export function createTasksService(db: Db) {
       const ids = taskIds.filter(isId);
       if (ids.length === 0) return new Map();
       const rows = await store.visibleTaskSummaries(db, ids, userId, grantedProjects(currentGrant()));
-      return new Map(rows.map((row) => [row.id, row]));
+      return new Map(rows.map((row) => [row.id, { id: row.id, key: taskKey(row.projectKey, row.number), title: row.title, status: row.status, projectId: row.projectId }]));
     },
 
     projectOfTask,
