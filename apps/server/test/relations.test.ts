@@ -66,6 +66,18 @@ describe('task relations', () => {
     expect(listed).toStrictEqual({ id: blocks.body.id, type: 'blocks', direction: 'incoming', task: { id: design.id, key: expect.any(String), title: 'Design', status: 'TODO', projectId } });
   });
 
+  it("shows the other task's key as the task's own GET does: its project's current key after a change", async () => {
+    const { projectId, tasks } = await projectWith('Spec', 'Code');
+    const [spec, code] = tasks as [Made, Made];
+    expect((await relate(spec.id, 'relates_to', code.id)).status).toBe(201);
+    const keyOf = async (taskId: string) => (await t.request('GET', `/api/v1/tasks/${taskId}`, { token: editor.token })).body.key as string;
+    const listedKey = async () => (await relationsOf(spec.id))[0]!.task.key;
+    expect(await listedKey()).toBe(await keyOf(code.id));
+    expect((await t.request('PATCH', `/api/v1/projects/${projectId}`, { token: owner.token, body: { key: 'RENAMED' } })).status).toBe(200);
+    expect(await listedKey()).toMatch(/^RENAMED-\d+$/);
+    expect(await listedKey()).toBe(await keyOf(code.id));
+  });
+
   it('refuses the same relation twice (relates_to either way) with 409 RELATION_EXISTS, and a task to itself with 400', async () => {
     const { tasks } = await projectWith('One', 'Two');
     const [one, two] = tasks as [Made, Made];

@@ -14,6 +14,9 @@ import { positionBetween, positionOfNewTask } from './placement';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
+/** A task's key, e.g. ENG-42: its project's current key and its number. The one derivation, for a task (toTask) and a related task's summary. */
+const taskKey = (projectKey: string, number: number) => `${projectKey}-${number}`;
+
 /** The one mapping of a task's row (every read selects all its columns: store.ts) to what the API shows. */
 export const toTask = (row: store.TaskRow): Task => ({
   id: row.id,
@@ -31,7 +34,7 @@ export const toTask = (row: store.TaskRow): Task => ({
   labelIds: row.labelIds,
   commentCount: row.commentCount,
   number: row.number,
-  key: `${row.projectKey}-${row.number}`,
+  key: taskKey(row.projectKey, row.number),
   parentId: row.parentId,
   subtaskCount: row.subtaskCount,
   subtasksDone: row.subtasksDone,
@@ -128,6 +131,27 @@ async function inProjectRefusal(
   }
   if (labelsFound !== labelIds.length) return invalidField(['labelIds'], "Each id must name a label of the task's project", 'LABEL_NOT_IN_PROJECT');
   return undefined;
+}
+
+/**
+ * The start of every change of a task, a PATCH's or a move's, in its transaction `tx` (which holds
+ * the project's lock): the state the patch sets, its labels and parent (inProjectRefusal) and the
+ * task's row FOR NO KEY UPDATE, called in this order, so sent in it (one round trip) and locked in
+ * it (platform/locks.ts); then the checks in their order: 404 for non-members, 403, the patch's
+ * 400s. The task as locked (its version is the caller's to check, after any check of its own) and
+ * the category of the state the patch sets (undefined when it sets none).
+ */
+async function lockForChange(tx: Db, userId: string, projectId: string, taskId: string, patch: TaskChange) {
+  const [state, refusal, found] = await Promise.all([
+    patch.status === undefined ? undefined : store.lockState(tx, projectId, patch.status),
+    inProjectRefusal(tx, projectId, patch),
+    store.findTaskForUser(tx, taskId, userId, { lock: 'no key update' }),
+  ]);
+  const { task, access } = accessOf(userId, found);
+  authorize(access, 'task.write');
+  if (refusal) throw refusal;
+  if (patch.status !== undefined && !state) throw unknownStatus(patch.status);
+  return { task, category: state?.category };
 }
 
 /**
@@ -301,21 +325,12 @@ export function createTasksService(db: Db) {
       return transactionIn(db, { projectId }, 'Task', async (tx) => {
         // A move under a parent waits for any other in the project, so its cycle check below is sound.
         if (newParent) await store.lockTaskTree(tx, projectId);
-        // Called in this order, so sent in it (one round trip): the state's, labels' and parent's locks before the task's row.
-        const [state, refusal, found] = await Promise.all([
-          patch.status === undefined ? undefined : store.lockState(tx, projectId, patch.status),
-          inProjectRefusal(tx, projectId, patch),
-          store.findTaskForUser(tx, id, userId, { lock: 'no key update' }),
-        ]);
-        const { task, access } = accessOf(userId, found);
-        authorize(access, 'task.write');
-        if (refusal) throw refusal;
-        if (patch.status !== undefined && !state) throw unknownStatus(patch.status);
+        const { task, category } = await lockForChange(tx, userId, projectId, id, patch);
         if (newParent && newParent.toLowerCase() !== task.parentId && (await store.wouldCycle(tx, task.id, newParent))) {
           throw invalidField(['parentId'], 'A task cannot be a subtask of itself or of its own subtasks', 'PARENT_CYCLE');
         }
         // A status change keeps the task's position: it lands in its new column by its key.
-        return applyChange(tx, userId, requireVersion(task, versions, 'Task'), patch, state?.category);
+        return applyChange(tx, userId, requireVersion(task, versions, 'Task'), patch, category);
       });
     },
 
@@ -330,18 +345,10 @@ export function createTasksService(db: Db) {
       const projectId = await projectOfTask(id);
       return transactionIn(db, { projectId }, 'Task', async (tx) => {
         const patch: TaskChange = status === undefined ? {} : { status };
-        const [state, refusal, found] = await Promise.all([
-          status === undefined ? undefined : store.lockState(tx, projectId, status),
-          inProjectRefusal(tx, projectId, patch),
-          store.findTaskForUser(tx, id, userId, { lock: 'no key update' }),
-        ]);
-        const { task, access } = accessOf(userId, found);
-        authorize(access, 'task.write');
-        if (refusal) throw refusal;
-        if (status !== undefined && !state) throw unknownStatus(status);
+        const { task, category } = await lockForChange(tx, userId, projectId, id, patch);
         const before = requireVersion(task, versions, 'Task');
         const position = await positionBetween(tx, projectId, before.id, status ?? before.status, { afterId, beforeId });
-        return applyChange(tx, userId, before, { ...patch, position }, state?.category);
+        return applyChange(tx, userId, before, { ...patch, position }, category);
       });
     },
 
@@ -373,7 +380,7 @@ export function createTasksService(db: Db) {
       const ids = taskIds.filter(isId);
       if (ids.length === 0) return new Map();
       const rows = await store.visibleTaskSummaries(db, ids, userId, grantedProjects(currentGrant()));
-      return new Map(rows.map((row) => [row.id, row]));
+      return new Map(rows.map((row) => [row.id, { id: row.id, key: taskKey(row.projectKey, row.number), title: row.title, status: row.status, projectId: row.projectId }]));
     },
 
     projectOfTask,

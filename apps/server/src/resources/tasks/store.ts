@@ -47,9 +47,6 @@ const taskReadExtras = {
 /** What a bulk update returns: rows as every read gives them (toTask maps them). */
 const taskRowReturning = { ...taskColumns, ...taskReadExtras };
 
-/** The key of the outer row's task ("tasks"), e.g. ENG-42: its project's current key and its number. */
-export const taskKeySql = sql<string>`(select ${projects.key} || '-' || "tasks"."number" from ${projects} where ${eq(projects.id, tasks.projectId)})`;
-
 /**
  * The one read of tasks: every column and taskReadExtras (toTask maps a row to what the API
  * shows), plus `extra` columns computed for the caller. A task row is read so by the task's get,
@@ -137,11 +134,12 @@ export const findProjectOfTask = async (db: Db, taskId: string): Promise<string 
 
 /**
  * Of `taskIds` (well-formed ids), the tasks `userId` is a member of the project of (and, `within`
- * given, in those projects only), as little of each as a list of relations shows.
+ * given, in those projects only), as little of each as a list of relations shows: the parts of its
+ * key as every read gives them (the service joins them, as for a whole task).
  */
 export const visibleTaskSummaries = (db: Db, taskIds: readonly string[], userId: string, within: readonly string[] | undefined) =>
   db
-    .select({ id: tasks.id, key: taskKeySql, title: tasks.title, status: tasks.status, projectId: tasks.projectId })
+    .select({ id: tasks.id, projectKey: taskReadExtras.projectKey, number: tasks.number, title: tasks.title, status: tasks.status, projectId: tasks.projectId })
     .from(tasks)
     .where(
       and(
