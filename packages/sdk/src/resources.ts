@@ -49,6 +49,8 @@ export const RESOURCES = {
   attachments: { list: 'attachments.list', get: 'attachments.get', delete: 'attachments.delete' },
   labels: { list: 'labels.list', get: 'labels.get', create: 'labels.create', update: 'labels.update', delete: 'labels.delete' },
   relations: { list: 'relations.list', create: 'relations.create', delete: 'relations.delete' },
+  /** A task's attachments (`{ id }`: the task), one (`{ id }`: the attachment), its deletion. The upload is a multipart request of its own. */
+  attachments: { list: 'attachments.list', get: 'attachments.get', delete: 'attachments.delete' },
   states: { list: 'states.list', get: 'states.get', create: 'states.create', update: 'states.update', delete: 'states.delete' },
   activity: { listForProject: 'activity.listForProject', listForTask: 'activity.listForTask' },
   webhooks: {
