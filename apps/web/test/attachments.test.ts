@@ -103,6 +103,8 @@ describe('attachments in Chromium', () => {
     await expect.poll(() => thumbnailLoaded(png)).toBe(true);
     expect(await text.locator('.file-type').textContent()).toBe('TXT');
     expect(await text.textContent()).toContain('37 bytes');
+    // The history says which file was attached.
+    await dialog.getByRole('region', { name: 'History' }).getByText('attached “engine.png”').waitFor();
 
     // The name links to the signed download, which serves the bytes without the token.
     const href = (await text.getByRole('link', { name: 'notes.txt' }).getAttribute('href'))!;
