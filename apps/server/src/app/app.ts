@@ -344,7 +344,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerEventStreamRoute(app, { auth: services.auth, events: services.events, db: database.db, heartbeatMs: config.eventHeartbeatMs });
   registerUnsubscribeRoutes(app, services.notificationSettings);
   registerNotificationStreamRoute(app, { auth: services.auth, notifications: services.notifications, heartbeatMs: config.eventHeartbeatMs });
-  await registerAttachmentRoutes(app, { auth: services.auth, attachments: services.attachments, maxBytes: config.attachments.maxBytes });
+  await registerAttachmentRoutes(app, { auth: services.auth, attachments: services.attachments, maxBytes: config.attachments.maxBytes, settleEvents: dispatcher.settle });
   // The due-reminder job, for operator commands and tests that run it at a moment of their choosing.
   app.decorate('dueReminders', dueReminders);
   registerMetricsRoute(app, metrics);

@@ -8,6 +8,8 @@ import type { TestApp, TestResponse } from './harness';
 export interface Part {
   name: string;
   filename?: string;
+  /** The part's Content-Disposition parameters after `name`, verbatim (instead of `filename`). */
+  rawParameters?: string;
   content: Buffer | string;
   contentType?: string;
 }
@@ -17,10 +19,10 @@ export function multipartBody(parts: Part[]): { body: Buffer; contentType: strin
   const boundary = `----tasklane${randomBytes(12).toString('hex')}`;
   const chunks: Buffer[] = [];
   for (const part of parts) {
-    // The name as RFC 7578 lets a browser send it: UTF-8, with `"` and line breaks percent-encoded.
-    const filename = part.filename === undefined ? '' : `; filename="${part.filename.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A')}"`;
+    // The name as curl sends it: UTF-8 in a quoted string, `"` and `\\` escaped with a backslash.
+    const filename = part.rawParameters ?? (part.filename === undefined ? '' : `; filename="${part.filename.replace(/[\\"]/g, '\\$&')}"`);
     chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"${filename}\r\n`));
-    if (part.filename !== undefined) chunks.push(Buffer.from(`Content-Type: ${part.contentType ?? 'application/octet-stream'}\r\n`));
+    if (part.filename !== undefined || part.rawParameters !== undefined) chunks.push(Buffer.from(`Content-Type: ${part.contentType ?? 'application/octet-stream'}\r\n`));
     chunks.push(Buffer.from('\r\n'), Buffer.isBuffer(part.content) ? part.content : Buffer.from(part.content), Buffer.from('\r\n'));
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));

@@ -10,12 +10,15 @@ import { callRefusal, runWithGrant, SESSION_GRANT, type TokenNeed } from '../../
 import { DomainError } from '../../platform/errors';
 import { isDatabaseUnavailable } from '../../platform/db-errors';
 import { BlobTooLargeError } from '../../platform/storage';
+import { recordingEvents } from '../../events/record';
 import { errorBody, sendError } from './rest-errors';
 
 export interface AttachmentRoutesOptions {
   auth: AuthService;
   attachments: AttachmentsService;
   maxBytes: number;
+  /** Waits for the derived work of the upload's event (as every write's request does: trpc/init.ts). */
+  settleEvents: (eventIds: readonly number[]) => Promise<void>;
 }
 
 /** What multipart framing may add to the file's bytes (boundaries, part headers) before a Content-Length is plainly too large. */
@@ -99,7 +102,7 @@ export async function registerAttachmentRoutes(app: FastifyInstance, options: At
           // Access first (404, 403): a refused upload's bytes are never read.
           await attachments.prepareUpload(caller.userId, request.params.id);
           if (!request.isMultipart()) {
-            return sendError(request, reply, 415, errorBody(415, 'Send the file as multipart/form-data, in a part named `file`', 'UNSUPPORTED_MEDIA_TYPE'));
+            return sendError(request, reply, 415, errorBody(415, 'Send the file as multipart/form-data, in a part named `file`'));
           }
           const length = Number(request.headers['content-length']);
           if (Number.isFinite(length) && length > maxBytes + MULTIPART_OVERHEAD) throw new BlobTooLargeError(maxBytes);
@@ -116,7 +119,9 @@ export async function registerAttachmentRoutes(app: FastifyInstance, options: At
             if (part) part.file.resume();
             return sendError(request, reply, 400, errorBody(400, 'The multipart body needs a part named `file` holding the file', 'FILE_REQUIRED'));
           }
-          const attachment = await attachments.upload(caller.userId, request.params.id, part.file, part.filename);
+          const file = part.file;
+          const { result: attachment, eventIds } = await recordingEvents(() => attachments.upload(caller.userId, request.params.id, file, part.filename));
+          await options.settleEvents(eventIds);
           return reply.code(201).header('location', `/api/v1/attachments/${attachment.id}`).send(attachment);
         });
       } catch (error) {
@@ -134,7 +139,11 @@ export async function registerAttachmentRoutes(app: FastifyInstance, options: At
     return runWithGrant(caller.grant, () => attachments.locate(caller.userId, request.params.id));
   }
 
-  app.get('/api/v1/attachments/:id/content', async (request: IdRequest, reply) => {
+  /** GET and HEAD in one route: Fastify's derived HEAD would read the whole file only to discard it. */
+  const getAndHead = (url: string, handler: (request: IdRequest, reply: FastifyReply) => Promise<unknown>) =>
+    app.route({ method: ['GET', 'HEAD'], url, handler: (request, reply) => handler(request as IdRequest, reply) });
+
+  getAndHead('/api/v1/attachments/:id/content', async (request, reply) => {
     try {
       const row = await locate(request, reply);
       if (!row) return reply;
@@ -150,7 +159,7 @@ export async function registerAttachmentRoutes(app: FastifyInstance, options: At
     }
   });
 
-  app.get('/api/v1/attachments/:id/thumbnail', async (request: IdRequest, reply) => {
+  getAndHead('/api/v1/attachments/:id/thumbnail', async (request, reply) => {
     try {
       const row = await locate(request, reply);
       if (!row) return reply;
@@ -173,22 +182,21 @@ export async function registerAttachmentRoutes(app: FastifyInstance, options: At
    * 304; one byte range (206) or an unsatisfiable one (416). `size` unknown (a preview): no ranges.
    */
   async function serveBytes(request: FastifyRequest, reply: FastifyReply, file: { key: string; size?: number; etag: string; contentType: string; disposition: string }) {
-    reply.headers({
+    const headers = {
       etag: file.etag,
       'cache-control': 'private, no-cache',
       'x-content-type-options': 'nosniff',
       'content-security-policy': 'sandbox',
       'content-disposition': file.disposition,
       ...(file.size !== undefined ? { 'accept-ranges': 'bytes' } : {}),
-    });
-    if (matchesETag(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
+    };
+    if (matchesETag(request.headers['if-none-match'], file.etag)) return reply.code(304).headers({ etag: file.etag, 'cache-control': headers['cache-control'] }).send();
     let range: { start: number; end: number } | undefined;
     const ifRange = request.headers['if-range'];
     if (file.size !== undefined && request.headers.range && (ifRange === undefined || ifRange === file.etag)) {
       const ranges = parseRange(file.size, request.headers.range, { combine: true });
       if (ranges === -1) {
         reply.header('content-range', `bytes */${file.size}`);
-        reply.removeHeader('content-disposition');
         return sendError(request, reply, 416, errorBody(416, `The range is outside the file's ${file.size} bytes`));
       }
       // A malformed header or several ranges: the whole file (RFC 9110 lets a server ignore Range).
@@ -196,12 +204,12 @@ export async function registerAttachmentRoutes(app: FastifyInstance, options: At
     }
     const stream = request.method === 'HEAD' ? undefined : await attachments.files.read(file.key, range);
     if (request.method !== 'HEAD' && !stream) return sendError(request, reply, 404, errorBody(404, 'The file is missing from storage'));
-    reply.type(file.contentType);
+    reply.headers(headers).type(file.contentType);
     if (range) {
       reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${file.size}`).header('content-length', String(range.end - range.start + 1));
     } else if (file.size !== undefined) {
       reply.header('content-length', String(file.size));
     }
-    return reply.send(stream ?? '');
+    return reply.send(stream);
   }
 }
