@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
+import { temporaryDataDir, upload } from './support/attachments';
 import { describePermissions } from './support/permissions';
 
 const nextLink = (headers: Record<string, unknown>) => /^<([^>]+)>; rel="next"$/.exec(String(headers.link ?? ''))?.[1];
@@ -154,6 +155,7 @@ describe('comments: create', () => {
       authorName: colleague.name,
       taskId,
       mentionIds: [],
+      attachments: [],
       createdAt: expect.stringMatching(ISO_MS),
       updatedAt: expect.stringMatching(ISO_MS),
     });
@@ -211,6 +213,128 @@ describe('comments: mentions', () => {
     expect((await t.request('GET', `/api/v1/tasks/${taskId}/subscription`, { token: other.token })).body).toEqual({ subscribed: true });
     await t.request('POST', `/api/v1/tasks/${taskId}/comments`, { token: other.token, body: { text: '@Author', mentionIds: [author.id] } });
     expect((await t.request('GET', `/api/v1/tasks/${taskId}/subscription`, { token: author.token })).body).toEqual({ subscribed: true });
+  });
+});
+
+describe('comments: attachments', () => {
+  let t: TestApp;
+  let dataDir: { dir: string; remove: () => void };
+  let author: TestUser;
+  let editor: TestUser;
+
+  beforeAll(async () => {
+    dataDir = temporaryDataDir();
+    t = await startTestApp({ dataDir: dataDir.dir });
+    author = await registerUser(t, 'Author');
+    editor = await registerUser(t, 'Editor');
+  });
+  afterAll(async () => {
+    await t.close();
+    dataDir.remove();
+  });
+
+  const uploaded = async (taskId: string, name: string) => {
+    const response = await upload(t, author.token, taskId, name, `the bytes of ${name}`);
+    expect(response.status).toBe(201);
+    return response.body as { id: string; commentId: string | null };
+  };
+  const attachmentIdsOf = (comment: { attachments: { id: string }[] }) => comment.attachments.map((attachment) => attachment.id);
+  const commentIdOf = async (attachmentId: string) => (await t.request('GET', `/api/v1/attachments/${attachmentId}`, { token: author.token })).body.commentId as string | null;
+
+  it('names attachments of the task on create and edit, returns them oldest first on every read, and sets their commentId', async () => {
+    const projectId = (await createProject(t, author)).id;
+    await invite(t, author, projectId, editor, 'EDITOR');
+    const taskId = (await createTask(t, author, projectId)).id;
+    const [a, b, c] = [await uploaded(taskId, 'a.txt'), await uploaded(taskId, 'b.txt'), await uploaded(taskId, 'c.txt')];
+    const comments = `/api/v1/tasks/${taskId}/comments`;
+
+    const created = await t.request('POST', comments, { token: author.token, body: { text: 'see these', attachmentIds: [b!.id, a!.id.toUpperCase()] } });
+    expect(created.status).toBe(201);
+    expect(attachmentIdsOf(created.body)).toEqual([a!.id, b!.id]);
+    expect(created.body.attachments[0]).toMatchObject({ id: a!.id, taskId, commentId: created.body.id, filename: 'a.txt', downloadUrl: expect.stringMatching(/^\/api\/v1\/attachments\/.+\/content\?expires=/) });
+    expect(await commentIdOf(a!.id)).toBe(created.body.id);
+    expect(await commentIdOf(c!.id)).toBeNull();
+    const path = `${comments}/${created.body.id}`;
+    expect(attachmentIdsOf((await t.request('GET', path, { token: editor.token })).body)).toEqual([a!.id, b!.id]);
+    const plain = await t.request('POST', comments, { token: editor.token, body: { text: 'no files' } });
+    expect(plain.body.attachments).toEqual([]);
+    const listed = (await t.request('GET', comments, { token: editor.token })).body as { id: string; attachments: { id: string; commentId: string }[] }[];
+    expect(listed.map(attachmentIdsOf)).toEqual([[a!.id, b!.id], []]);
+    expect(listed[0]!.attachments.every((attachment) => attachment.commentId === created.body.id)).toBe(true);
+
+    // an edit's list replaces the set; one left out stays on the task, named by no comment
+    const edited = await t.request('PATCH', path, { token: author.token, body: { text: 'only these', attachmentIds: [c!.id, b!.id] } });
+    expect(edited.status).toBe(200);
+    expect(attachmentIdsOf(edited.body)).toEqual([b!.id, c!.id]);
+    expect([await commentIdOf(a!.id), await commentIdOf(b!.id), await commentIdOf(c!.id)]).toEqual([null, created.body.id, created.body.id]);
+    // without attachmentIds an edit keeps them
+    expect(attachmentIdsOf((await t.request('PATCH', path, { token: author.token, body: { text: 'reworded' } })).body)).toEqual([b!.id, c!.id]);
+    const history = (await t.request('GET', `/api/v1/tasks/${taskId}/activity`, { token: author.token })).body as { type: string; changes?: Record<string, { old: unknown; new: unknown }> }[];
+    expect(history.find((entry) => entry.type === 'comment.updated' && entry.changes?.attachmentIds)?.changes?.attachmentIds).toEqual({ old: [a!.id, b!.id], new: [b!.id, c!.id] });
+
+    // an attachment deleted leaves the comment; a comment deleted leaves its attachments on the task
+    expect((await t.request('DELETE', `/api/v1/attachments/${c!.id}`, { token: author.token })).status).toBe(200);
+    expect(attachmentIdsOf((await t.request('GET', path, { token: author.token })).body)).toEqual([b!.id]);
+    expect((await t.request('DELETE', path, { token: author.token })).status).toBe(200);
+    expect(await commentIdOf(b!.id)).toBeNull();
+    expect(((await t.request('GET', `/api/v1/tasks/${taskId}/attachments`, { token: author.token })).body as { id: string }[]).map((x) => x.id)).toEqual([a!.id, b!.id]);
+    const emptied = await t.request('POST', comments, { token: author.token, body: { text: 'all of them', attachmentIds: [a!.id, b!.id] } });
+    expect(attachmentIdsOf((await t.request('PATCH', `${comments}/${emptied.body.id}`, { token: author.token, body: { text: 'none', attachmentIds: [] } })).body)).toEqual([]);
+    expect([await commentIdOf(a!.id), await commentIdOf(b!.id)]).toEqual([null, null]);
+  });
+
+  it('refuses an attachment of another task, another project or none, with 400 ATTACHMENT_NOT_IN_TASK naming attachmentIds, and writes nothing', async () => {
+    const projectId = (await createProject(t, author)).id;
+    const taskId = (await createTask(t, author, projectId)).id;
+    const otherTaskId = (await createTask(t, author, projectId)).id;
+    const foreignTaskId = (await createTask(t, author, (await createProject(t, author)).id)).id;
+    const own = await uploaded(taskId, 'own.txt');
+    const sibling = await uploaded(otherTaskId, 'sibling.txt');
+    const foreign = await uploaded(foreignTaskId, 'foreign.txt');
+    const comments = `/api/v1/tasks/${taskId}/comments`;
+    const kept = await t.request('POST', comments, { token: author.token, body: { text: 'kept', attachmentIds: [own!.id] } });
+
+    for (const attachmentIds of [[sibling!.id], [own!.id, foreign!.id], ['0193a5b4-9d2e-7f10-8a3b-5c6d7e8f9a0b'], ['not-an-id']]) {
+      const refused = await t.request('POST', comments, { token: author.token, body: { text: 'hi', attachmentIds } });
+      expect({ status: refused.status, reason: refused.body.reason }).toEqual({ status: 400, reason: 'ATTACHMENT_NOT_IN_TASK' });
+      expect(refused.body.message).toContain('attachmentIds');
+      const refusedEdit = await t.request('PATCH', `${comments}/${kept.body.id}`, { token: author.token, body: { text: 'changed', attachmentIds } });
+      expect({ status: refusedEdit.status, reason: refusedEdit.body.reason }).toEqual({ status: 400, reason: 'ATTACHMENT_NOT_IN_TASK' });
+    }
+    const repeated = await t.request('POST', comments, { token: author.token, body: { text: 'hi', attachmentIds: [own!.id, own!.id] } });
+    expect(repeated.status).toBe(400);
+    expect(repeated.body.issues[0].path).toEqual(['attachmentIds']);
+    const listed = (await t.request('GET', comments, { token: author.token })).body as { text: string; attachments: { id: string }[] }[];
+    expect(listed.map((comment) => [comment.text, attachmentIdsOf(comment)])).toEqual([['kept', [own!.id]]]);
+    expect([await commentIdOf(sibling!.id), await commentIdOf(foreign!.id)]).toEqual([null, null]);
+  });
+
+  it('reads a page of comments with their attachments in as many statements as without', async () => {
+    const projectId = (await createProject(t, author)).id;
+    const bare = (await createTask(t, author, projectId)).id;
+    const rich = (await createTask(t, author, projectId)).id;
+    for (let index = 0; index < 10; index += 1) {
+      await t.request('POST', `/api/v1/tasks/${bare}/comments`, { token: author.token, body: { text: `c${index}` } });
+      const files = [await uploaded(rich, `${index}-1.txt`), await uploaded(rich, `${index}-2.txt`)];
+      await t.request('POST', `/api/v1/tasks/${rich}/comments`, { token: author.token, body: { text: `c${index}`, attachmentIds: files.map((file) => file!.id) } });
+    }
+    let statements = 0;
+    t.database.onQuerySettled(() => {
+      statements += 1;
+    });
+    // The fewest of three tries (a background statement may land inside one request's window).
+    const statementsFor = async (taskId: string) => {
+      await t.request('GET', `/api/v1/tasks/${taskId}/comments`, { token: author.token });
+      let fewest = Number.POSITIVE_INFINITY;
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        statements = 0;
+        const response = await t.request('GET', `/api/v1/tasks/${taskId}/comments`, { token: author.token });
+        expect(response.body).toHaveLength(10);
+        fewest = Math.min(fewest, statements);
+      }
+      return fewest;
+    };
+    expect(await statementsFor(rich)).toBe(await statementsFor(bare));
   });
 });
 

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
+import { temporaryDataDir, upload } from './support/attachments';
 import { describePermissions } from './support/permissions';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-const TASK_KEYS = ['assigneeId', 'blocked', 'commentCount', 'completedAt', 'createdAt', 'createdById', 'description', 'dueDate', 'id', 'key', 'labelIds', 'number', 'parentId', 'position', 'priority', 'projectId', 'status', 'subtaskCount', 'subtasksDone', 'title', 'updatedAt'];
+const TASK_KEYS = ['assigneeId', 'attachmentCount', 'blocked', 'commentCount', 'completedAt', 'createdAt', 'createdById', 'description', 'dueDate', 'id', 'key', 'labelIds', 'number', 'parentId', 'position', 'priority', 'projectId', 'status', 'subtaskCount', 'subtasksDone', 'title', 'updatedAt'];
 
 describe('tasks: create, list, get, update, delete', () => {
   let t: TestApp;
@@ -141,6 +142,48 @@ describe('tasks: create, list, get, update, delete', () => {
 });
 
 // The `q` search answers from each task as it is now, in a project's list and across projects.
+describe('tasks: attachmentCount', () => {
+  let t: TestApp;
+  let dataDir: { dir: string; remove: () => void };
+  let owner: TestUser;
+
+  beforeAll(async () => {
+    dataDir = temporaryDataDir();
+    t = await startTestApp({ dataDir: dataDir.dir });
+    owner = await registerUser(t, 'Owner');
+  });
+  afterAll(async () => {
+    await t.close();
+    dataDir.remove();
+  });
+
+  it('counts the files attached to the task on every read: get, lists, tRPC, after an upload and a delete', async () => {
+    const projectId = (await createProject(t, owner)).id;
+    const created = await t.request('POST', '/api/v1/tasks', { token: owner.token, body: { title: 'With files', projectId } });
+    expect(created.body.attachmentCount).toBe(0);
+    const task = created.body as { id: string };
+    const other = await createTask(t, owner, projectId, { title: 'Without' });
+    const ids: string[] = [];
+    // the same bytes twice are two attachments (stored once)
+    for (const [name, content] of [['a.txt', 'one'], ['b.txt', 'two'], ['c.txt', 'one']] as const) {
+      const response = await upload(t, owner.token, task.id, name, content);
+      expect(response.status).toBe(201);
+      ids.push(response.body.id);
+    }
+    const counts = async () => {
+      const single = (await t.request('GET', `/api/v1/tasks/${task.id}`, { token: owner.token })).body.attachmentCount;
+      const listed = ((await t.request('GET', `/api/v1/tasks/project/${projectId}`, { token: owner.token })).body as { id: string; attachmentCount: number }[]).map((x) => [x.id, x.attachmentCount]);
+      const across = ((await t.request('GET', '/api/v1/tasks', { token: owner.token })).body as { id: string; attachmentCount: number }[]).find((x) => x.id === task.id)?.attachmentCount;
+      const trpc = (await t.request('GET', `/api/trpc/tasks.get?input=${encodeURIComponent(JSON.stringify({ id: task.id }))}`, { token: owner.token })).body.result.data.attachmentCount;
+      return { single, listed, across, trpc };
+    };
+    expect(await counts()).toEqual({ single: 3, listed: [[task.id, 3], [other.id, 0]], across: 3, trpc: 3 });
+    expect((await t.request('DELETE', `/api/v1/attachments/${ids[0]}`, { token: owner.token })).status).toBe(200);
+    expect((await t.request('PATCH', `/api/v1/tasks/${task.id}`, { token: owner.token, body: { title: 'Still with files' } })).body.attachmentCount).toBe(2);
+    expect(await counts()).toEqual({ single: 2, listed: [[task.id, 2], [other.id, 0]], across: 2, trpc: 2 });
+  });
+});
+
 describe('the q search follows every change of a task', () => {
   let t: TestApp;
 

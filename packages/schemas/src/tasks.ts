@@ -45,6 +45,7 @@ export const TaskSchema = z
     subtaskCount: z.number().int().meta({ description: 'How many subtasks the task has' }),
     subtasksDone: z.number().int().meta({ description: 'How many of its subtasks are in a completed state (DONE)' }),
     blocked: z.boolean().meta({ description: 'True while a task blocking this one (a `blocks` relation) is neither completed nor cancelled' }),
+    attachmentCount: z.number().int().meta({ description: 'How many files are attached to the task (GET /tasks/{id}/attachments)' }),
     position: z.string().meta({
       description:
         "The task's place in the board's order: an opaque key, unique in the project, that sorts (byte by byte) in the order of the board within each status (`sort=position`). A new task goes to the end; a status change keeps it; `POST /tasks/{id}/move` sets it",

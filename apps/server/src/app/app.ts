@@ -13,7 +13,7 @@ import { createAuthService } from '../resources/auth/service';
 import { createTokenService } from '../resources/credentials/tokens';
 import type { Config } from '../platform/config';
 import type { Page } from '../platform/paging';
-import { lockDataDir, operatorSocketPath, pgliteDir } from './data-dir';
+import { backupFiles, lockDataDir, operatorSocketPath, pgliteDir } from './data-dir';
 import { registerAdminRoutes } from '../transport/rest/admin';
 import { createOperatorChannel } from '../transport/operator/server';
 import { registerRateLimits } from '../transport/rest/rate-limits';
@@ -223,7 +223,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Its auth service admits create-user with PASSWORD_LOGIN off, as the offline command does.
   const operatorChannel =
     !options.database && database.dumpDataDir
-      ? createOperatorChannel({ auth: createAuthService(database.db, passwords, tokens, tokenStates), dump: database.dumpDataDir }, app.log)
+      ? createOperatorChannel({ auth: createAuthService(database.db, passwords, tokens, tokenStates), dump: database.dumpDataDir, files: backupFiles(config) }, app.log)
       : undefined;
   if (operatorChannel) app.addHook('onReady', () => operatorChannel.listen(operatorSocketPath(config.dataDir)));
 
@@ -340,7 +340,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true } });
   await registerWebApp(app);
 
-  registerAdminRoutes(app, database, config.adminToken);
+  registerAdminRoutes(app, database, config.adminToken, backupFiles(config));
   registerEventStreamRoute(app, { auth: services.auth, events: services.events, db: database.db, heartbeatMs: config.eventHeartbeatMs });
   registerUnsubscribeRoutes(app, services.notificationSettings);
   registerNotificationStreamRoute(app, { auth: services.auth, notifications: services.notifications, heartbeatMs: config.eventHeartbeatMs });

@@ -1,6 +1,8 @@
 import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { type BackupArchiveOptions, filesDirOf } from '../platform/backup-archive';
+import type { Config } from '../platform/config';
 import { CliError } from './cli-error';
 
 /**
@@ -12,6 +14,15 @@ const { tryLock } = createRequire(import.meta.url)('fs-native-extensions') as { 
 
 /** Where PGlite keeps its files inside DATA_DIR. */
 export const pgliteDir = (dataDir: string) => join(dataDir, 'pgdata');
+
+/**
+ * What a backup carries besides the database: the local attachment files (DATA_DIR/files, as
+ * platform/storage keeps them), snapshotted inside DATA_DIR so hard links work; none with a bucket.
+ */
+export const backupFiles = (config: Pick<Config, 'dataDir' | 'attachments'>): BackupArchiveOptions => ({
+  filesDir: config.attachments.s3 ? undefined : filesDirOf(config.dataDir),
+  scratchDir: config.dataDir,
+});
 
 /** The file whose lock marks the one process that may open DATA_DIR; it names that process. */
 export const lockPath = (dataDir: string) => join(dataDir, 'tasklane.lock');

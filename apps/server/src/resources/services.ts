@@ -57,6 +57,7 @@ export function createServices(
   // Queries join a transaction opened around the call (an idempotent create), else use the pool.
   const db = transactionAware(pool);
   const tasks = createTasksService(db);
+  const attachmentsService = createAttachmentsService(db, tasks, attachments);
   const { passwords, tokenStates } = auth;
   const { codes, mail, background, passwordLogin } = identity;
   const accessTokens = createAccessTokensService(db, tokenStates);
@@ -76,8 +77,8 @@ export function createServices(
     projects: createProjectsService(db),
     members: createMembersService(db),
     tasks,
-    comments: createCommentsService(db, tasks),
-    attachments: createAttachmentsService(db, tasks, attachments),
+    comments: createCommentsService(db, tasks, attachmentsService),
+    attachments: attachmentsService,
     labels: createLabelsService(db),
     states: createStatesService(db),
     relations: createRelationsService(db, tasks),

@@ -1,11 +1,13 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { create as createTar, list as listTar } from 'tar';
+import { createDatabase } from '@tasklane/db';
+import { create as createTar, extract as extractTar, list as listTar } from 'tar';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../support/harness';
 import { call, expectOneLineFailure, runTasklane, SERVER_ENTRY, startServerProcess, type ServerProcess } from '../support/server-process';
@@ -102,6 +104,146 @@ describe('tasklane CLI: backup, restore, create-user, reset-password', () => {
       await server.exited;
     }
   }, 420_000);
+});
+
+/** Attachment bytes as local storage keeps them: DATA_DIR/files/<projectId>/<sha256> (and a preview beside). */
+function storeFile(dataDir: string, projectId: string, bytes: Buffer, suffix = ''): string {
+  const key = `${projectId}/${createHash('sha256').update(bytes).digest('hex')}${suffix}`;
+  mkdirSync(join(dataDir, 'files', projectId), { recursive: true });
+  writeFileSync(join(dataDir, 'files', key), bytes);
+  return key;
+}
+
+/** Every file under `dir` by its path relative to `dir`, with its bytes. */
+function treeOf(dir: string): Record<string, Buffer> {
+  const tree: Record<string, Buffer> = {};
+  if (!existsSync(dir)) return tree;
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) {
+      const path = join(entry.parentPath, entry.name);
+      tree[path.slice(dir.length + 1)] = readFileSync(path);
+    }
+  }
+  return tree;
+}
+
+describe.runIf(!onPostgres)('tasklane backup and restore carry the local attachment files', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tasklane-backup-files-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const stored: Record<string, Buffer> = {};
+  let projectId = '';
+  let token = '';
+
+  it('backs up the files with the database, from a running server and from a stopped one, and restores both', async () => {
+    const [livePort, restoredPort] = await Promise.all([freePort(), freePort()]);
+    const live = { DATA_DIR: join(dir, 'live'), PORT: String(livePort) };
+    const server = await startServerProcess(live, livePort);
+    try {
+      const registered = await call(server.baseUrl, 'POST', '/api/v1/auth/register', { body: { name: 'Files', email: 'files@example.com', password: 'password-123' } });
+      token = registered.body.access_token;
+      projectId = (await call(server.baseUrl, 'POST', '/api/v1/projects', { token, body: { name: 'With files' } })).body.id;
+      // large enough to span many gzip blocks, and bytes that do not compress
+      for (const bytes of [randomBytes(700_000), Buffer.from('a small text file\n'), Buffer.alloc(0)]) {
+        const key = storeFile(live.DATA_DIR, projectId, bytes);
+        stored[key] = bytes;
+      }
+      const preview = storeFile(live.DATA_DIR, projectId, randomBytes(2_000), '.thumb');
+      stored[preview] = readFileSync(join(live.DATA_DIR, 'files', preview));
+      // an upload under way is not a file of the project
+      mkdirSync(join(live.DATA_DIR, 'files', 'tmp'), { recursive: true });
+      writeFileSync(join(live.DATA_DIR, 'files', 'tmp', '0193a5b4-9d2e-7f10-8a3b-5c6d7e8f9a0b'), 'half an upload');
+
+      const out = await tasklane(live, 'backup', join(dir, 'running.tar.gz'));
+      expect(out).toContain('Attachment files included: 4.');
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+    const offline = await tasklane({ ...live, PORT: String(await freePort()) }, 'backup', join(dir, 'stopped.tar.gz'));
+    expect(offline).toContain('Attachment files included: 4.');
+    // the snapshot the backup wrote from is gone; the files are untouched
+    expect(readdirSync(live.DATA_DIR).filter((name) => name.startsWith('.backup'))).toEqual([]);
+    expect(Object.keys(treeOf(join(live.DATA_DIR, 'files'))).sort()).toEqual([...Object.keys(stored), 'tmp/0193a5b4-9d2e-7f10-8a3b-5c6d7e8f9a0b'].sort());
+
+    const entries: string[] = [];
+    await listTar({ file: join(dir, 'running.tar.gz'), strict: true, onReadEntry: (entry) => void entries.push(entry.path) });
+    expect(entries).toEqual(expect.arrayContaining(['PG_VERSION', 'global/pg_control', ...Object.keys(stored).map((key) => `files/${key}`)]));
+    expect(entries.filter((path) => path.startsWith('files/tmp'))).toEqual([]);
+
+    for (const name of ['running', 'stopped']) {
+      const restoredEnv = { DATA_DIR: join(dir, `restored-${name}`), PORT: String(restoredPort) };
+      const restoredOut = await tasklane(restoredEnv, 'restore', join(dir, `${name}.tar.gz`));
+      expect(restoredOut).toContain('and 4 attachment files into');
+      expect(treeOf(join(restoredEnv.DATA_DIR, 'files'))).toEqual(stored);
+      expect(readdirSync(restoredEnv.DATA_DIR).filter((entry) => entry.includes('restoring'))).toEqual([]);
+      const restored = await startServerProcess(restoredEnv, restoredPort);
+      try {
+        expect((await call(restored.baseUrl, 'GET', `/api/v1/projects/${projectId}`, { token })).body.name).toBe('With files');
+      } finally {
+        restored.child.kill('SIGTERM');
+        await restored.exited;
+      }
+    }
+  }, 240_000);
+
+  it('restores an archive made before attachments (PGlite\'s own dump), with no files folder', async () => {
+    const source = join(dir, 'old-source');
+    await tasklane({ DATA_DIR: source, TASKLANE_PASSWORD: 'old-password-123' }, 'create-user', 'old@example.com', 'Old', 'Timer');
+    // What `tasklane backup` wrote until now: PGlite's dumpDataDir, gzip, nothing else.
+    const database = await createDatabase({ kind: 'pglite', dataDir: join(source, 'pgdata') });
+    try {
+      writeFileSync(join(dir, 'old.tar.gz'), Buffer.from(await (await database.dumpDataDir!('gzip')).arrayBuffer()));
+    } finally {
+      await database.close();
+    }
+    const port = await freePort();
+    const target = { DATA_DIR: join(dir, 'old-restored'), PORT: String(port) };
+    expect(await tasklane(target, 'restore', join(dir, 'old.tar.gz'))).toMatch(/^Restored .*old\.tar\.gz into .*pgdata\.\n$/);
+    expect(existsSync(join(target.DATA_DIR, 'files'))).toBe(false);
+    const restored = await startServerProcess(target, port);
+    try {
+      expect((await call(restored.baseUrl, 'POST', '/api/v1/auth/login', { body: { email: 'old@example.com', password: 'old-password-123' } })).status).toBe(200);
+    } finally {
+      restored.child.kill('SIGTERM');
+      await restored.exited;
+    }
+  }, 120_000);
+
+  it('refuses a corrupt archive, a link among the files and a target with files, leaving the target as it was', async () => {
+    const good = readFileSync(join(dir, 'stopped.tar.gz'));
+    // the files come last: a cut or a flipped byte there is past everything PGlite's entries hold
+    writeFileSync(join(dir, 'cut.tar.gz'), good.subarray(0, good.length - 100_000));
+    const flipped = Buffer.from(good);
+    flipped[good.length - 200_000] = flipped[good.length - 200_000]! ^ 0xff;
+    writeFileSync(join(dir, 'flipped.tar.gz'), flipped);
+    const linked = mkdtempSync(join(dir, 'linked-'));
+    await extractTar({ file: join(dir, 'stopped.tar.gz'), cwd: linked });
+    symlinkSync('/etc/passwd', join(linked, 'files', projectId, 'a'.repeat(64)));
+    await createTar({ gzip: true, file: join(dir, 'linked.tar.gz'), cwd: linked }, readdirSync(linked));
+
+    const cases: [string, RegExp][] = [
+      ['cut', /^not a backup: .*cut\.tar\.gz is not a complete \.tar\.gz archive/],
+      ['flipped', /^not a backup: .*flipped\.tar\.gz is not a complete \.tar\.gz archive/],
+      ['linked', /^not a backup: .*linked\.tar\.gz holds a path outside its directory \(files\/.*, a SymbolicLink\)/],
+    ];
+    for (const [name, message] of cases) {
+      const dataDir = join(dir, `corrupt-${name}`);
+      mkdirSync(join(dataDir, 'pgdata'), { recursive: true });
+      mkdirSync(join(dataDir, 'files'));
+      expectOneLineFailure(await runTasklane({ DATA_DIR: dataDir }, 'restore', join(dir, `${name}.tar.gz`)), message);
+      expect(readdirSync(dataDir).filter((entry) => entry !== 'tasklane.lock').sort()).toEqual(['files', 'pgdata']);
+      expect(readdirSync(join(dataDir, 'pgdata'))).toEqual([]);
+      expect(readdirSync(join(dataDir, 'files'))).toEqual([]);
+    }
+
+    // files already in DATA_DIR/files are never overwritten nor mixed with the archive's
+    const busy = join(dir, 'busy');
+    storeFile(busy, projectId, Buffer.from('a file of another life'));
+    const before = treeOf(join(busy, 'files'));
+    expectOneLineFailure(await runTasklane({ DATA_DIR: busy }, 'restore', join(dir, 'stopped.tar.gz')), /^.*busy\/files is not empty: stop the server and move it away first/);
+    expect(treeOf(join(busy, 'files'))).toEqual(before);
+    expect(existsSync(join(busy, 'pgdata'))).toBe(false);
+  }, 120_000);
 });
 
 /** An HTTP server answering every request with one fixed response, as a misconfigured or foreign server does. */

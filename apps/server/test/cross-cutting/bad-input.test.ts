@@ -192,6 +192,10 @@ const fieldCases: Case[] = [
   { name: 'text that is a number', route: 'POST /api/v1/tasks/:task/comments', body: { text: 5 }, status: 400, issues: ['text'] },
   { name: 'text over 20 000 characters', route: 'POST /api/v1/tasks/:task/comments', body: { text: long(20_001) }, status: 400, issues: ['text'] },
   { name: 'an authorId', route: 'POST /api/v1/tasks/:task/comments', body: { text: 'hi', authorId: ':outsiderId' }, status: 400, issues: [unknownField('authorId')] },
+  { name: 'an attachment that is no attachment of the task', route: 'POST /api/v1/tasks/:task/comments', body: { text: 'hi', attachmentIds: [UNKNOWN_ID] }, status: 400, reason: 'ATTACHMENT_NOT_IN_TASK' },
+  { name: 'a malformed attachment id', route: 'POST /api/v1/tasks/:task/comments', body: { text: 'hi', attachmentIds: ['file.png'] }, status: 400, reason: 'ATTACHMENT_NOT_IN_TASK' },
+  { name: 'an attachment named twice', route: 'POST /api/v1/tasks/:task/comments', body: { text: 'hi', attachmentIds: [UNKNOWN_ID, UNKNOWN_ID] }, status: 400, issues: ['attachmentIds'] },
+  { name: 'more than 50 attachments', route: 'POST /api/v1/tasks/:task/comments', body: { text: 'hi', attachmentIds: Array.from({ length: 51 }, (_, index) => `01935d2c-0000-7000-8000-${String(index).padStart(12, '0')}`) }, status: 400, issues: ['attachmentIds'] },
   { name: 'a malformed task id', route: 'POST /api/v1/tasks/not-an-id/comments', body: { text: 'hi' }, status: 404, message: 'Task not found' },
   { name: 'an unknown task id', route: `POST /api/v1/tasks/${UNKNOWN_ID}/comments`, body: { text: 'hi' }, status: 404, message: 'Task not found' },
 ];

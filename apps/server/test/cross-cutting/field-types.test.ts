@@ -127,7 +127,7 @@ describe('every field refuses every wrong type, on both transports', () => {
 
   it('covers the body and query fields of every route', () => {
     const fields = new Set(cases.map(({ route, field }) => `${route} ${field}`));
-    for (const expected of ['PATCH /projects/{id}/webhooks/{webhookId} active', 'POST /tasks dueDate', 'GET /tasks/project/{projectId} limit', 'GET /tasks status', 'PATCH /auth/me currentPassword', 'POST /auth/tokens scopes']) {
+    for (const expected of ['PATCH /projects/{id}/webhooks/{webhookId} active', 'POST /tasks dueDate', 'GET /tasks/project/{projectId} limit', 'GET /tasks status', 'PATCH /auth/me currentPassword', 'POST /auth/tokens scopes', 'POST /tasks/{id}/comments attachmentIds', 'PATCH /tasks/{id}/comments/{commentId} attachmentIds']) {
       expect(fields).toContain(expected);
     }
     expect(cases.filter(({ transport }) => transport === 'trpc').length).toBeGreaterThan(300);

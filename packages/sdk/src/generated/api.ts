@@ -516,6 +516,12 @@ export interface ProcedureInputs {
      * @maxItems 50
      */
     mentionIds?: string[];
+    /**
+     * Attachments of the same task (uploaded first, POST /tasks/{id}/attachments) that the comment shows (distinct, at most 50); any other id: 400 ATTACHMENT_NOT_IN_TASK. On an edit the list replaces the comment's attachments (those left out stay on the task, named by no comment); without it they stay
+     *
+     * @maxItems 50
+     */
+    attachmentIds?: string[];
   };
   "comments.get": {
     /**
@@ -543,6 +549,12 @@ export interface ProcedureInputs {
      * @maxItems 50
      */
     mentionIds?: string[];
+    /**
+     * Attachments of the same task (uploaded first, POST /tasks/{id}/attachments) that the comment shows (distinct, at most 50); any other id: 400 ATTACHMENT_NOT_IN_TASK. On an edit the list replaces the comment's attachments (those left out stay on the task, named by no comment); without it they stay
+     *
+     * @maxItems 50
+     */
+    attachmentIds?: string[];
   };
   "comments.delete": {
     /**
@@ -1336,6 +1348,10 @@ export interface Task {
    */
   blocked: boolean;
   /**
+   * How many files are attached to the task (GET /tasks/{id}/attachments)
+   */
+  attachmentCount: number;
+  /**
    * The task's place in the board's order: an opaque key, unique in the project, that sorts (byte by byte) in the order of the board within each status (`sort=position`). A new task goes to the end; a status change keeps it; `POST /tasks/{id}/move` sets it
    */
   position: string;
@@ -1365,6 +1381,10 @@ export interface Comment {
    */
   mentionIds: string[];
   /**
+   * The attachments the comment names (attachmentIds), oldest first; each has this commentId
+   */
+  attachments: Attachment[];
+  /**
    * UTC ISO 8601 timestamp with milliseconds
    */
   createdAt: string;
@@ -1372,6 +1392,52 @@ export interface Comment {
    * UTC ISO 8601 timestamp with milliseconds
    */
   updatedAt: string;
+}
+export interface Attachment {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  /**
+   * Resource id (UUIDv7)
+   */
+  taskId: string;
+  /**
+   * The comment naming the attachment, if any
+   */
+  commentId: string | null;
+  /**
+   * As uploaded, for display: Unicode kept, control characters and path separators removed, at most 255 bytes of UTF-8
+   */
+  filename: string;
+  /**
+   * Decided from the file's own bytes, never the uploader's word (application/octet-stream when unknown)
+   */
+  contentType: string;
+  /**
+   * Bytes
+   */
+  size: number;
+  /**
+   * SHA-256 of the bytes, lower-case hex (also the content ETag)
+   */
+  sha256: string;
+  /**
+   * Null once the uploader’s account is deleted
+   */
+  uploaderId: string | null;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  createdAt: string;
+  /**
+   * Whether GET /attachments/{id}/thumbnail has a preview (PNG, JPEG, GIF, WebP of at most 50 megapixels)
+   */
+  thumbnail: boolean;
+  /**
+   * A signed link to the bytes, usable without a token until it expires (ATTACHMENT_LINK_TTL): a path relative to the server, `/api/v1/attachments/{id}/content?expires=…&signature=…`
+   */
+  downloadUrl: string;
 }
 export interface Label {
   /**

@@ -51,6 +51,10 @@ export function createAttachmentsService(db: Db, tasks: TasksService, options: A
   }
 
   return {
+    /** The two views of a row, for the comments that name attachments (comments/service.ts AttachmentViews). */
+    toAttachment,
+    toRecorded,
+
     /**
      * Before an upload's bytes are read: the task's project, and the caller may upload there (404
      * for non-members, 403 for VIEWERs), so no refused upload is stored even for a moment.

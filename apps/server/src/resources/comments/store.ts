@@ -1,8 +1,27 @@
-import { comments, type Db, users } from '@tasklane/db';
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { attachments, comments, type Db, users } from '@tasklane/db';
+import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { CursorValue } from '../../platform/paging';
 
-export type CommentRow = typeof comments.$inferSelect & { authorName: string };
+export type AttachmentRow = typeof attachments.$inferSelect;
+export type CommentRow = typeof comments.$inferSelect & { authorName: string; attachments: AttachmentRow[] };
+
+/** An attachment row as the aggregate below spells it in JSON: its timestamp as text. */
+type AttachmentJson = Omit<AttachmentRow, 'createdAt'> & { createdAt: string };
+
+/**
+ * The comment's attachments, oldest first, as one JSON array beside each comment row: a scalar
+ * subquery on attachments_comment_idx, so a page of comments stays one statement (no query per
+ * comment). The keys are AttachmentRow's; the timestamp is made a Date again by attachmentRowsOf.
+ */
+const commentAttachments = sql<AttachmentJson[]>`(select coalesce(json_agg(json_build_object(
+    'id', a.id, 'projectId', a.project_id, 'taskId', a.task_id, 'commentId', a.comment_id, 'filename', a.filename,
+    'contentType', a.content_type, 'size', a.size, 'sha256', a.sha256, 'uploaderId', a.uploader_id,
+    'thumbnail', a.thumbnail, 'createdAt', to_char(a.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+  ) order by a.created_at, a.id), '[]'::json) from ${attachments} as a where a.comment_id = ${comments.id})`;
+
+/** The aggregate's JSON as rows (the drivers hand json over parsed, or as text). */
+const attachmentRowsOf = (value: AttachmentJson[] | string): AttachmentRow[] =>
+  (typeof value === 'string' ? (JSON.parse(value) as AttachmentJson[]) : value).map((row) => ({ ...row, size: Number(row.size), createdAt: new Date(row.createdAt) }));
 
 const commentColumns = {
   id: comments.id,
@@ -13,9 +32,12 @@ const commentColumns = {
   mentionIds: comments.mentionIds,
   createdAt: comments.createdAt,
   updatedAt: comments.updatedAt,
+  attachments: commentAttachments,
 };
 
 const selectComments = (db: Db) => db.select(commentColumns).from(comments).innerJoin(users, eq(users.id, comments.authorId));
+const toRows = (rows: (Omit<CommentRow, 'attachments'> & { attachments: AttachmentJson[] | string })[]): CommentRow[] =>
+  rows.map((row) => ({ ...row, attachments: attachmentRowsOf(row.attachments) }));
 
 /*
  * The writes return the driver's promise from `.execute()`, so calling one sends its statement at
@@ -37,12 +59,12 @@ export const findComment = async (db: Db, taskId: string, commentId: string, opt
   const query = selectComments(db)
     .where(and(eq(comments.taskId, taskId), eq(comments.id, commentId)))
     .limit(1);
-  return (await (options.lock ? query.for('update', { of: comments }) : query).execute())[0];
+  return toRows(await (options.lock ? query.for('update', { of: comments }) : query).execute())[0];
 };
 
 /** A task's comments, oldest first, strictly after the (createdAt, id) cursor; served by comments_task_idx. */
-export const listComments = (db: Db, taskId: string, cursor: CursorValue[] | undefined, limit: number): Promise<CommentRow[]> =>
-  selectComments(db)
+export const listComments = async (db: Db, taskId: string, cursor: CursorValue[] | undefined, limit: number): Promise<CommentRow[]> =>
+  toRows(await selectComments(db)
     .where(
       and(
         eq(comments.taskId, taskId),
@@ -50,4 +72,31 @@ export const listComments = (db: Db, taskId: string, cursor: CursorValue[] | und
       ),
     )
     .orderBy(asc(comments.createdAt), asc(comments.id))
-    .limit(limit);
+    .limit(limit));
+
+/**
+ * The task's attachments among `ids`, locked FOR UPDATE so none is deleted (nor moved to another
+ * comment) before the naming comment commits; an id that is no attachment of the task is missing.
+ */
+export const attachmentsOfTask = (db: Db, taskId: string, ids: string[]): Promise<AttachmentRow[]> =>
+  ids.length === 0
+    ? Promise.resolve([])
+    : db
+        .select()
+        .from(attachments)
+        .where(and(eq(attachments.taskId, taskId), inArray(attachments.id, ids)))
+        .orderBy(asc(attachments.createdAt), asc(attachments.id))
+        .for('update')
+        .execute();
+
+/** Makes `ids` the comment's attachments: named ones get its id, the ones it named before and not now lose it. */
+export const setCommentAttachments = (db: Db, commentId: string, ids: string[], { replace }: { replace: boolean }) =>
+  Promise.all([
+    replace &&
+      db
+        .update(attachments)
+        .set({ commentId: null })
+        .where(and(eq(attachments.commentId, commentId), ids.length > 0 ? notInArray(attachments.id, ids) : undefined))
+        .execute(),
+    ids.length > 0 && db.update(attachments).set({ commentId }).where(inArray(attachments.id, ids)).execute(),
+  ]);

@@ -36,6 +36,7 @@ export const toTask = (row: store.TaskRow): Task => ({
   subtaskCount: row.subtaskCount,
   subtasksDone: row.subtasksDone,
   blocked: row.blocked,
+  attachmentCount: row.attachmentCount,
   position: row.position,
 });
 
@@ -274,7 +275,7 @@ export function createTasksService(db: Db) {
           updatedAt: now,
         };
         // A new task has no subtasks and no relations yet.
-        const task = toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false });
+        const task = toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false, attachmentCount: 0 });
         // The insert and its record sent together (store.ts): one round trip. A value PostgreSQL
         // refuses fails the insert, and the request is the caller's 400 (transport/trpc/init.ts).
         await Promise.all([
@@ -359,7 +360,7 @@ export function createTasksService(db: Db) {
         // Deleted before the records: recordEvent's project lock is the last one a write takes.
         await store.deleteTask(tx, taskId);
         await recordUpdates(tx, projectId, userId, detached, () => ({ parentId: { old: task.id, new: null } }));
-        await recordEvent(tx, { projectId, taskId: task.id, actorId: userId, type: 'task.deleted', resource: toTask({ ...task, subtaskCount: 0, subtasksDone: 0 }) });
+        await recordEvent(tx, { projectId, taskId: task.id, actorId: userId, type: 'task.deleted', resource: toTask({ ...task, subtaskCount: 0, subtasksDone: 0, attachmentCount: 0 }) });
       });
       return { message: 'Task deleted' };
     },

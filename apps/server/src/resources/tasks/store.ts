@@ -1,4 +1,4 @@
-import { arrayLiteral, type Db, labels, memberships, projectKeys, projects, projectStates, stateCategoryIn, tasks, users } from '@tasklane/db';
+import { arrayLiteral, attachments, type Db, labels, memberships, projectKeys, projects, projectStates, stateCategoryIn, tasks, users } from '@tasklane/db';
 import { type Role, type StateCategory, TASK_PRIORITIES, type TaskPriority, type TaskSortField } from '@tasklane/schemas';
 import { type SQL, and, asc, desc, eq, getTableColumns, gt, ilike, inArray, isNull, lt, max, min, ne, or, sql } from 'drizzle-orm';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../../platform/paging';
@@ -10,7 +10,7 @@ import { rowsOf } from '../../platform/sql';
 /** A task's columns, as its insert writes them. */
 export type TaskColumns = typeof tasks.$inferSelect;
 /** A task as every read gives it: its columns and what taskReadExtras computes. */
-export type TaskRow = TaskColumns & { projectKey: string; subtaskCount: number; subtasksDone: number; blocked: boolean };
+export type TaskRow = TaskColumns & { projectKey: string; subtaskCount: number; subtasksDone: number; blocked: boolean; attachmentCount: number };
 
 /*
  * Where a new task field goes: its column in packages/db/src/schema.ts (with its migration), its
@@ -32,12 +32,15 @@ const closedSql = (task: { projectId: SQL; status: SQL }) => stateCategoryIn(tas
  * whether it is blocked: a task blocking it is still open, an EXISTS on task_relations_incoming_idx,
  * which holds only relations, so for almost every task it finds no entry and costs one index probe.
  * Counted when read rather than kept on the task: no write locks a parent's or a blocked task's row
- * for another's sake, and the figures follow any change of what "completed" means.
+ * for another's sake, and the figures follow any change of what "completed" means. Its attachments
+ * are counted the same way, on attachments_task_idx (task_id first): an upload or a delete never
+ * locks the task's row.
  */
 const taskReadExtras = {
   projectKey: sql<string>`(select ${projects.key} from ${projects} where ${eq(projects.id, tasks.projectId)})`,
   subtaskCount: sql<number>`(select count(*)::int from ${tasks} as subtask where ${eq(sql`subtask.parent_id`, tasks.id)})`,
   subtasksDone: sql<number>`(select count(*)::int from ${tasks} as subtask where ${and(eq(sql`subtask.parent_id`, tasks.id), stateCategoryIn({ projectId: sql`subtask.project_id`, status: sql`subtask.status` }, ['completed']))})`,
+  attachmentCount: sql<number>`(select count(*)::int from ${attachments} where ${eq(attachments.taskId, tasks.id)})`,
   blocked: sql<boolean>`exists (select 1 from task_relations as blocking join tasks as blocker on blocker.id = blocking.task_id where blocking.related_task_id = "tasks"."id" and blocking.type = 'blocks' and not ${closedSql({ projectId: sql.raw('blocker.project_id'), status: sql.raw('blocker.status') })})`,
 };
 

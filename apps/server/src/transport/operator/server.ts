@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, LogController } fro
 import type { AuthService } from '../../resources/auth/service';
 import { DomainError } from '../../platform/errors';
 import { OPERATOR_COMMANDS, type OperatorCommand } from './commands';
+import type { BackupArchiveOptions } from '../../platform/backup-archive';
 import { sendBackup } from '../rest/admin';
 import { errorBody, fastifyErrorToBody } from '../rest/rest-errors';
 
@@ -22,12 +23,12 @@ export interface OperatorChannel {
  * directory, so these commands must run inside the server while it runs.
  */
 export function createOperatorChannel(
-  { auth, dump }: { auth: AuthService; dump: NonNullable<Database['dumpDataDir']> },
+  { auth, dump, files }: { auth: AuthService; dump: NonNullable<Database['dumpDataDir']>; files: BackupArchiveOptions },
   log: FastifyBaseLogger,
 ): OperatorChannel {
   // Requests are not logged: their bodies hold passwords, and a command's line is its own record.
   const channel = Fastify({ loggerInstance: log.child({ channel: 'operator' }), logController: new LogController({ disableRequestLogging: true }) });
-  channel.get('/backup', (_request, reply) => sendBackup(reply, dump));
+  channel.get('/backup', (_request, reply) => sendBackup(reply, dump, files));
   for (const command of Object.keys(OPERATOR_COMMANDS) as OperatorCommand[]) {
     channel.post(`/${command}`, async (request) => ({ message: await OPERATOR_COMMANDS[command](auth, request.body) }));
   }

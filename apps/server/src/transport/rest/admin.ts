@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Database } from '@tasklane/db';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { backupArchive, type BackupArchiveOptions } from '../../platform/backup-archive';
 import { errorBody } from './rest-errors';
 
 const sameSecret = (given: string, expected: string) =>
@@ -11,7 +12,7 @@ const sameSecret = (given: string, expected: string) =>
  * live data directory. PGlite runs one statement at a time, so the dump is taken between
  * transactions while the server keeps serving; `tasklane backup` calls it.
  */
-export function registerAdminRoutes(app: FastifyInstance, database: Database, adminToken: string | undefined): void {
+export function registerAdminRoutes(app: FastifyInstance, database: Database, adminToken: string | undefined, files: BackupArchiveOptions): void {
   const dump = database.dumpDataDir;
   if (!adminToken || !dump) return;
   app.get('/admin/backup', async (request, reply) => {
@@ -19,16 +20,23 @@ export function registerAdminRoutes(app: FastifyInstance, database: Database, ad
     if (!sameSecret(given, adminToken)) {
       return reply.code(401).header('www-authenticate', 'Bearer').send(errorBody(401, 'Admin token required'));
     }
-    return sendBackup(reply, dump);
+    return sendBackup(reply, dump, files);
   });
 }
 
-/** The live data directory as a gzip tar archive, as both GET /admin/backup and the operator channel send it. */
-export async function sendBackup(reply: FastifyReply, dump: NonNullable<Database['dumpDataDir']>) {
-  const archive = await dump('gzip');
+/** Says whether the attachment files are in the archive (`local`) or in a bucket left out of it (`bucket`). */
+export const FILES_HEADER = 'tasklane-files';
+
+/**
+ * The live data directory and the local attachment files as one gzip tar archive
+ * (platform/backup-archive.ts), streamed, as both GET /admin/backup and the operator channel send it.
+ */
+export async function sendBackup(reply: FastifyReply, dump: NonNullable<Database['dumpDataDir']>, files: BackupArchiveOptions) {
+  const databaseTar = await dump('none');
   return reply
     .header('content-type', 'application/gzip')
     .header('content-disposition', 'attachment; filename="tasklane-backup.tar.gz"')
     .header('cache-control', 'no-store')
-    .send(Buffer.from(await archive.arrayBuffer()));
+    .header(FILES_HEADER, files.filesDir ? 'local' : 'bucket')
+    .send(backupArchive(databaseTar, files));
 }
