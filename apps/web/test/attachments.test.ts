@@ -1,7 +1,7 @@
 import { createTasklaneClient, type TasklaneClient } from '@tasklane/sdk';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessibilityViolations, column, launchChromium, newPerson, openTask, type Person, type Server, signInWithToken, startServer } from './harness';
+import { accessibilityViolations, card, column, launchChromium, newPerson, openTask, type Person, type Server, signInWithToken, startServer } from './harness';
 
 /**
  * Files on a task as people use them: dropped on the task dialog (with progress), previewed in the
@@ -143,11 +143,16 @@ describe('attachments in Chromium', () => {
     expect(await accessibilityViolations(page)).toEqual([]);
   });
 
-  it("lets an editor upload but not delete another's file; a viewer sees the files and no upload or delete control", async () => {
+  it("lets an editor upload and delete her own file but not another's; a viewer sees the files and no upload or delete control", async () => {
     const grace = await openTask(people.grace.page, TASK);
     await gallery(grace).getByRole('listitem').filter({ hasText: 'engine.png' }).waitFor();
     await grace.getByText('Attach files').waitFor();
     expect(await gallery(grace).getByRole('button', { name: /^Delete / }).count()).toBe(0);
+    // Her own file she may delete.
+    await dropFiles(people.grace.page, grace, [{ name: 'grace.txt', kind: 'text', text: 'Compilers first.' }]);
+    await gallery(grace).getByRole('button', { name: 'Delete grace.txt' }).click();
+    await people.grace.page.getByRole('alertdialog').getByRole('button', { name: 'Delete file' }).click();
+    await expect.poll(() => gallery(grace).getByRole('listitem').filter({ hasText: 'grace.txt' }).count()).toBe(0);
 
     const victor = await openTask(people.victor.page, TASK);
     const png = gallery(victor).getByRole('listitem').filter({ hasText: 'engine.png' });
@@ -176,6 +181,9 @@ describe('attachments in Chromium', () => {
     await expect.poll(() => gallery(dialog).getByRole('listitem').filter({ hasText: 'notes.txt' }).count()).toBe(0);
     // The editor's open dialog follows through the live stream.
     await expect.poll(() => gallery(people.grace.page.getByRole('dialog', { name: TASK })).getByRole('listitem').filter({ hasText: 'notes.txt' }).count()).toBe(0);
+    // The card counts the task's files (two images left), kept current by the live stream.
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await expect.poll(() => card(page, TASK).locator('.attachment-count').textContent()).toBe('2 files');
     for (const who of ['ada', 'grace', 'victor'] as const) expect(people[who].pageErrors).toEqual([]);
   });
 });
