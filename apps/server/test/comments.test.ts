@@ -254,6 +254,9 @@ describe('comments: attachments', () => {
     expect(created.body.attachments[0]).toMatchObject({ id: a!.id, taskId, commentId: created.body.id, filename: 'a.txt', downloadUrl: expect.stringMatching(/^\/api\/v1\/attachments\/.+\/content\?expires=/) });
     expect(await commentIdOf(a!.id)).toBe(created.body.id);
     expect(await commentIdOf(c!.id)).toBeNull();
+    // the same object as the attachment's own read (its signed link aside, which carries its own expiry)
+    const own = (await t.request('GET', `/api/v1/attachments/${b!.id}`, { token: author.token })).body;
+    expect({ ...created.body.attachments[1], downloadUrl: undefined }).toEqual({ ...own, downloadUrl: undefined });
     const path = `${comments}/${created.body.id}`;
     expect(attachmentIdsOf((await t.request('GET', path, { token: editor.token })).body)).toEqual([a!.id, b!.id]);
     const plain = await t.request('POST', comments, { token: editor.token, body: { text: 'no files' } });

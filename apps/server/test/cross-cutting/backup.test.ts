@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -7,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { createDatabase } from '@tasklane/db';
+import sharp from 'sharp';
 import { create as createTar, extract as extractTar, list as listTar } from 'tar';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../support/harness';
@@ -14,6 +16,13 @@ import { call, expectOneLineFailure, runTasklane, SERVER_ENTRY, startServerProce
 import { freePort } from '../support/ports';
 
 const onPostgres = process.env.TEST_DB === 'postgres';
+
+/** The S3-compatible server of the tests (s3rver ships no types): what this file uses of it. */
+interface S3rver {
+  run(): Promise<{ port: number }>;
+  close(): Promise<void>;
+}
+const S3rver = createRequire(import.meta.url)('s3rver') as new (options: Record<string, unknown>) => S3rver;
 const ADMIN_TOKEN = 'admin-token-for-the-backup-test-0123456789';
 const JWT_SECRET = 'process-test-secret-that-is-long-enough-for-hs256';
 const scratch = mkdtempSync(join(tmpdir(), 'tasklane-backup-'));
@@ -131,6 +140,7 @@ describe.runIf(!onPostgres)('tasklane backup and restore carry the local attachm
   const dir = mkdtempSync(join(tmpdir(), 'tasklane-backup-files-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const stored: Record<string, Buffer> = {};
+  const uploaded: { id: string; bytes: Buffer }[] = [];
   let projectId = '';
   let token = '';
 
@@ -142,25 +152,34 @@ describe.runIf(!onPostgres)('tasklane backup and restore carry the local attachm
       const registered = await call(server.baseUrl, 'POST', '/api/v1/auth/register', { body: { name: 'Files', email: 'files@example.com', password: 'password-123' } });
       token = registered.body.access_token;
       projectId = (await call(server.baseUrl, 'POST', '/api/v1/projects', { token, body: { name: 'With files' } })).body.id;
-      // large enough to span many gzip blocks, and bytes that do not compress
-      for (const bytes of [randomBytes(700_000), Buffer.from('a small text file\n'), Buffer.alloc(0)]) {
-        const key = storeFile(live.DATA_DIR, projectId, bytes);
-        stored[key] = bytes;
+      const taskId = (await call(server.baseUrl, 'POST', '/api/v1/tasks', { token, body: { projectId, title: 'Files attached' } })).body.id;
+      // large enough to span many gzip blocks, bytes that do not compress, a text, an empty file,
+      // a PNG (which gets a preview), and the same bytes twice (stored once)
+      const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#3366aa' } }).png().toBuffer();
+      const random = randomBytes(700_000);
+      for (const [name, bytes] of [['random.bin', random], ['notes.txt', Buffer.from('a small text file\n')], ['empty', Buffer.alloc(0)], ['picture.png', png], ['again.bin', random]] as const) {
+        const form = new FormData();
+        form.append('file', new Blob([bytes]), name);
+        const response = await fetch(`${server.baseUrl}/api/v1/tasks/${taskId}/attachments`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+        expect(response.status).toBe(201);
+        const attachment = (await response.json()) as { id: string };
+        uploaded.push({ id: attachment.id, bytes });
       }
-      const preview = storeFile(live.DATA_DIR, projectId, randomBytes(2_000), '.thumb');
-      stored[preview] = readFileSync(join(live.DATA_DIR, 'files', preview));
+      // What local storage holds now: the archive must carry exactly that (previews too).
+      for (const [key, bytes] of Object.entries(treeOf(join(live.DATA_DIR, 'files')))) if (!key.startsWith('tmp/')) stored[key] = bytes;
+      expect(Object.keys(stored).filter((key) => key.startsWith(`${projectId}/`)).length).toBeGreaterThanOrEqual(4);
       // an upload under way is not a file of the project
       mkdirSync(join(live.DATA_DIR, 'files', 'tmp'), { recursive: true });
       writeFileSync(join(live.DATA_DIR, 'files', 'tmp', '0193a5b4-9d2e-7f10-8a3b-5c6d7e8f9a0b'), 'half an upload');
 
       const out = await tasklane(live, 'backup', join(dir, 'running.tar.gz'));
-      expect(out).toContain('Attachment files included: 4.');
+      expect(out).toContain(`Attachment files included: ${Object.keys(stored).length}.`);
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;
     }
     const offline = await tasklane({ ...live, PORT: String(await freePort()) }, 'backup', join(dir, 'stopped.tar.gz'));
-    expect(offline).toContain('Attachment files included: 4.');
+    expect(offline).toContain(`Attachment files included: ${Object.keys(stored).length}.`);
     // the snapshot the backup wrote from is gone; the files are untouched
     expect(readdirSync(live.DATA_DIR).filter((name) => name.startsWith('.backup'))).toEqual([]);
     expect(Object.keys(treeOf(join(live.DATA_DIR, 'files'))).sort()).toEqual([...Object.keys(stored), 'tmp/0193a5b4-9d2e-7f10-8a3b-5c6d7e8f9a0b'].sort());
@@ -173,12 +192,18 @@ describe.runIf(!onPostgres)('tasklane backup and restore carry the local attachm
     for (const name of ['running', 'stopped']) {
       const restoredEnv = { DATA_DIR: join(dir, `restored-${name}`), PORT: String(restoredPort) };
       const restoredOut = await tasklane(restoredEnv, 'restore', join(dir, `${name}.tar.gz`));
-      expect(restoredOut).toContain('and 4 attachment files into');
+      expect(restoredOut).toContain(`and ${Object.keys(stored).length} attachment files into`);
       expect(treeOf(join(restoredEnv.DATA_DIR, 'files'))).toEqual(stored);
       expect(readdirSync(restoredEnv.DATA_DIR).filter((entry) => entry.includes('restoring'))).toEqual([]);
       const restored = await startServerProcess(restoredEnv, restoredPort);
       try {
         expect((await call(restored.baseUrl, 'GET', `/api/v1/projects/${projectId}`, { token })).body.name).toBe('With files');
+        // every attachment downloads, byte for byte, from the restored server
+        for (const { id, bytes } of uploaded) {
+          const content = await fetch(`${restored.baseUrl}/api/v1/attachments/${id}/content`, { headers: { authorization: `Bearer ${token}` } });
+          expect(content.status).toBe(200);
+          expect(Buffer.from(await content.arrayBuffer()).equals(bytes)).toBe(true);
+        }
       } finally {
         restored.child.kill('SIGTERM');
         await restored.exited;
@@ -243,6 +268,50 @@ describe.runIf(!onPostgres)('tasklane backup and restore carry the local attachm
     expectOneLineFailure(await runTasklane({ DATA_DIR: busy }, 'restore', join(dir, 'stopped.tar.gz')), /^.*busy\/files is not empty: stop the server and move it away first/);
     expect(treeOf(join(busy, 'files'))).toEqual(before);
     expect(existsSync(join(busy, 'pgdata'))).toBe(false);
+  }, 120_000);
+});
+
+describe.runIf(!onPostgres)('tasklane backup with attachment files in a bucket', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tasklane-backup-bucket-'));
+  let s3: S3rver | undefined;
+  afterAll(async () => {
+    await s3?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('says the bucket is not in the archive, from a running server and from a stopped one', async () => {
+    s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(dir, 's3'), configureBuckets: [{ name: 'tasklane-files', configs: [] }] });
+    const { port: s3Port } = await s3.run();
+    const port = await freePort();
+    const env = {
+      DATA_DIR: join(dir, 'data'),
+      PORT: String(port),
+      S3_BUCKET: 'tasklane-files',
+      S3_ENDPOINT: `http://127.0.0.1:${s3Port}`,
+      S3_FORCE_PATH_STYLE: 'true',
+      S3_ACCESS_KEY_ID: 'S3RVER',
+      S3_SECRET_ACCESS_KEY: 'S3RVER',
+    };
+    const server = await startServerProcess(env, port);
+    try {
+      const token = (await call(server.baseUrl, 'POST', '/api/v1/auth/register', { body: { name: 'Bucket', email: 'bucket@example.com', password: 'password-123' } })).body.access_token;
+      const projectId = (await call(server.baseUrl, 'POST', '/api/v1/projects', { token, body: { name: 'In a bucket' } })).body.id;
+      const taskId = (await call(server.baseUrl, 'POST', '/api/v1/tasks', { token, body: { projectId, title: 'Files in S3' } })).body.id;
+      const form = new FormData();
+      form.append('file', new Blob([Buffer.from('kept in the bucket')]), 'bucket.txt');
+      expect((await fetch(`${server.baseUrl}/api/v1/tasks/${taskId}/attachments`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form })).status).toBe(201);
+      expect(await tasklane(env, 'backup', join(dir, 'running.tar.gz'))).toMatch(/Attachment files are in the S3 bucket \(S3_BUCKET\), not in this archive: copy the bucket now/);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+    expect(await tasklane(env, 'backup', join(dir, 'stopped.tar.gz'))).toMatch(/Attachment files are in the S3 bucket/);
+    for (const name of ['running', 'stopped']) {
+      const entries: string[] = [];
+      await listTar({ file: join(dir, `${name}.tar.gz`), strict: true, onReadEntry: (entry) => void entries.push(entry.path) });
+      expect(entries).toContain('PG_VERSION');
+      expect(entries.filter((path) => path.startsWith('files'))).toEqual([]);
+    }
   }, 120_000);
 });
 
