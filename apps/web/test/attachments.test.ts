@@ -1,7 +1,7 @@
 import { createTasklaneClient, type TasklaneClient } from '@tasklane/sdk';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessibilityViolations, card, column, launchChromium, newPerson, openTask, type Person, type Server, signInWithToken, startServer } from './harness';
+import { accessibilityViolations, card, column, launchChromium, newPerson, openTask, type Person, screenshot, type Server, signInWithToken, startServer } from './harness';
 
 /**
  * Files on a task as people use them: dropped on the task dialog (with progress), previewed in the
@@ -138,6 +138,8 @@ describe('attachments in Chromium', () => {
     await tile.waitFor();
     await expect.poll(() => thumbnailLoaded(tile)).toBe(true);
     expect(await pending.count()).toBe(0);
+    await dialog.getByRole('heading', { name: /^Attachments/ }).scrollIntoViewIfNeeded();
+    await screenshot(page, 'attachments.png');
     // The task's gallery holds the comment's file too.
     await expect.poll(() => gallery(dialog).getByRole('listitem').count()).toBe(3);
     expect(await accessibilityViolations(page)).toEqual([]);
