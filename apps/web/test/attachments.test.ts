@@ -20,7 +20,8 @@ describe('attachments in Chromium', () => {
   const TASK = 'Draw the engine';
 
   beforeAll(async () => {
-    server = await startServer();
+    // A small limit, so a refused upload is quick to provoke.
+    server = await startServer({ ATTACHMENT_MAX_BYTES: '200000' });
     browser = await launchChromium();
     for (const [who, name] of [
       ['ada', 'Ada Lovelace'],
@@ -84,7 +85,7 @@ describe('attachments in Chromium', () => {
   const gallery = (dialog: Locator) => dialog.getByRole('region', { name: /^Attachments/ }).getByRole('list', { name: 'Files' });
   const thumbnailLoaded = (tile: Locator) => tile.locator('img.thumbnail').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0);
 
-  it('drops files on the task dialog: progress while they go up, then a gallery with a preview, name and size', async () => {
+  it('drops files on the task dialog: progress while they go up, then a gallery with a preview, name and size; a refusal is shown', async () => {
     const { page } = people.ada;
     const dialog = await openTask(page, TASK);
     await dialog.getByText('No files yet.').waitFor();
@@ -111,6 +112,14 @@ describe('attachments in Chromium', () => {
     expect(href).toMatch(/^\/api\/v1\/attachments\/[0-9a-f-]{36}\/content\?/);
     expect(await page.evaluate((url) => fetch(url).then((response) => response.text()), href)).toBe('The engine weaves algebraic patterns.');
     expect(await accessibilityViolations(page)).toEqual([]);
+
+    // A file over ATTACHMENT_MAX_BYTES: the server's refusal in place of its progress bar, until dismissed.
+    await dropFiles(page, dialog, [{ name: 'big.txt', kind: 'text', text: 'x'.repeat(300_000) }]);
+    const refusal = dialog.getByRole('list', { name: 'Uploads' }).getByRole('alert');
+    await expect.poll(() => refusal.textContent()).toMatch(/^big\.txt: (?!The server could not be reached)(?!The upload could not reach)/);
+    await dialog.getByRole('list', { name: 'Uploads' }).getByRole('button', { name: 'Dismiss' }).click();
+    await refusal.waitFor({ state: 'detached' });
+    expect(await gallery(dialog).getByRole('listitem').filter({ hasText: 'big.txt' }).count()).toBe(0);
   });
 
   it('pastes an image into a comment box: it is uploaded, sent with the comment and shown under it', async () => {
