@@ -151,9 +151,17 @@ describe('attachments', () => {
     expectErrorBody(outside, 416);
     expect(outside.headers['content-range']).toBe('bytes */20');
     const etag = part.headers.etag as string;
-    const notModified = await getBytes(t, url, { token: cast.VIEWER.token, headers: { 'if-none-match': etag } });
-    expect(notModified.status).toBe(304);
-    expect(notModified.bytes.length).toBe(0);
+    // If-None-Match as on every read with an ETag (preconditions.test.ts): weak comparison, lists, `*` alone.
+    for (const naming of [etag, `W/${etag}`, `"0", ${etag}`, '*']) {
+      const notModified = await getBytes(t, url, { token: cast.VIEWER.token, headers: { 'if-none-match': naming } });
+      expect({ naming, status: notModified.status, etag: notModified.headers.etag }).toEqual({ naming, status: 304, etag });
+      expect(notModified.bytes.length).toBe(0);
+    }
+    for (const other of ['"0"', 'not-a-tag', `*, ${etag}`]) {
+      expect((await getBytes(t, url, { token: cast.VIEWER.token, headers: { 'if-none-match': other } })).status).toBe(200);
+    }
+    // A stranger's conditional read is still a 404.
+    expectErrorBody(await getBytes(t, url, { token: stranger.token, headers: { 'if-none-match': etag } }), 404);
     // If-Range naming another version: the whole file.
     const whole = await getBytes(t, url, { token: cast.VIEWER.token, headers: { range: 'bytes=0-1', 'if-range': '"other"' } });
     expect(whole.status).toBe(200);

@@ -106,7 +106,8 @@ export const EnvSchema = z.object({
   OIDC_NAME: z.string().trim().min(1).max(60).default('Single sign-on'),
   OIDC_AUTO_CREATE: flag.default(true),
   PASSWORD_LOGIN: flag.default(true),
-  ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(ATTACHMENT_MAX_BYTES_DEFAULT),
+  // At most 5 GiB: the largest object S3 copies in one request (a stored upload is copied to its content key).
+  ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(1).max(5_368_709_120).default(ATTACHMENT_MAX_BYTES_DEFAULT),
   ATTACHMENT_LINK_TTL: z.coerce.number().int().min(1).max(7 * 86_400).default(300),
   PROJECT_STORAGE_QUOTA: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   S3_BUCKET: z.string().min(3).max(255).optional(),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { multipartBody, temporaryDataDir, upload } from '../support/attachments';
 import { databaseSnapshot, expectErrorBody, signTestToken, unacceptableAuthorizations } from '../support/checks';
 import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from '../support/harness';
 import { discoverRestRoutes, fillPath, type RestRoute } from '../support/routes';
@@ -15,9 +16,10 @@ describe('an outsider across every route', () => {
   let secrets: string[];
   let ids: Record<string, string>;
   let routes: RestRoute[];
+  const dataDir = temporaryDataDir();
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ dataDir: dataDir.dir });
     const owner = await registerUser(t, 'Owner');
     const member = await registerUser(t, 'Member');
     outsider = await registerUser(t, 'Outsider');
@@ -25,12 +27,16 @@ describe('an outsider across every route', () => {
     const membership = await invite(t, owner, project.id, member, 'EDITOR');
     const task = await createTask(t, owner, project.id, { title: 'Secret task 9c1e', assigneeId: member.id });
     const comment = await t.request('POST', `/api/v1/tasks/${task.id}/comments`, { token: owner.token, body: { text: 'Secret comment 5d2b' } });
-    ids = { project: project.id, task: task.id, member: membership.id, comment: comment.body.id, owner: owner.id, memberUser: member.id };
-    secrets = [...Object.values(ids), 'Secret project 7f3a', 'Secret task 9c1e', 'Secret comment 5d2b', member.email];
+    const attachment = await upload(t, owner.token, task.id, 'Secret file 3e8a.txt', 'Secret bytes 6b0f');
+    ids = { project: project.id, task: task.id, member: membership.id, comment: comment.body.id, owner: owner.id, memberUser: member.id, attachment: attachment.body.id };
+    secrets = [...Object.values(ids), 'Secret project 7f3a', 'Secret task 9c1e', 'Secret comment 5d2b', 'Secret file 3e8a', 'Secret bytes 6b0f', attachment.body.sha256, member.email];
     // Logout revokes the outsider's own token (by design), which would turn every later call into a 401.
     routes = (await discoverRestRoutes(t)).filter((route) => route.path !== '/auth/logout');
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    dataDir.remove();
+  });
 
   /** The project's own id for each parameter name: ids of tasks for task routes, and so on. */
   function idFor(name: string, path: string): string {
@@ -38,6 +44,7 @@ describe('an outsider across every route', () => {
     if (/member/i.test(name)) return ids.member!;
     if (/user|assignee/i.test(name)) return ids.memberUser!;
     if (/project/i.test(name)) return ids.project!;
+    if (name === 'id' && path.startsWith('/attachments')) return ids.attachment!;
     if (name === 'id') return path.startsWith('/tasks') ? ids.task! : path.startsWith('/comments') ? ids.comment! : ids.project!;
     return ids.task!;
   }
@@ -69,9 +76,11 @@ describe('an outsider across every route', () => {
         route.queryParams.filter((name) => /Id$/.test(name)).map((name): [string, string] => [name, idFor(name, route.path)]),
       ).toString();
       const body = bodyFor(route);
+      // An upload's body is a file (multipart/form-data), not JSON.
+      const file = route.path === '/tasks/{id}/attachments' && route.method === 'POST' ? multipartBody([{ name: 'file', filename: 'hijack.txt', content: 'Hijacked' }]) : undefined;
       const response = await t.request(route.method, `${fillPath(route.path, values)}${query ? `?${query}` : ''}`, {
         token: outsider.token,
-        ...(body ? { body } : {}),
+        ...(file ? { rawBody: file.body, headers: { 'content-type': file.contentType } } : body ? { body } : {}),
       });
       const label = `${route.method} ${route.path} → ${response.status}`;
       const text = JSON.stringify(response.body) ?? '';

@@ -17,7 +17,10 @@ describe('bodiless POSTs', () => {
     t = await startTestApp();
     const paths = (await t.request('GET', '/api/v1/openapi.json')).body.paths as Record<string, Record<string, Operation>>;
     actions = Object.entries(paths).flatMap(([path, operations]) => {
-      const body = operations.post?.requestBody?.content?.['application/json']?.schema;
+      const content = operations.post?.requestBody?.content;
+      // An upload's multipart body is no action's: it needs its file (attachments.test.ts sends it none).
+      if (content?.['multipart/form-data']) return [];
+      const body = content?.['application/json']?.schema;
       return operations.post && (body?.required ?? []).length === 0 ? [path] : [];
     });
   });

@@ -17,7 +17,7 @@ interface Row {
 function documentedVariables(): Row[] {
   const text = readFileSync(new URL('../../../../docs/operations.md', import.meta.url), 'utf8');
   const section = text.slice(text.indexOf('## Configuration'), text.indexOf('\n## ', text.indexOf('## Configuration') + 1));
-  return [...section.matchAll(/^\| `([A-Z_]+)` \| (.+?) \| (.+) \|$/gm)].map((match) => ({ name: match[1]!, defaultCell: match[2]!, meaning: match[3]! }));
+  return [...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \| (.+?) \| (.+) \|$/gm)].map((match) => ({ name: match[1]!, defaultCell: match[2]!, meaning: match[3]! }));
 }
 
 /** Defaults the server works out at start rather than a fixed value; each row says how. */

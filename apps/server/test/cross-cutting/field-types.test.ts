@@ -93,7 +93,7 @@ describe('every field refuses every wrong type, on both transports', () => {
             ? t.request('POST', `/api/trpc/${procedure![0]}`, { token: owner.token, body: input })
             : t.request('GET', `/api/trpc/${procedure![0]}?input=${encodeURIComponent(JSON.stringify(input))}`, { token: owner.token });
         const fields: [string, JsonSchema, 'body' | 'query'][] = [
-          ...Object.entries(operation.requestBody?.content['application/json'].schema.properties ?? {}).map(([name, schema]) => [name, schema, 'body'] as [string, JsonSchema, 'body']),
+          ...Object.entries(operation.requestBody?.content['application/json']?.schema.properties ?? {}).map(([name, schema]) => [name, schema, 'body'] as [string, JsonSchema, 'body']),
           ...(operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => [parameter.name, parameter.schema, 'query'] as [string, JsonSchema, 'query']),
         ];
         return fields.flatMap(([field, schema, where]): FieldCase[] => {

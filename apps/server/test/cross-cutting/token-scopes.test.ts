@@ -1,4 +1,6 @@
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { multipartBody, temporaryDataDir, upload } from '../support/attachments';
 import { databaseSnapshot, expectErrorBody } from '../support/checks';
 import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from '../support/harness';
 import { discoverRestRoutes } from '../support/routes';
@@ -78,6 +80,12 @@ const NEEDS = {
   'GET /projects/{id}/states/{stateId}': 'read',
   'PATCH /projects/{id}/states/{stateId}': 'admin',
   'DELETE /projects/{id}/states/{stateId}': 'admin',
+  'GET /tasks/{id}/attachments': 'read',
+  'POST /tasks/{id}/attachments': 'write',
+  'GET /attachments/{id}': 'read',
+  'DELETE /attachments/{id}': 'write',
+  'GET /attachments/{id}/content': 'read',
+  'GET /attachments/{id}/thumbnail': 'read',
 } satisfies Record<string, Need>;
 type Route = keyof typeof NEEDS;
 
@@ -99,9 +107,14 @@ interface World {
   tokenId: string;
   /** A notification of the owner's (an editor's comment on the owner's task). */
   notificationId: string;
+  /** An image attached to the task (it has a preview). */
+  attachmentId: string;
 }
 
-const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; body?: unknown }> | { url: string; body?: unknown }> = {
+/** A request of a route: a JSON body, or a raw one with its headers (an upload's multipart body). */
+type Call = { url: string; body?: unknown; rawBody?: Buffer; headers?: Record<string, string> };
+
+const CALLS: Record<Route, (world: World, t: TestApp) => Promise<Call> | Call> = {
   'GET /auth/me': () => ({ url: '/auth/me' }),
   'PATCH /auth/me': () => ({ url: '/auth/me', body: { name: 'Renamed' } }),
   'GET /auth/me/notification-settings': () => ({ url: '/auth/me/notification-settings' }),
@@ -165,6 +178,15 @@ const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; 
   'GET /projects/{id}/states/{stateId}': ({ projectId, stateId }) => ({ url: `/projects/${projectId}/states/${stateId}` }),
   'PATCH /projects/{id}/states/{stateId}': ({ projectId, stateId }) => ({ url: `/projects/${projectId}/states/${stateId}`, body: { color: '#000000' } }),
   'DELETE /projects/{id}/states/{stateId}': ({ projectId, stateId }) => ({ url: `/projects/${projectId}/states/${stateId}` }),
+  'GET /tasks/{id}/attachments': ({ taskId }) => ({ url: `/tasks/${taskId}/attachments` }),
+  'POST /tasks/{id}/attachments': ({ taskId }) => {
+    const { body, contentType } = multipartBody([{ name: 'file', filename: 'new.txt', content: 'New file' }]);
+    return { url: `/tasks/${taskId}/attachments`, rawBody: body, headers: { 'content-type': contentType } };
+  },
+  'GET /attachments/{id}': ({ attachmentId }) => ({ url: `/attachments/${attachmentId}` }),
+  'DELETE /attachments/{id}': ({ attachmentId }) => ({ url: `/attachments/${attachmentId}` }),
+  'GET /attachments/{id}/content': ({ attachmentId }) => ({ url: `/attachments/${attachmentId}/content` }),
+  'GET /attachments/{id}/thumbnail': ({ attachmentId }) => ({ url: `/attachments/${attachmentId}/thumbnail` }),
 };
 
 const covers = (scope: Scope, need: Need) => need !== 'session' && SCOPES.indexOf(scope) >= SCOPES.indexOf(need);
@@ -173,16 +195,20 @@ describe('personal access token scopes × every route', () => {
   let t: TestApp;
   let owner: TestUser;
   const tokens = {} as Record<Scope, string>;
+  const dataDir = temporaryDataDir();
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ dataDir: dataDir.dir });
     owner = await registerUser(t, 'Owner');
     for (const scope of SCOPES) {
       const created = await t.request('POST', '/api/v1/auth/tokens', { token: owner.token, body: { name: scope, scopes: [scope] } });
       tokens[scope] = created.body.token;
     }
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    dataDir.remove();
+  });
 
   async function world(): Promise<World> {
     const projectId = (await createProject(t, owner)).id;
@@ -204,6 +230,8 @@ describe('personal access token scopes × every route', () => {
     await invite(t, owner, projectId, commenter, 'EDITOR');
     await t.request('POST', `/api/v1/tasks/${taskId}/comments`, { token: commenter.token, body: { text: 'Noted' } });
     const [notification] = (await t.request('GET', '/api/v1/notifications?limit=1', { token: owner.token })).body as { id: string }[];
+    const image = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } }).png().toBuffer();
+    const attachment = await upload(t, owner.token, taskId, 'image.png', image);
     return {
       projectId,
       taskId,
@@ -218,6 +246,7 @@ describe('personal access token scopes × every route', () => {
       sessionId: sessions.body.find((session: { current: boolean }) => session.current).id,
       tokenId: spare.body.id,
       notificationId: notification!.id,
+      attachmentId: attachment.body.id,
     };
   }
 
@@ -231,9 +260,9 @@ describe('personal access token scopes × every route', () => {
     const allowed = covers(scope, need);
     it(`${route} with the ${scope} scope → ${allowed ? 'allowed' : `403 (needs ${need})`}`, async () => {
       const method = route.split(' ')[0]!;
-      const { url, body } = await CALLS[route](await world(), t);
+      const { url, body, rawBody, headers } = await CALLS[route](await world(), t);
       const before = await databaseSnapshot(t);
-      const response = await t.request(method, `/api/v1${url}`, { token: tokens[scope], ...(body !== undefined ? { body } : {}) });
+      const response = await t.request(method, `/api/v1${url}`, { token: tokens[scope], ...(body !== undefined ? { body } : {}), ...(rawBody ? { rawBody } : {}), ...(headers ? { headers } : {}) });
       if (allowed) {
         expect(response.status, JSON.stringify(response.body)).toBeLessThan(300);
         return;

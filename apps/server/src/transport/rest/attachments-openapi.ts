@@ -37,6 +37,7 @@ export function attachmentOperations({ pathParameter, errorResponse }: OpenApiHe
   ];
   const ifNoneMatch = { name: 'If-None-Match', in: 'header', description: 'The ETag you hold: 304 when it is the file\'s', schema: { type: 'string', maxLength: 255 } };
   const readRefusals = {
+    400: 'A signed link\'s `expires` or `signature` given more than once',
     403: "A tampered or expired signed link (reason `INVALID_SIGNED_LINK`), or a personal access token's scope or project limit",
     404: 'Unknown or malformed id, or an attachment of a project the caller is not a member of',
   };
@@ -102,7 +103,7 @@ export function attachmentOperations({ pathParameter, errorResponse }: OpenApiHe
             content: binary('*/*', 'The bytes of the range'),
           },
           '304': { description: 'Not modified: If-None-Match names the file; no body', headers: { ETag: SAFE_BYTES_HEADERS.ETag } },
-          ...refusals([401, 403, 404, 416, 429, 500, 503], { ...readRefusals, 416: 'The range lies outside the file (`Content-Range: bytes */<size>`)' }),
+          ...refusals([400, 401, 403, 404, 429, 500, 503], readRefusals),
           '416': {
             ...errorResponse(416),
             description: 'The range lies outside the file',
@@ -122,7 +123,7 @@ export function attachmentOperations({ pathParameter, errorResponse }: OpenApiHe
         responses: {
           '200': { description: 'The preview', headers: SAFE_BYTES_HEADERS, content: binary('image/webp', 'A WebP image') },
           '304': { description: 'Not modified: If-None-Match names the preview; no body', headers: { ETag: SAFE_BYTES_HEADERS.ETag } },
-          ...refusals([401, 403, 404, 429, 500, 503], { ...readRefusals, 404: 'Unknown or malformed id, an attachment of a project the caller is not a member of, or one without a preview' }),
+          ...refusals([400, 401, 403, 404, 429, 500, 503], { ...readRefusals, 404: 'Unknown or malformed id, an attachment of a project the caller is not a member of, or one without a preview' }),
         },
       },
     },

@@ -9,6 +9,7 @@ import type { AttachmentRow } from '../../resources/attachments/store';
 import { callRefusal, runWithGrant, SESSION_GRANT, type TokenNeed } from '../../resources/policy/policy';
 import { DomainError } from '../../platform/errors';
 import { isDatabaseUnavailable } from '../../platform/db-errors';
+import { ifNoneMatchNames } from '../../platform/versions';
 import { BlobTooLargeError } from '../../platform/storage';
 import { recordingEvents } from '../../events/record';
 import { errorBody, sendError } from './rest-errors';
@@ -71,10 +72,6 @@ async function authenticate(request: FastifyRequest, reply: FastifyReply, auth: 
   return { userId, grant };
 }
 
-/** Whether an If-None-Match header names the entity tag (or `*`); weak tags compare as strong ones for GET. */
-const matchesETag = (header: string | undefined, etag: string) =>
-  header !== undefined && header.split(',').some((tag) => ['*', etag, `W/${etag}`].includes(tag.trim()));
-
 /**
  * The upload (multipart), the bytes and the preview of attachments: plain Fastify routes, since the
  * REST adapter neither streams a request body nor answers bytes. They authenticate as the
@@ -133,6 +130,13 @@ export async function registerAttachmentRoutes(app: FastifyInstance, options: At
   /** The attachment a request may read: by its signed link (`expires`, `signature`), else by its bearer token. */
   async function locate(request: IdRequest, reply: FastifyReply): Promise<AttachmentRow | undefined> {
     const { expires, signature } = request.query;
+    // A link's part given twice is malformed input, as a repeated query value is everywhere (a 400 naming it).
+    for (const [field, value] of Object.entries({ expires, signature })) {
+      if (value !== undefined && typeof value !== 'string') {
+        const message = `${field}: expected one value`;
+        return void (await sendError(request, reply, 400, { ...errorBody(400, message), issues: [{ path: [field], message }] }));
+      }
+    }
     if (expires !== undefined || signature !== undefined) return attachments.locateByLink(request.params.id, expires, signature);
     const caller = await authenticate(request, reply, auth, 'attachments.get', 'read');
     if (!caller) return undefined;
@@ -190,7 +194,9 @@ export async function registerAttachmentRoutes(app: FastifyInstance, options: At
       'content-disposition': file.disposition,
       ...(file.size !== undefined ? { 'accept-ranges': 'bytes' } : {}),
     };
-    if (matchesETag(request.headers['if-none-match'], file.etag)) return reply.code(304).headers({ etag: file.etag, 'cache-control': headers['cache-control'] }).send();
+    const ifNoneMatch = request.headers['if-none-match'];
+    // As for every read with an ETag (rest-semantics.ts): weak comparison, `*` alone, a malformed value names nothing.
+    if (ifNoneMatch && ifNoneMatchNames(ifNoneMatch, file.etag)) return reply.code(304).headers({ etag: file.etag, 'cache-control': headers['cache-control'] }).send();
     let range: { start: number; end: number } | undefined;
     const ifRange = request.headers['if-range'];
     if (file.size !== undefined && request.headers.range && (ifRange === undefined || ifRange === file.etag)) {
