@@ -455,7 +455,7 @@ function CardFace({ task, members, labels, closed, link = false }: { task: Task;
           </span>
         ) : null}
         {files ? (
-          <span class="comment-count attachment-count" title={`${files} file${files === 1 ? '' : 's'}`}>
+          <span class="attachment-count" title={`${files} file${files === 1 ? '' : 's'}`}>
             <Icon name="paperclip" />
             {files}
             <span class="visually-hidden"> file{files === 1 ? '' : 's'}</span>
