@@ -21,6 +21,9 @@ export function applyEvent(event: ProjectEvent) {
   }
   // A file added or removed: the task's gallery, and its comments (which show their own files).
   if (type.startsWith('attachment.') && taskId) {
+    const cached = queryClient.getQueryData<Task[]>(keys.tasks(projectId))?.find((task) => task.id === taskId);
+    const step = type === 'attachment.created' ? 1 : type === 'attachment.deleted' ? -1 : 0;
+    if (cached && step) storeTask({ ...cached, attachmentCount: Math.max(0, cached.attachmentCount + step) });
     void queryClient.invalidateQueries({ queryKey: keys.attachments(taskId) });
     void queryClient.invalidateQueries({ queryKey: keys.comments(taskId) });
   }

@@ -101,8 +101,9 @@ export function LabelChips({ ids, labels }: { ids: string[]; labels: Label[] }) 
 }
 
 /** Small line icons drawn inline (no icon font, no emoji font needed); decorative, hidden from screen readers. */
-export function Icon({ name }: { name: 'bell' | 'comment' }) {
+export function Icon({ name }: { name: 'bell' | 'comment' | 'paperclip' }) {
   const paths = {
+    paperclip: 'M21.44 11.05l-9.19 9.19a6 6 0 0 1-8.49-8.49l9.19-9.19a4 4 0 0 1 5.66 5.66l-9.2 9.19a2 2 0 0 1-2.83-2.83l8.49-8.48',
     bell: 'M6 8a6 6 0 0 1 12 0c0 7 3 9 3 9H3s3-2 3-9M10.3 21a1.94 1.94 0 0 0 3.4 0',
     comment: 'M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z',
   };

@@ -1,7 +1,7 @@
 import { createTasklaneClient, type TasklaneClient } from '@tasklane/sdk';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessibilityViolations, column, launchChromium, newPerson, openTask, type Person, type Server, signInWithToken, startServer } from './harness';
+import { accessibilityViolations, card, column, launchChromium, newPerson, openTask, type Person, screenshot, type Server, signInWithToken, startServer } from './harness';
 
 /**
  * Files on a task as people use them: dropped on the task dialog (with progress), previewed in the
@@ -20,7 +20,8 @@ describe('attachments in Chromium', () => {
   const TASK = 'Draw the engine';
 
   beforeAll(async () => {
-    server = await startServer();
+    // A small limit, so a refused upload is quick to provoke.
+    server = await startServer({ ATTACHMENT_MAX_BYTES: '200000' });
     browser = await launchChromium();
     for (const [who, name] of [
       ['ada', 'Ada Lovelace'],
@@ -84,7 +85,7 @@ describe('attachments in Chromium', () => {
   const gallery = (dialog: Locator) => dialog.getByRole('region', { name: /^Attachments/ }).getByRole('list', { name: 'Files' });
   const thumbnailLoaded = (tile: Locator) => tile.locator('img.thumbnail').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0);
 
-  it('drops files on the task dialog: progress while they go up, then a gallery with a preview, name and size', async () => {
+  it('drops files on the task dialog: progress while they go up, then a gallery with a preview, name and size; a refusal is shown', async () => {
     const { page } = people.ada;
     const dialog = await openTask(page, TASK);
     await dialog.getByText('No files yet.').waitFor();
@@ -103,12 +104,22 @@ describe('attachments in Chromium', () => {
     await expect.poll(() => thumbnailLoaded(png)).toBe(true);
     expect(await text.locator('.file-type').textContent()).toBe('TXT');
     expect(await text.textContent()).toContain('37 bytes');
+    // The history says which file was attached.
+    await dialog.getByRole('region', { name: 'History' }).getByText('attached “engine.png”').waitFor();
 
     // The name links to the signed download, which serves the bytes without the token.
     const href = (await text.getByRole('link', { name: 'notes.txt' }).getAttribute('href'))!;
     expect(href).toMatch(/^\/api\/v1\/attachments\/[0-9a-f-]{36}\/content\?/);
     expect(await page.evaluate((url) => fetch(url).then((response) => response.text()), href)).toBe('The engine weaves algebraic patterns.');
     expect(await accessibilityViolations(page)).toEqual([]);
+
+    // A file over ATTACHMENT_MAX_BYTES: the server's refusal in place of its progress bar, until dismissed.
+    await dropFiles(page, dialog, [{ name: 'big.txt', kind: 'text', text: 'x'.repeat(300_000) }]);
+    const refusal = dialog.getByRole('list', { name: 'Uploads' }).getByRole('alert');
+    await expect.poll(() => refusal.textContent()).toMatch(/^big\.txt: (?!The server could not be reached)(?!The upload could not reach)/);
+    await dialog.getByRole('list', { name: 'Uploads' }).getByRole('button', { name: 'Dismiss' }).click();
+    await refusal.waitFor({ state: 'detached' });
+    expect(await gallery(dialog).getByRole('listitem').filter({ hasText: 'big.txt' }).count()).toBe(0);
   });
 
   it('pastes an image into a comment box: it is uploaded, sent with the comment and shown under it', async () => {
@@ -136,16 +147,23 @@ describe('attachments in Chromium', () => {
     await tile.waitFor();
     await expect.poll(() => thumbnailLoaded(tile)).toBe(true);
     expect(await pending.count()).toBe(0);
+    await dialog.getByRole('heading', { name: /^Attachments/ }).scrollIntoViewIfNeeded();
+    await screenshot(page, 'attachments.png');
     // The task's gallery holds the comment's file too.
     await expect.poll(() => gallery(dialog).getByRole('listitem').count()).toBe(3);
     expect(await accessibilityViolations(page)).toEqual([]);
   });
 
-  it("lets an editor upload but not delete another's file; a viewer sees the files and no upload or delete control", async () => {
+  it("lets an editor upload and delete her own file but not another's; a viewer sees the files and no upload or delete control", async () => {
     const grace = await openTask(people.grace.page, TASK);
     await gallery(grace).getByRole('listitem').filter({ hasText: 'engine.png' }).waitFor();
     await grace.getByText('Attach files').waitFor();
     expect(await gallery(grace).getByRole('button', { name: /^Delete / }).count()).toBe(0);
+    // Her own file she may delete.
+    await dropFiles(people.grace.page, grace, [{ name: 'grace.txt', kind: 'text', text: 'Compilers first.' }]);
+    await gallery(grace).getByRole('button', { name: 'Delete grace.txt' }).click();
+    await people.grace.page.getByRole('alertdialog').getByRole('button', { name: 'Delete file' }).click();
+    await expect.poll(() => gallery(grace).getByRole('listitem').filter({ hasText: 'grace.txt' }).count()).toBe(0);
 
     const victor = await openTask(people.victor.page, TASK);
     const png = gallery(victor).getByRole('listitem').filter({ hasText: 'engine.png' });
@@ -174,6 +192,9 @@ describe('attachments in Chromium', () => {
     await expect.poll(() => gallery(dialog).getByRole('listitem').filter({ hasText: 'notes.txt' }).count()).toBe(0);
     // The editor's open dialog follows through the live stream.
     await expect.poll(() => gallery(people.grace.page.getByRole('dialog', { name: TASK })).getByRole('listitem').filter({ hasText: 'notes.txt' }).count()).toBe(0);
+    // The card counts the task's files (two images left), kept current by the live stream.
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await expect.poll(() => card(page, TASK).locator('.attachment-count').textContent()).toBe('2 files');
     for (const who of ['ada', 'grace', 'victor'] as const) expect(people[who].pageErrors).toEqual([]);
   });
 });

@@ -417,11 +417,12 @@ function Column(props: {
   );
 }
 
-/** What a card shows: key, title, labels, blocked, priority, due date, comment count, subtask progress, assignee. */
+/** What a card shows: key, title, labels, blocked, priority, due date, comment and file counts, subtask progress, assignee. */
 function CardFace({ task, members, labels, closed, link = false }: { task: Task; members: Member[]; labels: Label[]; closed: ReadonlySet<string>; link?: boolean }) {
   const overdue = isOverdue(task, closed);
   const assignee = task.assigneeId ? (members.find((member) => member.userId === task.assigneeId)?.name ?? 'A former member') : undefined;
   const comments = task.commentCount;
+  const files = task.attachmentCount;
   return (
     <>
       <span class="task-key">{task.key}</span>
@@ -451,6 +452,13 @@ function CardFace({ task, members, labels, closed, link = false }: { task: Task;
             <Icon name="comment" />
             {comments}
             <span class="visually-hidden"> comment{comments === 1 ? '' : 's'}</span>
+          </span>
+        ) : null}
+        {files ? (
+          <span class="attachment-count" title={`${files} file${files === 1 ? '' : 's'}`}>
+            <Icon name="paperclip" />
+            {files}
+            <span class="visually-hidden"> file{files === 1 ? '' : 's'}</span>
           </span>
         ) : null}
         <SubtaskProgress task={task} />

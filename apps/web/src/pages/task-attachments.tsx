@@ -153,7 +153,11 @@ export function Attachments({ task, project }: { task: Task; project: Project })
         <Gallery
           attachments={attachments.data}
           canDelete={canDelete}
-          onDeleted={(id) => attachments.setData((list) => list?.filter((item) => item.id !== id))}
+          onDeleted={(id) => {
+            attachments.setData((list) => list?.filter((item) => item.id !== id));
+            // A comment may have shown it.
+            void queryClient.invalidateQueries({ queryKey: keys.comments(task.id) });
+          }}
         />
       )}
     </section>

@@ -8,9 +8,6 @@ import { client } from '../session';
 import { ErrorNote } from '../ui';
 import { Gallery, UploadProgress, useUploads } from './task-attachments';
 
-/** A comment's own files (`attachments`), as the comments API gives them. */
-const attachmentsOf = (comment: object): Attachment[] => (comment as { attachments?: Attachment[] }).attachments ?? [];
-
 /** The task's comments, oldest first, re-read whenever the live stream reports a change to them. */
 export function Comments(props: { task: Task; project: Project; members: Member[]; editable: boolean; onAdded: () => void }) {
   const { task, editable, onAdded } = props;
@@ -34,8 +31,10 @@ export function Comments(props: { task: Task; project: Project; members: Member[
     event.preventDefault();
     // A member is mentioned while their "@Name" is still in the text.
     const mentionIds = props.members.filter((member) => text.includes(`@${member.name}`)).map((member) => member.userId);
-    const attached: Record<string, string[]> = pending.length > 0 ? { attachmentIds: pending.map((attachment) => attachment.id) } : {};
-    const comment = await run(() => client.comments.create({ id: task.id, text, ...(mentionIds.length > 0 ? { mentionIds } : {}), ...attached }));
+    const attachmentIds = pending.map((attachment) => attachment.id);
+    const comment = await run(() =>
+      client.comments.create({ id: task.id, text, ...(mentionIds.length > 0 ? { mentionIds } : {}), ...(attachmentIds.length > 0 ? { attachmentIds } : {}) }),
+    );
     if (!comment) return;
     setPending([]);
     comments.setData((list) => (list?.some((item) => item.id === comment.id) ? list : [...(list ?? []), comment]));
@@ -55,7 +54,7 @@ export function Comments(props: { task: Task; project: Project; members: Member[
               {comment.authorName} · <time dateTime={comment.createdAt}>{formatTime(comment.createdAt)}</time>
             </p>
             <p class="comment-text">{comment.text}</p>
-            {attachmentsOf(comment).length > 0 && <Gallery attachments={attachmentsOf(comment)} label={`Files of ${comment.authorName}'s comment`} />}
+            {comment.attachments.length > 0 && <Gallery attachments={comment.attachments} label={`Files of ${comment.authorName}'s comment`} />}
           </li>
         ))}
       </ol>

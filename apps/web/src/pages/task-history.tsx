@@ -23,6 +23,14 @@ const WHAT_HAPPENED: Partial<Record<Activity['type'], string>> = {
   'comment.deleted': 'deleted a comment',
 };
 
+/** An attachment's event names the file (its resource is the Attachment). */
+function describe(entry: HistoryEntry): string {
+  const filename = (entry.resource as { filename?: unknown } | null)?.filename;
+  if (typeof filename === 'string' && entry.type === 'attachment.created') return `attached “${filename}”`;
+  if (typeof filename === 'string' && entry.type === 'attachment.deleted') return `deleted the file “${filename}”`;
+  return WHAT_HAPPENED[entry.type] ?? entry.type;
+}
+
 /** The task's history, newest first: who changed what, from what to what. */
 export function TaskHistory({ history, members, states }: { history: Loaded<HistoryEntry[]>; members: Member[]; states: readonly State[] | undefined }) {
   const me = useCurrentUser();
@@ -58,7 +66,7 @@ export function TaskHistory({ history, members, states }: { history: Loaded<Hist
                 ))}
               </ul>
             ) : (
-              <p>{WHAT_HAPPENED[entry.type] ?? entry.type}</p>
+              <p>{describe(entry)}</p>
             )}
           </li>
         ))}

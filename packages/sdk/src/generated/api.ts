@@ -1541,52 +1541,6 @@ export interface Relation {
    */
   createdAt: string;
 }
-export interface Attachment {
-  /**
-   * Resource id (UUIDv7)
-   */
-  id: string;
-  /**
-   * Resource id (UUIDv7)
-   */
-  taskId: string;
-  /**
-   * The comment naming the attachment, if any
-   */
-  commentId: string | null;
-  /**
-   * As uploaded, for display: Unicode kept, control characters and path separators removed, at most 255 bytes of UTF-8
-   */
-  filename: string;
-  /**
-   * Decided from the file's own bytes, never the uploader's word (application/octet-stream when unknown)
-   */
-  contentType: string;
-  /**
-   * Bytes
-   */
-  size: number;
-  /**
-   * SHA-256 of the bytes, lower-case hex (also the content ETag)
-   */
-  sha256: string;
-  /**
-   * Null once the uploader’s account is deleted
-   */
-  uploaderId: string | null;
-  /**
-   * UTC ISO 8601 timestamp with milliseconds
-   */
-  createdAt: string;
-  /**
-   * Whether GET /attachments/{id}/thumbnail has a preview (PNG, JPEG, GIF, WebP of at most 50 megapixels)
-   */
-  thumbnail: boolean;
-  /**
-   * A signed link to the bytes, usable without a token until it expires (ATTACHMENT_LINK_TTL): a path relative to the server, `/api/v1/attachments/{id}/content?expires=…&signature=…`
-   */
-  downloadUrl: string;
-}
 export interface CreatedWebhook {
   /**
    * Resource id (UUIDv7)
