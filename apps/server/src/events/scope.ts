@@ -28,6 +28,21 @@ export async function lockScope(tx: Db, scope: { projectId: string; taskId?: str
   return row?.held === true;
 }
 
+/**
+ * lockScope for a write that names a task, not its project: the project read from the task's row
+ * in the same statement, then lockedScope's locks in their order, the project's row and (`lockTask`)
+ * the task's. The read takes no lock and waits for none (a task never moves between projects, so
+ * its project needs none), so the locks and their order are lockScope's: this only saves the
+ * statement that read the project before the transaction. The project's id; undefined when the
+ * task or its project is gone, and the write must not happen.
+ */
+export async function lockTaskScope(tx: Db, taskId: string, { lockTask }: { lockTask: boolean }): Promise<string | undefined> {
+  const id = sql`${taskId}::uuid`;
+  const held = lockedScope({ projectId: sql`found.project_id`, ...(lockTask ? { taskId: id } : {}) });
+  const [row] = rowsOf<{ projectId: string; held: boolean }>(await tx.execute(sql`select found.project_id as "projectId", ${held} as held from ${tasks} as found where found.id = ${id}`));
+  return row?.held === true ? row.projectId : undefined;
+}
+
 /** A transaction that takes its scope's locks first (lockScope); with the scope gone, `missing`'s 404 and nothing written. */
 export function transactionIn<T>(db: Db, scope: { projectId: string; taskId?: string }, missing: string, body: (tx: Db) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => {

@@ -49,8 +49,9 @@ export { MIGRATION_LOCK_KEY } from '@tasklane/db';
  * would break by failing one of them ("deadlock detected"):
  *
  *  1. the project's row: FOR KEY SHARE by every write into the project, first in its statement or
- *     transaction (lockedScope, lockScope in events/scope.ts); FOR NO KEY UPDATE by the project's
- *     update and ownership transfer; FOR UPDATE by the project's deletion and a member's removal;
+ *     transaction (lockedScope, lockScope, lockTaskScope in events/scope.ts); FOR NO KEY UPDATE by
+ *     the project's update and ownership transfer; FOR UPDATE by the project's deletion and a
+ *     member's removal;
  *  1a. PROJECT_KEY_LOCK_CLASS (a project's creation, before its rows; a key change, after the row);
  *  1b. TASK_TREE_LOCK_CLASS, by a task update that sets a parent;
  *  2. state rows (project_states: a task write locks the state it sets FOR KEY SHARE; a change of
@@ -65,7 +66,7 @@ export { MIGRATION_LOCK_KEY } from '@tasklane/db';
  *  3. the task's row (FOR KEY SHARE in lockedScope, then the task's own write, or a comment's count
  *     trigger of migration 0006);
  *  4. the write's other rows: a comment, a membership, a webhook, a task relation (whose other
- *     task's project and row, FOR KEY SHARE, come after the path task's, as a second lockScope);
+ *     task's project and row, FOR KEY SHARE, come after the path task's, as a second lockTaskScope);
  *     then, for a `blocks` relation's insertion, RELATION_BLOCKS_LOCK_CLASS; for an attachment's
  *     upload, ATTACHMENT_FILES_LOCK_CLASS (taken alone, with no other lock, by the removal of files);
  *  5. the project's advisory lock, PROJECT_LOCK_CLASS: recordEvent, the last statement of every

@@ -51,6 +51,31 @@ describe('races with a deletion answer 2xx or 404, never 500', () => {
     }
   });
 
+  it("a task's updates, moves and relations racing its deletion answer 2xx or 404, and none outlives it", async () => {
+    const projectId = (await createProject(t, owner, 'Task writes race')).id;
+    await invite(t, owner, projectId, editor, 'EDITOR');
+    const peer = await createTask(t, owner, projectId, { title: 'Peer' });
+    for (let round = 0; round < 10; round += 1) {
+      const task = await createTask(t, owner, projectId, { title: `Doomed ${round}` });
+      const started = [
+        ...Array.from({ length: 3 }, (_, index) => t.request('PATCH', `/api/v1/tasks/${task.id}`, { token: editor.token, body: { title: `Renamed ${index}` } })),
+        t.request('PATCH', `/api/v1/tasks/${task.id}`, { token: editor.token, body: { status: 'IN_PROGRESS' } }),
+        t.request('POST', `/api/v1/tasks/${task.id}/move`, { token: editor.token, body: { status: 'TODO', afterId: peer.id } }),
+        t.request('POST', `/api/v1/tasks/${task.id}/relations`, { token: editor.token, body: { type: 'blocks', taskId: peer.id } }),
+        // From the task that stays: the deleted one is the other task, locked as a second scope.
+        t.request('POST', `/api/v1/tasks/${peer.id}/relations`, { token: editor.token, body: { type: 'relates_to', taskId: task.id } }),
+        t.request('POST', `/api/v1/tasks/${peer.id}/relations`, { token: editor.token, body: { type: 'duplicates', taskId: task.id } }),
+      ];
+      // Every other round, the deletion starts once a write has answered, while the others run.
+      if (round % 2) await Promise.race(started);
+      const deleted = await t.request('DELETE', `/api/v1/tasks/${task.id}`, { token: owner.token });
+      const answers = await Promise.all(started);
+      expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+      expectAnswered(answers, [200, 201]);
+      expect(await queryRows(t, `select id from task_relations where task_id = '${task.id}' or related_task_id = '${task.id}'`)).toEqual([]);
+    }
+  });
+
   it('writes whose history queues deliveries to a webhook being deleted answer 2xx, and the webhook is deleted', async () => {
     const projectId = (await createProject(t, owner, 'Webhooks race')).id;
     const tasks = await Promise.all(Array.from({ length: 4 }, () => createTask(t, owner, projectId)));

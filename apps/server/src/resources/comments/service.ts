@@ -6,7 +6,6 @@ import { nextVersion, requireVersion } from '../../platform/versions';
 import { authorize, authorizeCommentChange } from '../policy/policy';
 import { recordEvent } from '../../events/record';
 import { changedFields } from '../../events/changes';
-import { transactionIn } from '../../events/scope';
 import type { TasksService } from '../tasks/service';
 import { DomainError, notFound } from '../../platform/errors';
 import { membersAmong } from '../policy/access';
@@ -70,13 +69,11 @@ export function createCommentsService(db: Db, tasks: TasksService, views: Attach
 
   /**
    * A write to a task's comments: one transaction that locks the task's project and then the task
-   * (transactionIn: the lock order of platform/locks.ts), so neither can go, nor the project's
-   * members change, before it commits; a task gone meanwhile is its 404.
+   * (the tasks service's inTaskTransaction: the lock order of platform/locks.ts), so neither can
+   * go, nor the project's members change, before it commits; a task gone meanwhile is its 404.
    */
-  async function inTaskTransaction<T>(taskId: string, body: (tx: Db, projectId: string) => Promise<T>): Promise<T> {
-    const projectId = await tasks.projectOfTask(taskId);
-    return transactionIn(db, { projectId, taskId }, 'Task', (tx) => body(tx, projectId));
-  }
+  const inTaskTransaction = <T>(taskId: string, body: (tx: Db, projectId: string) => Promise<T>): Promise<T> =>
+    tasks.inTaskTransaction(taskId, { lockTask: true }, body);
 
   /**
    * In a comment write's transaction: the caller's access to the task (404 for non-members), the

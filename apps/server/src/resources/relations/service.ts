@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../platform/db-errors';
 import { isId, newId } from '../../platform/ids';
 import { authorize } from '../policy/policy';
 import { recordEvent } from '../../events/record';
-import { lockScope, transactionIn } from '../../events/scope';
+import { lockTaskScope } from '../../events/scope';
 import type { TasksService } from '../tasks/service';
 import { DomainError, invalidField, notFound } from '../../platform/errors';
 import * as store from './store';
@@ -19,16 +19,6 @@ export const toRelation = (row: store.RelationRow): Relation => ({
 
 const relationExists = () => new DomainError('CONFLICT', 'The tasks are already related so (relates_to counts either way)', 'RELATION_EXISTS');
 const relationCycle = () => new DomainError('CONFLICT', 'The relation would close a cycle of blocks relations', 'RELATION_CYCLE');
-
-/** The project of the task `taskId` names, or undefined when the caller may not know of it (any 404): told only after the caller's own access is checked. */
-async function projectOrNothing(tasks: TasksService, taskId: string): Promise<string | undefined> {
-  try {
-    return await tasks.projectOfTask(taskId);
-  } catch (error) {
-    if (error instanceof DomainError && error.code === 'NOT_FOUND') return undefined;
-    throw error;
-  }
-}
 
 /**
  * A relation's event, on the task it was written from (its history, its project's webhooks and live
@@ -47,19 +37,18 @@ export function createRelationsService(db: Db, tasks: TasksService) {
   return {
     /**
      * One transaction, in the lock order of platform/locks.ts: the path task's project and row
-     * (transactionIn), the caller's access checked; then the other task's project and row (a
-     * second lockScope), so neither task can go before the commit; for `blocks`, the blocks lock,
+     * (the tasks service's inTaskTransaction), the caller's access checked; then the other task's
+     * project and row (a second lockTaskScope), so neither task can go before the commit; for `blocks`, the blocks lock,
      * then the cycle check; the insert and its record.
      */
     async create(userId: string, { id: taskId, type, taskId: otherId }: CreateRelationInput): Promise<Relation> {
-      const projectId = await tasks.projectOfTask(taskId);
-      const otherProjectId = isId(otherId) ? await projectOrNothing(tasks, otherId) : undefined;
       try {
-        return await transactionIn(db, { projectId, taskId }, 'Task', async (tx) => {
+        return await tasks.inTaskTransaction(taskId, { lockTask: true }, async (tx, projectId) => {
           const { task, access } = await tasks.loadTask(userId, taskId, { tx });
           authorize(access, 'relations.manage');
           if (otherId.toLowerCase() === task.id) throw invalidField(['taskId'], 'A task cannot be related to itself', 'RELATION_TO_SELF');
-          if (!otherProjectId || !(await lockScope(tx, { projectId: otherProjectId, taskId: otherId }))) throw notFound('Task');
+          // The other task's project and row, found and locked as the path task's were; what the caller may not see of it is the same 404 (loadTask).
+          if (!isId(otherId) || !(await lockTaskScope(tx, otherId, { lockTask: true }))) throw notFound('Task');
           const { task: other } = await tasks.loadTask(userId, otherId, { tx });
           if (type === 'blocks') {
             await store.lockBlocksInsertion(tx);
@@ -95,8 +84,7 @@ export function createRelationsService(db: Db, tasks: TasksService) {
      * and row, the access check, the relation deleted (404 when it does not touch the task), recorded.
      */
     async remove(userId: string, { id: taskId, relationId }: RelationPathInput): Promise<{ message: string }> {
-      const projectId = await tasks.projectOfTask(taskId);
-      await transactionIn(db, { projectId, taskId }, 'Task', async (tx) => {
+      await tasks.inTaskTransaction(taskId, { lockTask: true }, async (tx, projectId) => {
         const { task, access } = await tasks.loadTask(userId, taskId, { tx });
         authorize(access, 'relations.manage');
         const row = isId(relationId) ? await store.deleteRelationOf(tx, task.id, relationId) : undefined;

@@ -7,7 +7,7 @@ import { nextVersion, requireVersion } from '../../platform/versions';
 import { authorize, currentGrant, grantedProjects, type ProjectAccess, requireReach } from '../policy/policy';
 import { recordEvent } from '../../events/record';
 import { changedFields } from '../../events/changes';
-import { transactionIn } from '../../events/scope';
+import { lockTaskScope, transactionIn } from '../../events/scope';
 import { DomainError, invalidField, notFound } from '../../platform/errors';
 import * as store from './store';
 import { positionBetween, positionOfNewTask } from './placement';
@@ -172,14 +172,20 @@ async function applyChange(tx: Db, userId: string, before: store.TaskRow, patch:
 
 export function createTasksService(db: Db) {
   /**
-   * The project of a task, for a write's transaction to lock first (platform/locks.ts):
-   * 404 for a malformed or unknown id, or a project the request's token does not reach.
+   * A write's transaction on a task (its update, move or deletion, a write of its comments or
+   * relations), whose first statement finds the task's project and locks it, then (`lockTask`) the
+   * task's row FOR KEY SHARE: lockTaskScope, the lock order of platform/locks.ts. 404 for a
+   * malformed or unknown id, a task or project gone, or a project the request's token does not
+   * reach; the caller's access is checked in `body`, which is given the project's id.
    */
-  async function projectOfTask(taskId: string): Promise<string> {
-    const projectId = isId(taskId) ? await store.findProjectOfTask(db, taskId) : undefined;
-    if (!projectId) throw notFound('Task');
-    requireReach(projectId, 'Task');
-    return projectId;
+  async function inTaskTransaction<T>(taskId: string, options: { lockTask: boolean }, body: (tx: Db, projectId: string) => Promise<T>): Promise<T> {
+    if (!isId(taskId)) throw notFound('Task');
+    return db.transaction(async (tx) => {
+      const projectId = await lockTaskScope(tx, taskId, options);
+      if (!projectId) throw notFound('Task');
+      requireReach(projectId, 'Task');
+      return body(tx, projectId);
+    });
   }
 
   /**
@@ -311,7 +317,7 @@ export function createTasksService(db: Db) {
     },
 
     /**
-     * One transaction, in the lock order of platform/locks.ts: the project's row (transactionIn),
+     * One transaction, in the lock order of platform/locks.ts: the project's row (inTaskTransaction),
      * the labels the patch names, the task's row; then the checks, once, under those locks (access,
      * assignee and labels, If-Match against the version locked), the update and its record. No
      * other write of the task can come between the read and the write, so none is lost and the
@@ -320,9 +326,8 @@ export function createTasksService(db: Db) {
      * round trip, then COMMIT.
      */
     async update(userId: string, { id, ...patch }: UpdateTaskInput, versions?: Date[]): Promise<Task> {
-      const projectId = await projectOfTask(id);
       const newParent = typeof patch.parentId === 'string' && isId(patch.parentId) ? patch.parentId : undefined;
-      return transactionIn(db, { projectId }, 'Task', async (tx) => {
+      return inTaskTransaction(id, { lockTask: false }, async (tx, projectId) => {
         // A move under a parent waits for any other in the project, so its cycle check below is sound.
         if (newParent) await store.lockTaskTree(tx, projectId);
         const { task, category } = await lockForChange(tx, userId, projectId, id, patch);
@@ -342,8 +347,7 @@ export function createTasksService(db: Db) {
      * this task's key changes.
      */
     async move(userId: string, { id, status, afterId, beforeId }: MoveTaskInput, versions?: Date[]): Promise<Task> {
-      const projectId = await projectOfTask(id);
-      return transactionIn(db, { projectId }, 'Task', async (tx) => {
+      return inTaskTransaction(id, { lockTask: false }, async (tx, projectId) => {
         const patch: TaskChange = status === undefined ? {} : { status };
         const { task, category } = await lockForChange(tx, userId, projectId, id, patch);
         const before = requireVersion(task, versions, 'Task');
@@ -358,8 +362,7 @@ export function createTasksService(db: Db) {
      * caller did not name), the deletion recorded.
      */
     async remove(userId: string, taskId: string, versions?: Date[]): Promise<{ message: string }> {
-      const projectId = await projectOfTask(taskId);
-      await transactionIn(db, { projectId }, 'Task', async (tx) => {
+      await inTaskTransaction(taskId, { lockTask: false }, async (tx, projectId) => {
         const { task, access } = accessOf(userId, await store.findTaskForUser(tx, taskId, userId, { lock: 'update' }));
         authorize(access, 'task.write');
         requireVersion(task, versions, 'Task');
@@ -383,7 +386,7 @@ export function createTasksService(db: Db) {
       return new Map(rows.map((row) => [row.id, { id: row.id, key: taskKey(row.projectKey, row.number), title: row.title, status: row.status, projectId: row.projectId }]));
     },
 
-    projectOfTask,
+    inTaskTransaction,
     loadTask,
   };
 }
