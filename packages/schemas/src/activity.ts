@@ -23,6 +23,9 @@ export const ACTIVITY_TYPES = [
   'state.deleted',
   'relation.created',
   'relation.deleted',
+  'field.created',
+  'field.updated',
+  'field.deleted',
 ] as const;
 
 export const ActivityTypeSchema = z.enum(ACTIVITY_TYPES).meta({ id: 'ActivityType' });
