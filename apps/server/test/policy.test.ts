@@ -15,6 +15,7 @@ const EXPECTED: Record<Action, Record<Caller, boolean>> = {
   'comment.create':            { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
   'labels.manage':             { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
   'states.manage':             { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
+  'fields.manage':             { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
   'relations.manage':          { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
   'comment.manageOwn':         { VIEWER: true,  EDITOR: true,  ADMIN: true,  owner: true },
   'comment.deleteAny':         { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
@@ -97,6 +98,11 @@ const HTTP: Record<Action, HttpProof> = {
     allowed: 201,
     call: ({ t, projectId, cast }, caller) =>
       t.request('POST', `/api/v1/projects/${projectId}/states`, { token: cast[caller].token, body: { name: `State of ${caller}`, category: 'started' } }),
+  },
+  'fields.manage': {
+    allowed: 201,
+    call: ({ t, projectId, cast }, caller) =>
+      t.request('POST', `/api/v1/projects/${projectId}/fields`, { token: cast[caller].token, body: { name: `Field of ${caller}`, type: 'number' } }),
   },
   'relations.manage': {
     allowed: 201,

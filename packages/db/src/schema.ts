@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, bigint, boolean, check, date, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, bigint, boolean, check, date, doublePrecision, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz } from './timestamps';
 
 const timestamps = {
@@ -175,6 +175,57 @@ export const projectStates = pgTable(
   (table) => [
     uniqueIndex('project_states_project_key_key').on(table.projectId, table.key),
     check('project_states_category_check', sql`${table.category} in ('backlog', 'unstarted', 'started', 'completed', 'cancelled')`),
+  ],
+);
+
+/** The types of a project's custom fields (migration 0015). */
+export const FIELD_TYPE_VALUES = ['text', 'number', 'date', 'select', 'multi_select', 'user', 'checkbox', 'url'] as const;
+
+/**
+ * A project's custom fields (migration 0015), in `position` order (0 to n-1 without gaps, kept so
+ * by the fields service). `options` is the ordered `[{ id, name, color }]` of a select or
+ * multi_select field, `[]` for the others.
+ */
+export const projectFields = pgTable(
+  'project_fields',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    type: text('type', { enum: FIELD_TYPE_VALUES }).notNull(),
+    options: jsonb('options').$type<{ id: string; name: string; color: string }[]>().notNull().default(sql`'[]'::jsonb`),
+    position: integer('position').notNull(),
+    ...timestamps,
+  },
+  (table) => [uniqueIndex('project_fields_project_name_key').on(table.projectId, sql`lower(${table.name})`)],
+);
+
+/**
+ * A task's value of a custom field, one row per (task, field) that has one (migration 0015).
+ * `value` is what the API shows; `sort_text` or `sort_number` (one of them, by the field's type)
+ * is what filters compare and sorts order by, each indexed with the field first and the task last,
+ * so a page sorted by a field walks its index from the cursor and a field's filter probes the
+ * primary key per task: the cost of a page does not grow with the project.
+ */
+export const taskFieldValues = pgTable(
+  'task_field_values',
+  {
+    taskId: uuid('task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    fieldId: uuid('field_id')
+      .notNull()
+      .references(() => projectFields.id, { onDelete: 'cascade' }),
+    value: jsonb('value').notNull(),
+    sortText: text('sort_text'),
+    sortNumber: doublePrecision('sort_number'),
+  },
+  (table) => [
+    primaryKey({ columns: [table.taskId, table.fieldId] }),
+    index('task_field_values_text_idx').on(table.fieldId, table.sortText, table.taskId),
+    index('task_field_values_number_idx').on(table.fieldId, table.sortNumber, table.taskId),
   ],
 );
 

@@ -25,6 +25,9 @@ export const ACTIVITY_TYPES = [
   'relation.deleted',
   'attachment.created',
   'attachment.deleted',
+  'field.created',
+  'field.updated',
+  'field.deleted',
 ] as const;
 
 export const ActivityTypeSchema = z.enum(ACTIVITY_TYPES).meta({ id: 'ActivityType' });

@@ -14,3 +14,4 @@ export * from './notification-settings';
 export * from './notifications';
 export * from './states';
 export * from './attachments';
+export * from './fields';

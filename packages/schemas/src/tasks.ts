@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { dateTime, enumList, IdRefSchema, IdSchema, PageQueryShape, PathIdSchema, TimestampSchema, trimmed } from './common';
 import { text } from './text';
 import { type DefaultStatus, STATE_CATEGORIES, StateKeySchema } from './states';
+import { FIELD_FILTER_KEY, FieldValueSchema, TaskFieldsInput } from './fields';
 
 /** Listed in rank order: sorting by priority uses this order, not the alphabet. */
 export const TASK_PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'URGENT'] as const;
@@ -51,6 +52,9 @@ export const TaskSchema = z
         "The task's place in the board's order: an opaque key, unique in the project, that sorts (byte by byte) in the order of the board within each status (`sort=position`). A new task goes to the end; a status change keeps it; `POST /tasks/{id}/move` sets it",
       example: 'a3',
     }),
+    fields: z
+      .record(z.string(), FieldValueSchema)
+      .meta({ description: "The task's custom field values by field id (GET /projects/{id}/fields): only the fields that have a value", example: {} }),
   })
   .meta({ id: 'Task' });
 
@@ -80,6 +84,7 @@ export const CreateTaskInput = z
     assigneeId: IdRefSchema.nullable().optional(),
     labelIds: LabelIdsSchema.optional(),
     parentId: ParentIdSchema.optional(),
+    fields: TaskFieldsInput.optional(),
   })
   .strict()
   .meta({
@@ -104,6 +109,7 @@ export const UpdateTaskInput = z
     assigneeId: IdRefSchema.nullable().optional(),
     labelIds: LabelIdsSchema.optional(),
     parentId: ParentIdSchema.optional(),
+    fields: TaskFieldsInput.optional(),
   })
   .strict()
   .meta({ examples: [{ status: 'IN_PROGRESS' }] });
@@ -132,7 +138,10 @@ export const TASK_SORT_FIELDS = ['createdAt', 'updatedAt', 'dueDate', 'priority'
 export type TaskSortField = (typeof TASK_SORT_FIELDS)[number];
 /** A sort field, `-` first for descending. */
 export type TaskSort = TaskSortField | `-${TaskSortField}`;
-const SORT_VALUES = TASK_SORT_FIELDS.flatMap((field) => [field, `-${field}` as const]) as [TaskSort, ...TaskSort[]];
+/** A sort by a custom field: `field.<id>`, `-` first for descending. */
+export type TaskFieldSort = `field.${string}` | `-field.${string}`;
+/** A sort field or a custom field, `-` first for descending. */
+const SORT_PATTERN = new RegExp(`^-?(?:${TASK_SORT_FIELDS.join('|')}|field\\.[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`);
 
 /** A task id or `none`. */
 const PARENT_FILTER = /^(?:none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
@@ -169,8 +178,12 @@ export const TaskFilterShape = {
   dueAfter: dateTime().meta({ description: 'Only tasks due strictly after this date-time', example: '2026-11-01T00:00:00Z' }).optional(),
   q: text({ max: 200 }).meta({ description: 'Case-insensitive text searched in title and description; a task key (`WEB-42`, any case) also matches that task' }).optional(),
   sort: z
-    .enum(SORT_VALUES)
-    .meta({ description: "Sort field, `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status)" })
+    .string()
+    .regex(SORT_PATTERN, { error: `sort must be one of ${TASK_SORT_FIELDS.join(', ')} or field.<fieldId>, with - first for descending` })
+    .meta({
+      description: `Sort field (${TASK_SORT_FIELDS.join(', ')}, or \`field.<fieldId>\` for a custom field, tasks without a value last), \`-\` prefix for descending (default \`createdAt\`); ties broken by id. \`position\` is the board's order (within each status)`,
+      example: '-dueDate',
+    })
     .optional(),
   ...PageQueryShape,
 };
@@ -180,7 +193,26 @@ export const TaskIdOrKeyInput = z
   .object({ id: PathIdSchema.meta({ description: 'The task\'s id, or its key (`WEB-42`, any case, with the project\'s current or a former key); unknown or malformed: 404' }) })
   .strict();
 
-export const ListProjectTasksInput = z.object({ projectId: PathIdSchema, ...TaskFilterShape }).strict();
+/** The most custom field filters one list takes. */
+export const TASK_FIELD_FILTERS_MAX = 10;
+
+/**
+ * A task list's query: the filters of `shape`, and custom field filters, whose keys name the field
+ * (`field.<fieldId>`, `field.<fieldId>.gte`, `field.<fieldId>.lte`): the server checks each value
+ * against its field's type (400 naming the key). Any other key is refused, as a strict object does.
+ */
+export const withFieldFilters = <Shape extends z.core.$ZodLooseShape>(shape: Shape) =>
+  z
+    .object(shape)
+    .catchall(text({ max: 2000 }))
+    .superRefine((input, context) => {
+      const extra = Object.keys(input).filter((key) => !Object.hasOwn(shape, key));
+      const unknown = extra.filter((key) => !FIELD_FILTER_KEY.test(key));
+      if (unknown.length > 0) context.addIssue({ code: 'unrecognized_keys', keys: unknown, input, message: `Unrecognized key${unknown.length > 1 ? 's' : ''}: ${unknown.map((key) => `"${key}"`).join(', ')}` });
+      if (extra.length > TASK_FIELD_FILTERS_MAX) context.addIssue({ code: 'custom', input, message: `A list takes at most ${TASK_FIELD_FILTERS_MAX} custom field filters` });
+    });
+
+export const ListProjectTasksInput = withFieldFilters({ projectId: PathIdSchema, ...TaskFilterShape });
 
 export type Task = z.infer<typeof TaskSchema>;
 /** A state's key: a string, with the keys every project starts with named. */
@@ -189,4 +221,7 @@ export type TaskPriority = z.infer<typeof TaskPrioritySchema>;
 export type CreateTaskInput = z.infer<typeof CreateTaskInput>;
 export type UpdateTaskInput = z.infer<typeof UpdateTaskInput>;
 export type MoveTaskInput = z.infer<typeof MoveTaskInput>;
-export type ListProjectTasksInput = z.infer<typeof ListProjectTasksInput>;
+/** A list's custom field filters: `field.<id>`, `field.<id>.gte`, `field.<id>.lte` to a value. */
+export type TaskFieldFilters = { [key: `field.${string}`]: string };
+export type TaskFilterQuery = z.infer<z.ZodObject<typeof TaskFilterShape>> & TaskFieldFilters;
+export type ListProjectTasksInput = { projectId: string } & TaskFilterQuery;

@@ -27,6 +27,7 @@ import { createProjectsService } from './projects/service';
 import { createRelationsService } from './relations/service';
 import { createSsoService } from './sso/service';
 import { createStatesService } from './states/service';
+import { createFieldsService } from './fields/service';
 import type { Metrics } from '../platform/metrics';
 import { createTasksService } from './tasks/service';
 import { createWebhooksService } from './webhooks/service';
@@ -81,6 +82,7 @@ export function createServices(
     attachments: attachmentsService,
     labels: createLabelsService(db),
     states: createStatesService(db),
+    fields: createFieldsService(db),
     relations: createRelationsService(db, tasks),
     activity: createActivityService(db, tasks),
     idempotency: createIdempotencyService(db),

@@ -41,6 +41,11 @@ const EXPECTED = {
   'GET /projects/{id}/states/{stateId}':           [404,     200,   200,   200,  200],
   'PATCH /projects/{id}/states/{stateId}':         [404,     403,   403,   200,  200],
   'DELETE /projects/{id}/states/{stateId}':        [404,     403,   403,   200,  200],
+  'GET /projects/{id}/fields':                     [404,     200,   200,   200,  200],
+  'POST /projects/{id}/fields':                    [404,     403,   403,   201,  201],
+  'GET /projects/{id}/fields/{fieldId}':           [404,     200,   200,   200,  200],
+  'PATCH /projects/{id}/fields/{fieldId}':         [404,     403,   403,   200,  200],
+  'DELETE /projects/{id}/fields/{fieldId}':        [404,     403,   403,   200,  200],
   'GET /tasks/{id}/relations':                     [404,     200,   200,   200,  200],
   'POST /tasks/{id}/relations':                    [404,     403,   201,   201,  201],
   'DELETE /tasks/{id}/relations/{relationId}':     [404,     403,   200,   200,  200],
@@ -104,6 +109,14 @@ const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<{ url: s
     body: { name: `Renamed by ${caller}` },
   }),
   'DELETE /projects/{id}/states/{stateId}': async ({ t, users, projectId }) => ({ url: `/api/v1/projects/${projectId}/states/${await stateOf(t, users.owner, projectId)}` }),
+  'GET /projects/{id}/fields': ({ projectId }) => ({ url: `/api/v1/projects/${projectId}/fields` }),
+  'POST /projects/{id}/fields': ({ projectId }, caller) => ({ url: `/api/v1/projects/${projectId}/fields`, body: { name: `Made by ${caller}`, type: 'text' } }),
+  'GET /projects/{id}/fields/{fieldId}': async ({ t, users, projectId }) => ({ url: `/api/v1/projects/${projectId}/fields/${await fieldOf(t, users.owner, projectId)}` }),
+  'PATCH /projects/{id}/fields/{fieldId}': async ({ t, users, projectId }, caller) => ({
+    url: `/api/v1/projects/${projectId}/fields/${await fieldOf(t, users.owner, projectId)}`,
+    body: { name: `Renamed by ${caller}` },
+  }),
+  'DELETE /projects/{id}/fields/{fieldId}': async ({ t, users, projectId }) => ({ url: `/api/v1/projects/${projectId}/fields/${await fieldOf(t, users.owner, projectId)}` }),
   'GET /tasks/{id}/relations': ({ taskId }) => ({ url: `/api/v1/tasks/${taskId}/relations` }),
   'POST /tasks/{id}/relations': async ({ t, users, projectId, taskId }) => ({
     url: `/api/v1/tasks/${taskId}/relations`,
@@ -133,6 +146,15 @@ async function stateOf(t: TestApp, owner: TestUser, projectId: string): Promise<
   stateCounter += 1;
   const response = await t.request('POST', `/api/v1/projects/${projectId}/states`, { token: owner.token, body: { name: `State ${stateCounter}`, category: 'started' } });
   if (response.status !== 201) throw new Error(`create state failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.id as string;
+}
+
+let fieldCounter = 0;
+/** A new custom field of the project, made by its owner; its id. */
+async function fieldOf(t: TestApp, owner: TestUser, projectId: string): Promise<string> {
+  fieldCounter += 1;
+  const response = await t.request('POST', `/api/v1/projects/${projectId}/fields`, { token: owner.token, body: { name: `Field ${fieldCounter}`, type: 'text' } });
+  if (response.status !== 201) throw new Error(`create field failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.id as string;
 }
 

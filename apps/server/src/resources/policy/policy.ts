@@ -30,6 +30,8 @@ export const PERMISSIONS = {
   /** Editing or deleting one's own comment; authorship is checked by the comments service. */
   /** Adding, renaming, recolouring, reordering and deleting the project's workflow states (every member reads them). */
   'states.manage': admins,
+  /** Adding, renaming, reordering and deleting the project's custom fields and their options (every member reads them; editors set values through task writes). */
+  'fields.manage': admins,
   'comment.manageOwn': all,
   'comment.deleteAny': admins,
   /** Attaching a file to a task, and deleting one's own attachments (every member reads and downloads them). */
@@ -58,6 +60,7 @@ const DESCRIPTIONS: Record<Action, string> = {
   'comment.create': 'comment on tasks',
   'labels.manage': 'manage labels',
   'states.manage': 'manage workflow states',
+  'fields.manage': 'manage custom fields',
   'relations.manage': 'relate tasks or remove their relations',
   'comment.manageOwn': 'edit or delete own comments',
   'comment.deleteAny': "delete other members' comments",

@@ -1,8 +1,9 @@
 import type { Db } from '@tasklane/db';
-import { type CreateTaskInput, type FieldChange, type ListProjectTasksInput, type MoveTaskInput, type RelatedTask, type StateCategory, TASK_KEY_PATTERN, type Task, type TaskSortField, type UpdateTaskInput } from '@tasklane/schemas';
+import { type CreateTaskInput, type FieldChange, type ListProjectTasksInput, type MoveTaskInput, type TaskFilterQuery, type RelatedTask, type StateCategory, TASK_KEY_PATTERN, type Task, type TaskSortField, type UpdateTaskInput } from '@tasklane/schemas';
 import { isMember, requireProjectAccess } from '../policy/access';
 import { isId, newId } from '../../platform/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../../platform/paging';
+import type { FieldFilter } from '../fields/values';
 import { nextVersion, requireVersion } from '../../platform/versions';
 import { authorize, currentGrant, grantedProjects, type ProjectAccess, requireReach } from '../policy/policy';
 import { recordEvent } from '../../events/record';
@@ -11,6 +12,8 @@ import { lockTaskScope, transactionIn } from '../../events/scope';
 import { DomainError, invalidField, notFound } from '../../platform/errors';
 import * as store from './store';
 import { positionBetween, positionOfNewTask } from './placement';
+import { fieldCursorCheck, fieldQueryOf, fieldValueChanges, mergeFieldValues, planFieldWrites, type ValueWrite } from '../fields/values';
+import * as fieldsStore from '../fields/store';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -41,6 +44,7 @@ export const toTask = (row: store.TaskRow): Task => ({
   blocked: row.blocked,
   attachmentCount: row.attachmentCount,
   position: row.position,
+  fields: row.fields,
 });
 
 /** The project key (upper case) and number a task key names, if `text` is one ("eng-42" too). */
@@ -57,7 +61,7 @@ const normalizedLabelIds = (labelIds: readonly string[]): string[] => labelIds.m
 /** The fields a task update reports with old and new values. */
 const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt', 'labelIds', 'parentId', 'position'] as const;
 
-export type TaskListQuery = Omit<ListProjectTasksInput, 'projectId'>;
+export type TaskListQuery = TaskFilterQuery;
 
 /** A change of a task: a PATCH's fields, or a move's status and position (placement.ts). */
 type TaskChange = Omit<UpdateTaskInput, 'id'> & { position?: string };
@@ -88,10 +92,13 @@ function columnsToSet(patch: TaskChange, before: store.TaskRow, category: StateC
 }
 
 /** What an update of `before` writes, the task it leaves, and the tracked fields it changes (null: none). */
-function planUpdate(patch: TaskChange, before: store.TaskRow, category: StateCategory | undefined) {
-  const set = columnsToSet(patch, before, category, new Date());
-  const after = toTask({ ...before, ...set });
-  return { set, after, changes: changedFields(toTask(before), after, TRACKED_TASK_FIELDS) };
+function planUpdate(patch: TaskChange, before: store.TaskRow, category: StateCategory | undefined, fieldWrites: readonly ValueWrite[] = []) {
+  const { fields: _fields, ...columnsPatch } = patch;
+  const set = columnsToSet(columnsPatch, before, category, new Date());
+  const after = toTask({ ...before, ...set, fields: mergeFieldValues(before.fields, fieldWrites) });
+  const fieldChange = fieldValueChanges(before.fields, after.fields);
+  const changes = changedFields(toTask(before), after, TRACKED_TASK_FIELDS);
+  return { set, after, changes: fieldChange ? { ...changes, fields: fieldChange } : changes };
 }
 
 /** The 400 for a status that is no state of the task's project. */
@@ -138,20 +145,22 @@ async function inProjectRefusal(
  * the project's lock): the state the patch sets, its labels and parent (inProjectRefusal) and the
  * task's row FOR NO KEY UPDATE, called in this order, so sent in it (one round trip) and locked in
  * it (platform/locks.ts); then the checks in their order: 404 for non-members, 403, the patch's
- * 400s. The task as locked (its version is the caller's to check, after any check of its own) and
- * the category of the state the patch sets (undefined when it sets none).
+ * 400s (custom field values among them). The task as locked (its version is the caller's to check, after any check of its own),
+ * the category of the state the patch sets (undefined when it sets none) and the field values it writes.
  */
 async function lockForChange(tx: Db, userId: string, projectId: string, taskId: string, patch: TaskChange) {
-  const [state, refusal, found] = await Promise.all([
+  const [state, refusal, fieldPlan, found] = await Promise.all([
     patch.status === undefined ? undefined : store.lockState(tx, projectId, patch.status),
     inProjectRefusal(tx, projectId, patch),
+    patch.fields ? planFieldWrites(tx, projectId, patch.fields) : { writes: [] },
     store.findTaskForUser(tx, taskId, userId, { lock: 'no key update' }),
   ]);
   const { task, access } = accessOf(userId, found);
   authorize(access, 'task.write');
   if (refusal) throw refusal;
+  if ('refusal' in fieldPlan) throw fieldPlan.refusal;
   if (patch.status !== undefined && !state) throw unknownStatus(patch.status);
-  return { task, category: state?.category };
+  return { task, category: state?.category, fieldWrites: fieldPlan.writes };
 }
 
 /**
@@ -160,11 +169,13 @@ async function lockForChange(tx: Db, userId: string, projectId: string, taskId: 
  * recorded as `task.updated` with the fields it changes. An update that changes no tracked field
  * is still a new version, with nothing to record.
  */
-async function applyChange(tx: Db, userId: string, before: store.TaskRow, patch: TaskChange, category: StateCategory | undefined): Promise<Task> {
-  const { set, after, changes } = planUpdate(patch, before, category);
+async function applyChange(tx: Db, userId: string, before: store.TaskRow, patch: TaskChange, category: StateCategory | undefined, fieldWrites: readonly ValueWrite[] = []): Promise<Task> {
+  const { set, after, changes } = planUpdate(patch, before, category, fieldWrites);
+  // The values written before the record, which takes the project's lock last (platform/locks.ts).
+  if (fieldWrites.length > 0) await Promise.all([store.updateTask(tx, before.id, set), fieldsStore.writeTaskValues(tx, before.id, [...fieldWrites])]);
   // The update and its record sent together: one round trip while the row is locked.
   await Promise.all([
-    store.updateTask(tx, before.id, set),
+    fieldWrites.length > 0 ? undefined : store.updateTask(tx, before.id, set),
     changes && recordEvent(tx, { projectId: before.projectId, taskId: before.id, actorId: userId, type: 'task.updated', resource: after, changes }),
   ]);
   return after;
@@ -199,7 +210,7 @@ export function createTasksService(db: Db) {
     return { task: toTask(task), access, callerName: task.callerName ?? '' };
   }
 
-  function parseQuery(userId: string, query: TaskListQuery) {
+  function parseQuery(userId: string, query: TaskListQuery, fieldFilters: FieldFilter[]) {
     const sort = query.sort ?? 'createdAt';
     const descending = sort.startsWith('-');
     const field = (descending ? sort.slice(1) : sort) as TaskSortField;
@@ -221,12 +232,25 @@ export function createTasksService(db: Db) {
       labelIds: query.labelId ? normalizedLabelIds([...new Set(query.labelId.map((id) => id.toLowerCase()))]) : undefined,
       parentId: query.parentId === 'none' ? null : query.parentId?.toLowerCase(),
       key: query.q ? parseTaskKey(query.q.trim()) : undefined,
+      fields: fieldFilters,
     };
-    return { filters, order: { field, descending }, cursor: decodeCursor(query.cursor, [store.SORT_CURSOR_CHECKS[field], cursorChecks.id]), limit: pageSize(query.limit) };
+    return { filters, order: { field, descending }, limit: pageSize(query.limit) };
   }
 
-  async function listWhere(userId: string, scope: store.TaskScope, query: TaskListQuery): Promise<Page<Task>> {
-    const { filters, order, cursor, limit } = parseQuery(userId, query);
+  /**
+   * A page of the scope's tasks. The query's custom fields are found among `fieldScope`'s (a
+   * project's, or the member's projects'): an unknown one is a 400 naming its key.
+   */
+  async function listWhere(userId: string, scope: store.TaskScope, query: TaskListQuery, fieldScope: { projectId: string } | { memberId: string }): Promise<Page<Task>> {
+    const fieldQuery = await fieldQueryOf(query, (ids) => fieldsStore.findFieldsIn(db, fieldScope, ids));
+    const { filters, order, limit } = parseQuery(userId, query, fieldQuery.filters);
+    const sort = fieldQuery.sort;
+    if (sort) {
+      const cursor = decodeCursor(query.cursor, [fieldCursorCheck(sort.column), cursorChecks.id]);
+      const rows = await store.listTasksByField(db, scope, filters, sort, cursor, limit + 1);
+      return toPage(rows, limit, toTask, (row) => [row.sortValue, row.id]);
+    }
+    const cursor = decodeCursor(query.cursor, [store.SORT_CURSOR_CHECKS[order.field], cursorChecks.id]);
     const rows = await store.listTasks(db, scope, filters, order, cursor, limit + 1);
     return toPage(rows, limit, toTask, (row) => store.cursorOf(toTask(row), order.field));
   }
@@ -237,7 +261,7 @@ export function createTasksService(db: Db) {
       requireReach(projectId);
       let page: Page<Task>;
       try {
-        page = await listWhere(userId, { projectId, memberId: userId }, query);
+        page = await listWhere(userId, { projectId, memberId: userId }, query, { projectId: projectId.toLowerCase() });
       } catch (error) {
         // A bad query (cursor, assignee) on a project the caller cannot see is its 404, as it was
         // when the access check came first.
@@ -251,7 +275,7 @@ export function createTasksService(db: Db) {
 
     /** The caller's view across all their projects ("my work"). */
     listAcrossProjects(userId: string, query: TaskListQuery): Promise<Page<Task>> {
-      return listWhere(userId, { projectIdsOfMember: userId, within: grantedProjects(currentGrant()) }, query);
+      return listWhere(userId, { projectIdsOfMember: userId, within: grantedProjects(currentGrant()) }, query, { memberId: userId });
     },
 
     /** By id, or by key ("ENG-42", any case, with the project's current or a former key). */
@@ -274,13 +298,15 @@ export function createTasksService(db: Db) {
       const projectId = input.projectId.toLowerCase();
       return transactionIn(db, { projectId }, 'Project', async (tx) => {
         // The state first (the lock order of platform/locks.ts): the one named, or the project's first unstarted one.
-        const [state, refusal, access] = await Promise.all([
+        const [state, refusal, fieldPlan, access] = await Promise.all([
           store.lockState(tx, projectId, input.status),
           inProjectRefusal(tx, projectId, input),
+          input.fields ? planFieldWrites(tx, projectId, input.fields) : { writes: [] },
           requireProjectAccess(tx, projectId, userId),
         ]);
         authorize(access, 'task.write');
         if (refusal) throw refusal;
+        if ('refusal' in fieldPlan) throw fieldPlan.refusal;
         if (!state) throw input.status === undefined ? new Error(`Project ${projectId} has no unstarted state`) : unknownStatus(input.status);
         const { number, projectKey } = await store.takeTaskNumber(tx, projectId);
         // A new task goes to the end of its column (as Plane places a new issue), after the checks' locks.
@@ -305,7 +331,14 @@ export function createTasksService(db: Db) {
           updatedAt: now,
         };
         // A new task has no subtasks and no relations yet.
-        const task = toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false, attachmentCount: 0 });
+        const task = toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false, attachmentCount: 0, fields: mergeFieldValues({}, fieldPlan.writes) });
+        if (fieldPlan.writes.length > 0) {
+          // The values after the task's row, before the record (the project's lock comes last).
+          await store.insertTask(tx, columns);
+          await fieldsStore.writeTaskValues(tx, columns.id, fieldPlan.writes);
+          await recordEvent(tx, { projectId, taskId: columns.id, actorId: userId, type: 'task.created', resource: task });
+          return task;
+        }
         // The insert and its record sent together (store.ts): one round trip. A value PostgreSQL
         // refuses fails the insert, and the request is the caller's 400 (transport/trpc/init.ts).
         await Promise.all([
@@ -330,12 +363,12 @@ export function createTasksService(db: Db) {
       return inTaskTransaction(id, { lockTask: false }, async (tx, projectId) => {
         // A move under a parent waits for any other in the project, so its cycle check below is sound.
         if (newParent) await store.lockTaskTree(tx, projectId);
-        const { task, category } = await lockForChange(tx, userId, projectId, id, patch);
+        const { task, category, fieldWrites } = await lockForChange(tx, userId, projectId, id, patch);
         if (newParent && newParent.toLowerCase() !== task.parentId && (await store.wouldCycle(tx, task.id, newParent))) {
           throw invalidField(['parentId'], 'A task cannot be a subtask of itself or of its own subtasks', 'PARENT_CYCLE');
         }
         // A status change keeps the task's position: it lands in its new column by its key.
-        return applyChange(tx, userId, requireVersion(task, versions, 'Task'), patch, category);
+        return applyChange(tx, userId, requireVersion(task, versions, 'Task'), patch, category, fieldWrites);
       });
     },
 
@@ -431,5 +464,26 @@ async function recordUpdates(tx: Db, projectId: string, actorId: string, rows: s
   for (const row of rows) {
     const task = toTask(row);
     await recordEvent(tx, { projectId, taskId: task.id, actorId, type: 'task.updated', resource: task, changes: changesOf(task) });
+  }
+}
+
+/**
+ * For the fields service, in its transaction (which holds the field's row FOR UPDATE): `change`
+ * rewrites or removes the field's values of the tasks `taskIds` (locked FOR NO KEY UPDATE by the
+ * caller), and each task whose values it changed gets a new version and a recorded `task.updated`
+ * of its `fields`, as `actorId`'s.
+ */
+export async function changeFieldValuesOf(tx: Db, projectId: string, taskIds: readonly string[], actorId: string, change: () => Promise<unknown>): Promise<void> {
+  if (taskIds.length === 0) {
+    await change();
+    return;
+  }
+  const before = await store.findTasks(tx, taskIds);
+  await change();
+  const after = await store.touchTasks(tx, taskIds);
+  for (const row of after) {
+    const old = before.find((task) => task.id === row.id);
+    const fields = old && fieldValueChanges(old.fields, row.fields);
+    if (fields) await recordEvent(tx, { projectId, taskId: row.id, actorId, type: 'task.updated', resource: toTask(row), changes: { fields } });
   }
 }

@@ -1,5 +1,6 @@
-import { arrayLiteral, attachments, type Db, labels, memberships, projectKeys, projects, projectStates, stateCategoryIn, tasks, users } from '@tasklane/db';
-import { type Role, type StateCategory, TASK_PRIORITIES, type TaskPriority, type TaskSortField } from '@tasklane/schemas';
+import { arrayLiteral, attachments, type Db, labels, memberships, projectKeys, projects, projectStates, stateCategoryIn, taskFieldValues, tasks, users } from '@tasklane/db';
+import { type FieldValue, type Role, type StateCategory, TASK_PRIORITIES, type TaskPriority, type TaskSortField } from '@tasklane/schemas';
+import type { FieldFilter, FieldSort } from '../fields/values';
 import { type SQL, and, asc, desc, eq, getTableColumns, gt, ilike, inArray, isNull, lt, max, min, ne, or, sql } from 'drizzle-orm';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../../platform/paging';
 import { nextVersionSql } from '../../platform/versions';
@@ -10,7 +11,7 @@ import { rowsOf } from '../../platform/sql';
 /** A task's columns, as its insert writes them. */
 export type TaskColumns = typeof tasks.$inferSelect;
 /** A task as every read gives it: its columns and what taskReadExtras computes. */
-export type TaskRow = TaskColumns & { projectKey: string; subtaskCount: number; subtasksDone: number; blocked: boolean; attachmentCount: number };
+export type TaskRow = TaskColumns & { projectKey: string; subtaskCount: number; subtasksDone: number; blocked: boolean; attachmentCount: number; fields: Record<string, FieldValue> };
 
 /*
  * Where a new task field goes: its column in packages/db/src/schema.ts (with its migration), its
@@ -42,6 +43,10 @@ const taskReadExtras = {
   subtasksDone: sql<number>`(select count(*)::int from ${tasks} as subtask where ${and(eq(sql`subtask.parent_id`, tasks.id), stateCategoryIn({ projectId: sql`subtask.project_id`, status: sql`subtask.status` }, ['completed']))})`,
   attachmentCount: sql<number>`(select count(*)::int from ${attachments} where ${eq(attachments.taskId, tasks.id)})`,
   blocked: sql<boolean>`exists (select 1 from task_relations as blocking join tasks as blocker on blocker.id = blocking.task_id where blocking.related_task_id = "tasks"."id" and blocking.type = 'blocks' and not ${closedSql({ projectId: sql.raw('blocker.project_id'), status: sql.raw('blocker.status') })})`,
+  // Its custom field values (migration 0015), from the values' primary key: one probe per task.
+  fields: sql<Record<string, FieldValue>>`(select coalesce(jsonb_object_agg(value_of.field_id, value_of.value), '{}'::jsonb) from task_field_values as value_of where value_of.task_id = "tasks"."id")`.mapWith(
+    (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, FieldValue>,
+  ),
 };
 
 /** What a bulk update returns: rows as every read gives them (toTask maps them). */
@@ -330,6 +335,8 @@ export interface TaskFilters {
   parentId?: string | null;
   /** A task key in `text` (the stem upper case): that task matches too. */
   key?: { stem: string; number: number };
+  /** Custom field filters (fields/values.ts), all of which a task matches. */
+  fields?: FieldFilter[];
 }
 
 export interface TaskOrder {
@@ -411,7 +418,27 @@ function filterConditions(filters: TaskFilters): (SQL | undefined)[] {
     filters.text === undefined ? undefined : or(ilike(tasks.title, value('pattern')), ilike(tasks.description, value('pattern')), keyMatch),
     labelIds.length > 0 ? sql`${tasks.labelIds} && ${value('labelIds')}::uuid[]` : undefined,
     parentId === null ? isNull(tasks.parentId) : parentId !== undefined ? eq(tasks.parentId, value('parentId')) : undefined,
+    ...(filters.fields ?? []).map(fieldCondition),
   ];
+}
+
+/**
+ * A task has a value of the field that the filter matches: an EXISTS on the values' primary key,
+ * probed per task in the page's order. Its values are parameters of the statement (such a list
+ * is built each time, not kept prepared: listTasks).
+ */
+function fieldCondition(filter: FieldFilter): SQL {
+  const column = sql.raw(filter.column === 'number' ? 'filtered.sort_number' : 'filtered.sort_text');
+  const cast = sql.raw(filter.column === 'number' ? 'double precision' : 'text');
+  const [first] = filter.values;
+  const matches = {
+    eq: sql`${column} = ${first}::${cast}`,
+    gte: sql`${column} >= ${first}::${cast}`,
+    lte: sql`${column} <= ${first}::${cast}`,
+    any: sql`${column} = any(${arrayLiteral(filter.values)}::text[])`,
+    overlaps: sql`filtered.value ?| ${arrayLiteral(filter.values)}::text[]`,
+  }[filter.op];
+  return sql`exists (select 1 from ${taskFieldValues} as filtered where filtered.task_id = "tasks"."id" and filtered.field_id = ${filter.fieldId}::uuid and ${matches})`;
 }
 
 /**
@@ -477,15 +504,23 @@ export function listTasks(db: Db, scope: TaskScope, filters: TaskFilters, order:
     order.descending ? 'desc' : 'asc',
     !cursor ? 'first' : cursor[0] === null ? 'null' : 'value',
   ].join(':');
-  const statement = preparedOn(db, key, (handle) => {
+  const build = (handle: Db) => {
     const direction = order.descending ? desc : asc;
     return selectTasks(handle, {})
       .where(and(inScope(scope), ...filterConditions(filters), afterCursor(order, cursor)))
       .orderBy(direction(SORT_COLUMNS[order.field]), direction(tasks.id))
       .limit(value('limit'))
       .prepare('tasks_list');
-  });
-  const values: Partial<ListValues> = {
+  };
+  // Field filters are parameters of the statement, not placeholders: such a list is built each time.
+  const statement = filters.fields?.length ? build(currentHandle(db)) : preparedOn(db, key, build);
+  return statement.execute(listValues(scope, filters, cursor, limit));
+}
+
+/** The placeholders' values of a list statement. */
+function listValues(scope: TaskScope, filters: TaskFilters, cursor: CursorValue[] | undefined, limit: number): Partial<ListValues> {
+  const { statuses = [], priorities = [], labelIds = [], assigneeId } = filters;
+  return {
     ...('projectId' in scope ? { projectId: scope.projectId, memberId: scope.memberId } : { memberId: scope.projectIdsOfMember }),
     ...('within' in scope && scope.within ? { within: arrayLiteral(scope.within) } : {}),
     statuses: arrayLiteral(statuses),
@@ -501,5 +536,61 @@ export function listTasks(db: Db, scope: TaskScope, filters: TaskFilters, order:
     ...(cursor ? { cursorValue: cursor[0] ?? undefined, cursorId: cursor[1] as string } : {}),
     limit,
   };
-  return statement.execute(values);
 }
+
+/** A task row of a page sorted by a field, with its sort value (null: the task has no value of the field). */
+export type FieldSortedRow = TaskRow & { sortValue: string | number | null };
+
+/**
+ * One page of tasks sorted by a custom field's value, then id, those without a value last (in id
+ * order), strictly after the cursor (its sort value, null among those without one, and id). The
+ * tasks with a value come from the field's index (field, sort value, task) walked from the cursor;
+ * the others, once those run out, in id order with no value of the field: neither part reads more
+ * rows as the project grows.
+ */
+export async function listTasksByField(db: Db, scope: TaskScope, filters: TaskFilters, sort: FieldSort, cursor: CursorValue[] | undefined, limit: number): Promise<FieldSortedRow[]> {
+  const handle = currentHandle(db);
+  const direction = sort.descending ? desc : asc;
+  const compare = sql.raw(sort.descending ? '<' : '>');
+  const column = sort.column === 'number' ? taskFieldValues.sortNumber : taskFieldValues.sortText;
+  const cast = sql.raw(sort.column === 'number' ? 'double precision' : 'text');
+  const values = listValues(scope, filters, undefined, limit);
+  const rows: FieldSortedRow[] = [];
+  if (!cursor || cursor[0] !== null) {
+    const after = cursor ? sql`(${column}, ${taskFieldValues.taskId}) ${compare} (${cursor[0]}::${cast}, ${cursor[1]}::uuid)` : undefined;
+    const valued = await selectTasks(handle, { sortValue: sql<string | number | null>`${column}` })
+      .innerJoin(taskFieldValues, and(eq(taskFieldValues.taskId, tasks.id), eq(taskFieldValues.fieldId, sort.fieldId)))
+      .where(and(inScope(scope), ...filterConditions(filters), after))
+      .orderBy(direction(column), direction(taskFieldValues.taskId))
+      .limit(value('limit'))
+      .prepare('tasks_list_by_field')
+      .execute(values);
+    rows.push(...(valued as FieldSortedRow[]));
+  }
+  if (rows.length < limit) {
+    const after = cursor?.[0] === null ? sql`${tasks.id} ${compare} ${cursor[1]}::uuid` : undefined;
+    const without = sql`not exists (select 1 from ${taskFieldValues} as valued where valued.task_id = "tasks"."id" and valued.field_id = ${sort.fieldId}::uuid)`;
+    const rest = await selectTasks(handle, { sortValue: sql<null>`null` })
+      .where(and(inScope(scope), ...filterConditions(filters), without, after))
+      .orderBy(direction(tasks.id))
+      .limit(value('limit'))
+      .prepare('tasks_list_without_field')
+      .execute({ ...values, limit: limit - rows.length });
+    rows.push(...(rest as FieldSortedRow[]));
+  }
+  return rows.map((row) => ({ ...row, sortValue: row.sortValue === null || sort.column === 'text' ? row.sortValue : Number(row.sortValue) }));
+}
+
+/** The tasks `taskIds` as every read gives them, in id order. */
+export const findTasks = (db: Db, taskIds: readonly string[]): Promise<TaskRow[]> =>
+  selectTasks(db, {}).where(sql`${tasks.id} = any(${arrayLiteral(taskIds)}::uuid[])`).orderBy(asc(tasks.id)).execute();
+
+/** A new version of each of `taskIds` (their field values changed by the fields service), returned as every read gives them, in id order. */
+export const touchTasks = async (db: Db, taskIds: readonly string[]): Promise<TaskRow[]> =>
+  (
+    await db
+      .update(tasks)
+      .set({ updatedAt: nextVersionSql(tasks.updatedAt) })
+      .where(sql`${tasks.id} = any(${arrayLiteral(taskIds)}::uuid[])`)
+      .returning(taskRowReturning)
+  ).sort((a, b) => (a.id < b.id ? -1 : 1));

@@ -9,6 +9,7 @@ import { notificationSettingsRouter } from './routers/notification-email';
 import { notificationsRouter, watchingRouter } from './routers/notifications';
 import { projectsRouter } from './routers/projects';
 import { statesRouter } from './routers/states';
+import { fieldsRouter } from './routers/fields';
 import { relationsRouter } from './routers/relations';
 import { tasksRouter } from './routers/tasks';
 import { webhooksRouter } from './routers/webhooks';
@@ -24,6 +25,7 @@ export const appRouter = router({
   comments: commentsRouter,
   labels: labelsRouter,
   states: statesRouter,
+  fields: fieldsRouter,
   relations: relationsRouter,
   attachments: attachmentsRouter,
   activity: activityRouter,

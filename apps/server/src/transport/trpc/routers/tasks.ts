@@ -8,6 +8,7 @@ import {
   TaskIdOrKeyInput,
   TaskSchema,
   UpdateTaskInput,
+  withFieldFilters,
 } from '@tasklane/schemas';
 import { z } from 'zod';
 import { acceptedVersions, withETag } from '../../../platform/versions';
@@ -17,7 +18,7 @@ import { pagedList } from '../paged-list';
 
 const tags = ['tasks'];
 const listDescription =
-  'Filters combine: status and priority take comma lists, assigneeId an id, `me` or `none`, parentId a task id or `none` (top-level tasks); `q` searches title and description, and a task key in it matches that task. Paged by cursor (`Link: rel="next"`).';
+  'Filters combine: status and priority take comma lists, assigneeId an id, `me` or `none`, parentId a task id or `none` (top-level tasks); `q` searches title and description, and a task key in it matches that task. Custom fields filter with `field.<fieldId>=<value>` (a `select` or `multi_select` field takes a comma list of option ids, any of; a checkbox `true` or `false`) and, for `number` and `date` fields, `field.<fieldId>.gte` and `field.<fieldId>.lte` (an unknown field or a value of another type: 400 naming the key); `sort=field.<fieldId>` sorts by one, tasks without a value last. Paged by cursor (`Link: rel="next"`).';
 
 export const tasksRouter = router({
   ...pagedList('listForProject', {
@@ -31,7 +32,7 @@ export const tasksRouter = router({
     meta: {
       openapi: { method: 'GET', path: '/tasks', tags, summary: 'Tasks across my projects', description: `Tasks of every project the caller is a member of ("my work" with \`assigneeId=me\`). ${listDescription}` },
     },
-    input: z.object(TaskFilterShape).strict().optional(),
+    input: withFieldFilters(TaskFilterShape).optional(),
     item: TaskSchema,
     list: (ctx, input) => ctx.services.tasks.listAcrossProjects(ctx.userId, input ?? {}),
   }),

@@ -1,0 +1,210 @@
+import type { Db } from '@tasklane/db';
+import { codePointLength, FIELD_FILTER_KEY, FIELD_SORT, FIELD_TEXT_MAX, FIELD_URL_MAX, type FieldType, type FieldValue, isStorableText } from '@tasklane/schemas';
+import { membersAmong } from '../policy/access';
+import { isId } from '../../platform/ids';
+import { type DomainError, invalidField } from '../../platform/errors';
+import type { CursorCheck } from '../../platform/paging';
+import * as store from './store';
+
+/*
+ * What a custom field's value is, for the tasks service: the checks of a write's `fields`, the
+ * sort column each type uses, and a list's field filters and sort. Apart from the fields service
+ * (which changes fields and so imports the tasks service), so the tasks service can import this.
+ */
+
+/** Which sort column of task_field_values a type's values use (migration 0015). */
+export const sortColumnOf = (type: FieldType): 'text' | 'number' =>
+  type === 'number' || type === 'checkbox' || type === 'select' || type === 'multi_select' ? 'number' : 'text';
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Whether `value` is a `YYYY-MM-DD` date that exists (not 2026-02-30), year 1 to 9999. */
+export function isDate(value: string): boolean {
+  const match = DATE.exec(value);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(2000, month - 1, day));
+  date.setUTCFullYear(year);
+  return year >= 1 && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+function isWebUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** A write of one value: set (with its sort columns) or cleared (`value` null). */
+export type ValueWrite = store.ValueWrite | { fieldId: string; value: null };
+
+/** The value a write stores for `field`, with its sort columns, or the message of its 400. */
+function storedValue(field: store.FieldRow, value: FieldValue): store.ValueWrite | string {
+  const stored = (value: unknown, sortText: string | null, sortNumber: number | null): store.ValueWrite => ({ fieldId: field.id, value, sortText, sortNumber });
+  const optionIndex = (id: unknown) => (typeof id === 'string' ? field.options.findIndex((option) => option.id === id.toLowerCase()) : -1);
+  switch (field.type) {
+    case 'text':
+      if (typeof value !== 'string' || value === '') return 'a text field takes a non-empty string (null clears it)';
+      if (!isStorableText(value)) return 'Text may not contain U+0000 or an unpaired surrogate';
+      return codePointLength(value) > FIELD_TEXT_MAX ? `a text field holds at most ${FIELD_TEXT_MAX} characters` : stored(value, value, null);
+    case 'url':
+      if (typeof value !== 'string' || value.length > FIELD_URL_MAX || !isWebUrl(value)) return `a url field takes an http or https URL of at most ${FIELD_URL_MAX} characters`;
+      return stored(value, value, null);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? stored(value, null, value) : 'a number field takes a finite number';
+    case 'date':
+      return typeof value === 'string' && isDate(value) ? stored(value, value, null) : 'a date field takes a date as YYYY-MM-DD';
+    case 'checkbox':
+      return typeof value === 'boolean' ? stored(value, null, value ? 1 : 0) : 'a checkbox field takes true or false';
+    case 'user':
+      return typeof value === 'string' && isId(value) ? stored(value.toLowerCase(), value.toLowerCase(), null) : 'a user field takes the id of a member of the project';
+    case 'select': {
+      const index = optionIndex(value);
+      return index < 0 ? "a select field takes the id of one of the field's options" : stored(field.options[index]!.id, field.options[index]!.id, index);
+    }
+    case 'multi_select': {
+      if (!Array.isArray(value) || value.length === 0) return "a multi_select field takes a non-empty array of ids of the field's options (null clears it)";
+      const indexes = [...new Set(value.map(optionIndex))].sort((a, b) => a - b);
+      if (indexes.includes(-1) || indexes.length !== value.length) return "a multi_select field takes ids of the field's options, each once";
+      return stored(indexes.map((index) => field.options[index]!.id), null, indexes[0]!);
+    }
+  }
+}
+
+/**
+ * The writes of a task write's `fields`, checked under the fields' locks (store.lockTaskFields),
+ * in `tx`; or the refusal (a 400 naming `["fields", id]`), returned for the caller to throw after
+ * its access check, as tasks/service.ts's other in-project checks are.
+ */
+export async function planFieldWrites(tx: Db, projectId: string, input: Record<string, FieldValue | null>): Promise<{ writes: ValueWrite[] } | { refusal: DomainError }> {
+  const entries = Object.entries(input);
+  const ids = entries.map(([id]) => id).filter(isId).map((id) => id.toLowerCase());
+  const fields = ids.length > 0 ? await store.lockTaskFields(tx, projectId, ids) : [];
+  const writes: ValueWrite[] = [];
+  const users = new Map<string, string>();
+  for (const [id, value] of entries) {
+    const field = isId(id) ? fields.find((candidate) => candidate.id === id.toLowerCase()) : undefined;
+    if (!field) return { refusal: invalidField(['fields', id], `The project has no field with the id "${id}" (GET /projects/{id}/fields lists them)`, 'UNKNOWN_FIELD') };
+    if (value === null) {
+      writes.push({ fieldId: field.id, value: null });
+      continue;
+    }
+    const write = storedValue(field, value);
+    if (typeof write === 'string') return { refusal: invalidField(['fields', id], `${field.name}: ${write}`, 'INVALID_FIELD_VALUE') };
+    if (field.type === 'user') users.set(write.value as string, id);
+    writes.push(write);
+  }
+  if (users.size > 0) {
+    const members = await membersAmong(tx, projectId, [...users.keys()]);
+    const stranger = [...users].find(([userId]) => !members.has(userId));
+    if (stranger) return { refusal: invalidField(['fields', stranger[1]], 'a user field takes the id of a member of the project', 'INVALID_FIELD_VALUE') };
+  }
+  return { writes };
+}
+
+/** A task's field values after `writes`: merged into `before`, the cleared ones gone. */
+export function mergeFieldValues(before: Record<string, FieldValue>, writes: readonly ValueWrite[]): Record<string, FieldValue> {
+  const after = { ...before };
+  for (const write of writes) {
+    if (write.value === null) delete after[write.fieldId];
+    else after[write.fieldId] = write.value as FieldValue;
+  }
+  return after;
+}
+
+/** The fields whose values differ, as one `fields` change: the old and new value of each (null: none). */
+export function fieldValueChanges(before: Record<string, FieldValue>, after: Record<string, FieldValue>): { old: Record<string, FieldValue | null>; new: Record<string, FieldValue | null> } | undefined {
+  const old: Record<string, FieldValue | null> = {};
+  const next: Record<string, FieldValue | null> = {};
+  for (const id of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (JSON.stringify(before[id] ?? null) !== JSON.stringify(after[id] ?? null)) {
+      old[id] = before[id] ?? null;
+      next[id] = after[id] ?? null;
+    }
+  }
+  return Object.keys(old).length > 0 ? { old, new: next } : undefined;
+}
+
+/** One field filter of a list, as the tasks store applies it. */
+export interface FieldFilter {
+  fieldId: string;
+  column: 'text' | 'number';
+  /** `any`: the sort column is one of `values`; `overlaps`: a multi_select value holds any of `values`. */
+  op: 'eq' | 'gte' | 'lte' | 'any' | 'overlaps';
+  values: (string | number)[];
+}
+
+/** A list's sort by a field. */
+export interface FieldSort {
+  fieldId: string;
+  column: 'text' | 'number';
+  descending: boolean;
+}
+
+const UUIDS = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** A filter value as the field's type reads it, or undefined (a 400). */
+function filterOf(field: store.FieldRow, op: 'eq' | 'gte' | 'lte', raw: string): FieldFilter | undefined {
+  const column = sortColumnOf(field.type);
+  const of = (op: FieldFilter['op'], values: (string | number)[]): FieldFilter => ({ fieldId: field.id, column, op, values });
+  if (op !== 'eq' && field.type !== 'number' && field.type !== 'date') return undefined;
+  switch (field.type) {
+    case 'number': {
+      const number = raw.trim() === '' ? Number.NaN : Number(raw);
+      return Number.isFinite(number) ? of(op, [number]) : undefined;
+    }
+    case 'date':
+      return isDate(raw) ? of(op, [raw]) : undefined;
+    case 'checkbox':
+      return raw === 'true' || raw === 'false' ? of('eq', [raw === 'true' ? 1 : 0]) : undefined;
+    case 'user':
+      return UUIDS.test(raw) ? of('eq', [raw.toLowerCase()]) : undefined;
+    case 'select':
+    case 'multi_select': {
+      const ids = [...new Set(raw.split(',').map((id) => id.trim().toLowerCase()))];
+      if (ids.length === 0 || ids.length > 100 || !ids.every((id) => UUIDS.test(id))) return undefined;
+      // A select's option id is its sort_text; a multi_select's ids are in its value.
+      return field.type === 'select' ? { fieldId: field.id, column: 'text', op: 'any', values: ids.sort() } : of('overlaps', ids.sort());
+    }
+    default:
+      return raw === '' ? undefined : of('eq', [raw]);
+  }
+}
+
+/**
+ * A list query's field filters (its `field.<id>…` keys) and field sort, each field found among
+ * those `findFields` gives (the project's, or those of the caller's projects); an unknown field is
+ * a 400 naming the key (UNKNOWN_FIELD), a value its type cannot read a 400 naming it too.
+ */
+export async function fieldQueryOf(
+  query: Record<string, unknown>,
+  findFields: (ids: string[]) => Promise<store.FieldRow[]>,
+): Promise<{ filters: FieldFilter[]; sort: FieldSort | undefined }> {
+  const keys = Object.keys(query).filter((key) => FIELD_FILTER_KEY.test(key));
+  const sortMatch = typeof query.sort === 'string' ? FIELD_SORT.exec(query.sort) : null;
+  if (keys.length === 0 && !sortMatch) return { filters: [], sort: undefined };
+  const ids = [...new Set([...keys.map((key) => FIELD_FILTER_KEY.exec(key)![1]!), ...(sortMatch ? [sortMatch[1]!] : [])].map((id) => id.toLowerCase()))];
+  const fields = await findFields(ids);
+  const fieldOf = (id: string, key: string) => {
+    const field = fields.find((candidate) => candidate.id === id.toLowerCase());
+    if (!field) throw invalidField([key], `No field of the project has the id "${id}"`, 'UNKNOWN_FIELD');
+    return field;
+  };
+  const filters = keys.sort().map((key) => {
+    const [, id, op] = FIELD_FILTER_KEY.exec(key)!;
+    const field = fieldOf(id!, key);
+    const raw = query[key];
+    const filter = typeof raw === 'string' ? filterOf(field, (op as 'gte' | 'lte' | undefined) ?? 'eq', raw) : undefined;
+    if (!filter) throw invalidField([key], op ? `${key}: only number and date fields take .${op}, with a value of their type` : `${key}: not a value of the field's type (${field.type})`, 'INVALID_FIELD_VALUE');
+    return filter;
+  });
+  const sortField = sortMatch ? fieldOf(sortMatch[1]!, 'sort') : undefined;
+  const sort = sortField ? { fieldId: sortField.id, column: sortColumnOf(sortField.type), descending: (query.sort as string).startsWith('-') } : undefined;
+  return { filters, sort };
+}
+
+/** The cursor check of a page sorted by a field: the sort value of the column (null for a task without one), then the id. */
+export const fieldCursorCheck = (column: 'text' | 'number'): CursorCheck => (value) =>
+  value === null || (column === 'number' ? typeof value === 'number' && Number.isFinite(value) : typeof value === 'string' && !value.includes('\u0000'));
