@@ -118,9 +118,32 @@ async function failureOf(response: Response): Promise<TasklaneError> {
   return fromBody(response.status, body, response.headers);
 }
 
+/**
+ * The browser's XMLHttpRequest, as far as the upload uses it: typed here so that the SDK also
+ * compiles where the DOM library is not loaded (a Node project's types have no XMLHttpRequest).
+ */
+interface Xhr {
+  open(method: string, url: string): void;
+  setRequestHeader(name: string, value: string): void;
+  upload: { onprogress: ((event: { loaded: number; total: number; lengthComputable: boolean }) => void) | null };
+  onload: (() => void) | null;
+  onerror: (() => void) | null;
+  onabort: (() => void) | null;
+  abort(): void;
+  send(body: Blob): void;
+  readonly status: number;
+  readonly responseText: string;
+  getResponseHeader(name: string): string | null;
+}
+const XMLHttpRequest = (globalThis as { XMLHttpRequest?: new () => Xhr }).XMLHttpRequest;
+
+/** A Blob's parts: the framing's bytes and the file (typed without the DOM library's BlobPart, as Xhr). */
+type BlobPart = ConstructorParameters<typeof Blob>[0] extends Iterable<infer Part> | undefined ? Part : never;
+
 /** A Blob upload in a browser: XMLHttpRequest is the one API that reports upload progress. */
 function sendWithXhr(url: string, headers: Record<string, string>, body: Blob, options: UploadOptions): Promise<Attachment> {
   return new Promise((resolve, reject) => {
+    if (!XMLHttpRequest) throw new TasklaneError('No XMLHttpRequest here', { code: 'CLIENT_ERROR' });
     const xhr = new XMLHttpRequest();
     xhr.open('POST', url);
     for (const [name, value] of Object.entries(headers)) xhr.setRequestHeader(name, value);
@@ -159,14 +182,14 @@ export function attachmentTransfer(context: TransferContext): AttachmentTransfer
       const url = `${context.baseUrl}/api/v1/tasks/${encodeURIComponent(taskId)}/attachments`;
       const headers = { ...(await context.authorization()), 'content-type': `multipart/form-data; boundary=${boundary}` };
       const total = file instanceof Blob ? file.size : undefined;
-      if (file instanceof Blob && options.onProgress && typeof XMLHttpRequest !== 'undefined') {
+      if (file instanceof Blob && options.onProgress && XMLHttpRequest !== undefined) {
         return sendWithXhr(url, headers, new Blob([head as BlobPart, file, tail as BlobPart]), options);
       }
       let response: Response;
       try {
         // In a browser (no progress asked) a Blob body: browsers stream request bodies only over HTTP/2.
         // Elsewhere a stream, so a large file or a Node stream is never held whole in memory.
-        const inBrowser = file instanceof Blob && typeof XMLHttpRequest !== 'undefined';
+        const inBrowser = file instanceof Blob && XMLHttpRequest !== undefined;
         let loaded = 0;
         const body = inBrowser
           ? new Blob([head as BlobPart, file, tail as BlobPart])

@@ -45,12 +45,10 @@ export const RESOURCES = {
     delete: 'tasks.delete',
   },
   comments: { list: 'comments.list', get: 'comments.get', create: 'comments.create', update: 'comments.update', delete: 'comments.delete' },
-  /** The JSON procedures; `upload`, `download` and `thumbnail` (bytes) are the SDK's own (src/attachments.ts). */
+  /** A task's attachments (`{ id }`: the task), one (`{ id }`: the attachment), its deletion; `upload`, `download` and `thumbnail` (bytes) are the SDK's own (src/attachments.ts). */
   attachments: { list: 'attachments.list', get: 'attachments.get', delete: 'attachments.delete' },
   labels: { list: 'labels.list', get: 'labels.get', create: 'labels.create', update: 'labels.update', delete: 'labels.delete' },
   relations: { list: 'relations.list', create: 'relations.create', delete: 'relations.delete' },
-  /** A task's attachments (`{ id }`: the task), one (`{ id }`: the attachment), its deletion. The upload is a multipart request of its own. */
-  attachments: { list: 'attachments.list', get: 'attachments.get', delete: 'attachments.delete' },
   states: { list: 'states.list', get: 'states.get', create: 'states.create', update: 'states.update', delete: 'states.delete' },
   activity: { listForProject: 'activity.listForProject', listForTask: 'activity.listForTask' },
   webhooks: {

@@ -68,13 +68,14 @@ export function createAttachmentsService(db: Db, tasks: TasksService, options: A
     /**
      * Streams the file to a temporary key (hashed and counted on the way; over maxBytes → 413,
      * nothing kept), decides its type from its bytes and makes its preview, then in one
-     * transaction: the task's project and row locked (transactionIn), access checked again, the
+     * transaction: the task's project and row locked (the tasks service's inTaskTransaction), access checked again, the
      * project's files lock taken, the quota checked, the file moved to its content key (unless the
      * same bytes are there already), the row inserted and the event recorded. The files lock is
      * held to the commit: see events/attachment-files.ts for why no removal can lose the file.
      */
     async upload(userId: string, taskId: string, source: NodeJS.ReadableStream, rawFilename: string | undefined): Promise<Attachment> {
-      const projectId = await tasks.projectOfTask(taskId);
+      // Known once the transaction has locked the task's project (a failure before leaves no file to remove).
+      let projectId: string | undefined;
       const stored = await files.upload(source, options.maxBytes);
       const temporaries = new Set([stored.temporaryKey]);
       let moved = false;
@@ -83,7 +84,8 @@ export function createAttachmentsService(db: Db, tasks: TasksService, options: A
         const preview = THUMBNAIL_TYPES.has(contentType) ? await makeThumbnail(files, stored.temporaryKey, stored.head) : undefined;
         const previewKey = preview ? await files.putTemporary(preview) : undefined;
         if (previewKey) temporaries.add(previewKey);
-        const row = await transactionIn(db, { projectId, taskId }, 'Task', async (tx) => {
+        const row = await tasks.inTaskTransaction(taskId, { lockTask: true }, async (tx, project) => {
+          projectId = project;
           const { task, access } = await tasks.loadTask(userId, taskId, { tx });
           authorize(access, 'attachments.upload');
           await lockAttachmentFiles(tx, projectId);
@@ -124,7 +126,7 @@ export function createAttachmentsService(db: Db, tasks: TasksService, options: A
         return toAttachment(row);
       } catch (error) {
         // Rolled back after its file moved in: the file goes again unless a row names it (checked under the lock).
-        if (moved) await removeUnnamedFiles(db, files, projectId, [stored.sha256]).catch(() => {});
+        if (moved && projectId) await removeUnnamedFiles(db, files, projectId, [stored.sha256]).catch(() => {});
         throw error;
       } finally {
         await files.remove([...temporaries]).catch(() => {});
