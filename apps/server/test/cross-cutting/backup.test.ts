@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { createDatabase } from '@tasklane/db';
 import sharp from 'sharp';
 import { create as createTar, extract as extractTar, list as listTar } from 'tar';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../support/harness';
 import { call, expectOneLineFailure, runTasklane, SERVER_ENTRY, startServerProcess, type ServerProcess } from '../support/server-process';
 import { freePort } from '../support/ports';
@@ -137,7 +137,11 @@ function treeOf(dir: string): Record<string, Buffer> {
 }
 
 describe.runIf(!onPostgres)('tasklane backup and restore carry the local attachment files', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tasklane-backup-files-'));
+  // Made in beforeAll: a skipped suite (on PostgreSQL) runs no hook, so it must make nothing either.
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tasklane-backup-files-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const stored: Record<string, Buffer> = {};
   const uploaded: { id: string; bytes: Buffer }[] = [];
@@ -272,8 +276,11 @@ describe.runIf(!onPostgres)('tasklane backup and restore carry the local attachm
 });
 
 describe.runIf(!onPostgres)('tasklane backup with attachment files in a bucket', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tasklane-backup-bucket-'));
+  let dir = '';
   let s3: S3rver | undefined;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tasklane-backup-bucket-'));
+  });
   afterAll(async () => {
     await s3?.close();
     rmSync(dir, { recursive: true, force: true });
