@@ -102,6 +102,24 @@ expect status DONE
 echo; echo '-- 5. Comment (201), delete the task (200), then it is gone (404)'
 call 201 POST "/tasks/$TASK/comments" '{"text":"All cards punched."}' "$GRACE"
 expect authorId "$GRACE_ID"; expect taskId "$TASK"
+
+echo; echo '-- 5a. Attach a file to the task (201), read it back without a token through its signed link'
+NOTE_FILE=$(mktemp)
+trap 'rm -f "$NOTE_FILE"' EXIT
+printf 'B1 = -1/2, B2 = 1/6, B4 = -1/30\n' > "$NOTE_FILE"
+printf '\n$ curl -X POST $API/tasks/$TASK/attachments -H '"'"'Authorization: Bearer …'"'"' -F file=@bernoulli.txt\n'
+STATUS=$(curl -sS -o "$NOTE_FILE.answer" -w '%{http_code}' -X POST "$API/tasks/$TASK/attachments" -H "Authorization: Bearer $GRACE" -F "file=@$NOTE_FILE;filename=bernoulli.txt") || fail 'curl could not upload'
+BODY=$(cat "$NOTE_FILE.answer"); rm -f "$NOTE_FILE.answer"
+printf '%s\n%s\n' "$STATUS" "$BODY"
+[[ "$STATUS" == 201 ]] || fail "the upload answered $STATUS, expected 201"
+expect filename bernoulli.txt; expect contentType application/octet-stream; expect taskId "$TASK"
+FILE=$(printf '%s' "$BODY" | field id)
+LINK=$(printf '%s' "$BODY" | field downloadUrl)
+printf '\n$ curl %s\n' "$BASE_URL$LINK"
+[[ "$(curl -sS "$BASE_URL$LINK")" == "$(cat "$NOTE_FILE")" ]] || fail 'the signed link did not give back the uploaded bytes'
+echo 'the same bytes'
+call 200 GET "/tasks/$TASK" '' "$GRACE"
+expect attachmentCount 1
 call 200 DELETE "/tasks/$TASK" '' "$GRACE"
 expect message 'Task deleted'
 call 404 GET "/tasks/$TASK" '' "$GRACE"
