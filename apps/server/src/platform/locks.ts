@@ -57,7 +57,7 @@ export { MIGRATION_LOCK_KEY } from '@tasklane/db';
  *  3. the task's row (FOR KEY SHARE in lockedScope, then the task's own write, or a comment's count
  *     trigger of migration 0006);
  *  4. the write's other rows: a comment, a membership, a webhook, a task relation (whose other
- *     task's project and row, FOR KEY SHARE, come after the path task's, as a second lockTaskScope);
+ *     task's project and row, FOR KEY SHARE, come after the path task's, as a second lockScope);
  *     then, for a `blocks` relation's insertion, RELATION_BLOCKS_LOCK_CLASS;
  *  5. the project's advisory lock, PROJECT_LOCK_CLASS: recordEvent, the last statement of every
  *     write's transaction, so it is held only from the event's insert to the commit (the task-count
