@@ -183,19 +183,6 @@ async function applyChange(tx: Db, userId: string, before: store.TaskRow, patch:
 
 export function createTasksService(db: Db) {
   /**
-   * The project of a task, read on the pool before any transaction: 404 for a malformed or unknown
-   * id, or a project the request's token does not reach. For a write that must refuse an unknown
-   * task before it starts (an upload, before it reads the body); the task writes here find the
-   * project in their transaction's first statement instead (inTaskTransaction), one statement fewer.
-   */
-  async function projectOfTask(taskId: string): Promise<string> {
-    const projectId = isId(taskId) ? await store.findProjectOfTask(db, taskId) : undefined;
-    if (!projectId) throw notFound('Task');
-    requireReach(projectId, 'Task');
-    return projectId;
-  }
-
-  /**
    * A write's transaction on a task (its update, move or deletion, a write of its comments or
    * relations), whose first statement finds the task's project and locks it, then (`lockTask`) the
    * task's row FOR KEY SHARE: lockTaskScope, the lock order of platform/locks.ts. 404 for a
@@ -432,7 +419,6 @@ export function createTasksService(db: Db) {
       return new Map(rows.map((row) => [row.id, { id: row.id, key: taskKey(row.projectKey, row.number), title: row.title, status: row.status, projectId: row.projectId }]));
     },
 
-    projectOfTask,
     inTaskTransaction,
     loadTask,
   };

@@ -130,14 +130,6 @@ export async function findTaskForUser(
 }
 
 /**
- * The project of a task (undefined: no such task), read before a write's transaction: the
- * transaction locks the project first (platform/locks.ts), and a task never moves between
- * projects, so this needs no lock. Access is checked inside the transaction, not here.
- */
-export const findProjectOfTask = async (db: Db, taskId: string): Promise<string | undefined> =>
-  (await db.select({ projectId: tasks.projectId }).from(tasks).where(eq(tasks.id, taskId)).limit(1).execute())[0]?.projectId;
-
-/**
  * Of `taskIds` (well-formed ids), the tasks `userId` is a member of the project of (and, `within`
  * given, in those projects only), as little of each as a list of relations shows: the parts of its
  * key as every read gives them (the service joins them, as for a whole task).
