@@ -12,6 +12,9 @@ import { makeThumbnail, sanitizeFilename, sniffContentType, THUMBNAIL_TYPES } fr
 import type { AttachmentLinks } from './links';
 import * as store from './store';
 
+/** An attachment's row, as the content routes serve it. */
+export type AttachmentRow = store.AttachmentRow;
+
 export interface AttachmentsOptions {
   files: BlobStore;
   links: AttachmentLinks;
