@@ -23,9 +23,6 @@ export interface AttachmentsOptions {
 }
 
 /** An attachment as history, live events and webhooks keep it: without a signed link, which would outlive its use there. */
-/** An attachment's row as the service hands it to the transport (the bytes' routes), which never imports a store. */
-export type AttachmentRow = store.AttachmentRow;
-
 const toRecorded = (row: store.AttachmentRow) => ({
   id: row.id,
   taskId: row.taskId,
