@@ -11,6 +11,7 @@ import { transactionIn } from '../../events/scope';
 import { DomainError, invalidField, notFound } from '../../platform/errors';
 import * as store from './store';
 import { positionBetween, positionOfNewTask } from './placement';
+import { checkRecurrence, nextDueDate, nextRule } from './recurrence';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -37,6 +38,9 @@ export const toTask = (row: store.TaskRow): Task => ({
   subtasksDone: row.subtasksDone,
   blocked: row.blocked,
   position: row.position,
+  recurrence: row.recurrence,
+  recurredFromId: row.recurredFromId,
+  nextDueDate: row.recurrence && row.dueDate ? iso(nextDueDate(row.recurrence, row.dueDate)) : null,
 });
 
 /** The project key (upper case) and number a task key names, if `text` is one ("eng-42" too). */
@@ -51,7 +55,7 @@ function parseTaskKey(text: string): { stem: string; number: number } | undefine
 const normalizedLabelIds = (labelIds: readonly string[]): string[] => labelIds.map((id) => id.toLowerCase()).sort();
 
 /** The fields a task update reports with old and new values. */
-const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt', 'labelIds', 'parentId', 'position'] as const;
+const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt', 'labelIds', 'parentId', 'position', 'recurrence'] as const;
 
 export type TaskListQuery = Omit<ListProjectTasksInput, 'projectId'>;
 
@@ -78,6 +82,7 @@ function columnsToSet(patch: TaskChange, before: store.TaskRow, category: StateC
     ...(patch.labelIds !== undefined ? { labelIds: normalizedLabelIds(patch.labelIds) } : {}),
     ...(patch.parentId !== undefined ? { parentId: patch.parentId?.toLowerCase() ?? null } : {}),
     ...(patch.position !== undefined ? { position: patch.position } : {}),
+    ...(patch.recurrence !== undefined ? { recurrence: patch.recurrence } : {}),
     ...(entering ? { completedAt: now } : leaving ? { completedAt: null } : {}),
     updatedAt: nextVersion(before.updatedAt, now),
   };
@@ -129,20 +134,93 @@ async function inProjectRefusal(
   return undefined;
 }
 
+/** The 400 for a recurring task without a due date (the rule is stepped from it). */
+const recurrenceNeedsDueDate = () => invalidField(['recurrence'], 'A recurring task needs a dueDate: its rule is stepped from it', 'RECURRENCE_NEEDS_DUE_DATE');
+
+/**
+ * What a status change locks before the task's row (platform/locks.ts), in case it completes a
+ * recurring task and makes its next occurrence: the project's first unstarted state (the
+ * occurrence's) and the labels the task carries (which the occurrence copies), FOR KEY SHARE.
+ * Sent in the pipeline before the row's lock; undefined when the change sets no status.
+ */
+const lockForOccurrence = (tx: Db, projectId: string, taskId: string, status: string | undefined) =>
+  status === undefined ? undefined : Promise.all([store.lockState(tx, projectId, undefined), store.lockLabelsOfTask(tx, taskId)]).then(([unstarted, labelIds]) => ({ unstarted, labelIds }));
+
+type OccurrenceLocks = Awaited<ReturnType<typeof lockForOccurrence>>;
+
 /**
  * The end of every change of a task, a PATCH's or a move's, in its transaction `tx` (with the
  * task's row locked): the update planned from `before` (the version checked), written, and
  * recorded as `task.updated` with the fields it changes. An update that changes no tracked field
- * is still a new version, with nothing to record.
+ * is still a new version, with nothing to record. A change that completes a recurring task also
+ * makes its next occurrence (makeOccurrence), in the same transaction.
  */
-async function applyChange(tx: Db, userId: string, before: store.TaskRow, patch: TaskChange, category: StateCategory | undefined): Promise<Task> {
+async function applyChange(tx: Db, userId: string, before: store.TaskRow, patch: TaskChange, category: StateCategory | undefined, locks?: OccurrenceLocks): Promise<Task> {
   const { set, after, changes } = planUpdate(patch, before, category);
+  if (after.recurrence !== null && after.dueDate === null) throw recurrenceNeedsDueDate();
+  const completing = before.completedAt === null && set.completedAt instanceof Date;
+  if (completing && locks && after.recurrence !== null && after.dueDate !== null) {
+    // The update first (its row's change), then the occurrence, then the two records, last.
+    await store.updateTask(tx, before.id, set);
+    const occurrence = await makeOccurrence(tx, userId, { ...before, ...set }, locks);
+    if (changes) await recordEvent(tx, { projectId: before.projectId, taskId: before.id, actorId: userId, type: 'task.updated', resource: after, changes });
+    if (occurrence) await recordEvent(tx, { projectId: before.projectId, taskId: occurrence.id, actorId: userId, type: 'task.created', resource: occurrence });
+    return after;
+  }
   // The update and its record sent together: one round trip while the row is locked.
   await Promise.all([
     store.updateTask(tx, before.id, set),
     changes && recordEvent(tx, { projectId: before.projectId, taskId: before.id, actorId: userId, type: 'task.updated', resource: after, changes }),
   ]);
   return after;
+}
+
+/**
+ * The next occurrence of `done`, a recurring task its change just completed (its row locked by
+ * the change, and the project's first unstarted state and its labels before it: lockForOccurrence),
+ * inserted in the change's transaction; undefined when it makes none: its rule has no further date
+ * (COUNT or UNTIL reached), or it made one before (reopened and completed again, or another
+ * instance's or a retry's completion: the check, under the row's lock, and behind it the unique
+ * index on recurred_from_id). A new task as a create makes it (same title, description, priority,
+ * assignee and labels; number and position taken as a create takes them, after the row's lock:
+ * the project's counter row and position lock are taken by no write that then waits for a task's
+ * row), carrying the rule with COUNT one less and naming the task it came from.
+ *
+ * One write, one event: this write is the completion, and it makes two changes, so it records two
+ * events, each a change of its own as the API shows changes: the completed task's `task.updated`
+ * and the new task's `task.created` (as POST /tasks records it, so webhooks, live streams and
+ * history see a created task like any other), both recorded last, after every lock.
+ */
+async function makeOccurrence(tx: Db, userId: string, done: store.TaskRow, locks: NonNullable<OccurrenceLocks>): Promise<Task | undefined> {
+  const due = nextDueDate(done.recurrence!, done.dueDate!);
+  if (!due || !locks.unstarted || (await store.hasOccurrence(tx, done.id))) return undefined;
+  const { number, projectKey } = await store.takeTaskNumber(tx, done.projectId);
+  const position = await positionOfNewTask(tx, done.projectId);
+  const now = new Date();
+  const columns: store.TaskColumns = {
+    id: newId(),
+    projectId: done.projectId,
+    title: done.title,
+    description: done.description,
+    status: locks.unstarted.key,
+    priority: done.priority,
+    dueDate: due,
+    assigneeId: done.assigneeId,
+    createdById: userId,
+    completedAt: null,
+    // Those still there: each locked before the task's row (lockForOccurrence).
+    labelIds: done.labelIds.filter((id) => locks.labelIds.includes(id)),
+    commentCount: 0,
+    parentId: done.parentId,
+    number,
+    position,
+    createdAt: now,
+    updatedAt: now,
+    recurrence: nextRule(done.recurrence!),
+    recurredFromId: done.id,
+  };
+  if (!(await store.insertOccurrence(tx, columns))) return undefined;
+  return toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false });
 }
 
 export function createTasksService(db: Db) {
@@ -238,6 +316,7 @@ export function createTasksService(db: Db) {
     async create(userId: string, input: CreateTaskInput): Promise<Task> {
       requireReach(input.projectId);
       if (!isId(input.projectId)) throw notFound('Project');
+      const recurrence = typeof input.recurrence === 'string' ? checkRecurrence(input.recurrence) : null;
       const now = new Date();
       // As the database will return them: a uuid in upper case names the same project or user.
       const projectId = input.projectId.toLowerCase();
@@ -251,6 +330,7 @@ export function createTasksService(db: Db) {
         authorize(access, 'task.write');
         if (refusal) throw refusal;
         if (!state) throw input.status === undefined ? new Error(`Project ${projectId} has no unstarted state`) : unknownStatus(input.status);
+        if (recurrence && !input.dueDate) throw recurrenceNeedsDueDate();
         const { number, projectKey } = await store.takeTaskNumber(tx, projectId);
         // A new task goes to the end of its column (as Plane places a new issue), after the checks' locks.
         const position = await positionOfNewTask(tx, projectId);
@@ -272,6 +352,8 @@ export function createTasksService(db: Db) {
           position,
           createdAt: now,
           updatedAt: now,
+          recurrence,
+          recurredFromId: null,
         };
         // A new task has no subtasks and no relations yet.
         const task = toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false });
@@ -294,16 +376,19 @@ export function createTasksService(db: Db) {
      * statements after the lock are few and sent together: the update and its record in one
      * round trip, then COMMIT.
      */
-    async update(userId: string, { id, ...patch }: UpdateTaskInput, versions?: Date[]): Promise<Task> {
+    async update(userId: string, { id, ...input }: UpdateTaskInput, versions?: Date[]): Promise<Task> {
+      // The rule as stored (checkRecurrence): a malformed one is the request's 400, as the schema's are.
+      const patch = typeof input.recurrence === 'string' ? { ...input, recurrence: checkRecurrence(input.recurrence) } : input;
       const projectId = await projectOfTask(id);
       const newParent = typeof patch.parentId === 'string' && isId(patch.parentId) ? patch.parentId : undefined;
       return transactionIn(db, { projectId }, 'Task', async (tx) => {
         // A move under a parent waits for any other in the project, so its cycle check below is sound.
         if (newParent) await store.lockTaskTree(tx, projectId);
         // Called in this order, so sent in it (one round trip): the state's, labels' and parent's locks before the task's row.
-        const [state, refusal, found] = await Promise.all([
+        const [state, refusal, locks, found] = await Promise.all([
           patch.status === undefined ? undefined : store.lockState(tx, projectId, patch.status),
           inProjectRefusal(tx, projectId, patch),
+          lockForOccurrence(tx, projectId, id, patch.status),
           store.findTaskForUser(tx, id, userId, { lock: 'no key update' }),
         ]);
         const { task, access } = accessOf(userId, found);
@@ -314,7 +399,7 @@ export function createTasksService(db: Db) {
           throw invalidField(['parentId'], 'A task cannot be a subtask of itself or of its own subtasks', 'PARENT_CYCLE');
         }
         // A status change keeps the task's position: it lands in its new column by its key.
-        return applyChange(tx, userId, requireVersion(task, versions, 'Task'), patch, state?.category);
+        return applyChange(tx, userId, requireVersion(task, versions, 'Task'), patch, state?.category, locks);
       });
     },
 
@@ -329,9 +414,10 @@ export function createTasksService(db: Db) {
       const projectId = await projectOfTask(id);
       return transactionIn(db, { projectId }, 'Task', async (tx) => {
         const patch: TaskChange = status === undefined ? {} : { status };
-        const [state, refusal, found] = await Promise.all([
+        const [state, refusal, locks, found] = await Promise.all([
           status === undefined ? undefined : store.lockState(tx, projectId, status),
           inProjectRefusal(tx, projectId, patch),
+          lockForOccurrence(tx, projectId, id, status),
           store.findTaskForUser(tx, id, userId, { lock: 'no key update' }),
         ]);
         const { task, access } = accessOf(userId, found);
@@ -340,7 +426,7 @@ export function createTasksService(db: Db) {
         if (status !== undefined && !state) throw unknownStatus(status);
         const before = requireVersion(task, versions, 'Task');
         const position = await positionBetween(tx, projectId, before.id, status ?? before.status, { afterId, beforeId });
-        return applyChange(tx, userId, before, { ...patch, position }, state?.category);
+        return applyChange(tx, userId, before, { ...patch, position }, state?.category, locks);
       });
     },
 
