@@ -140,11 +140,13 @@ const recurrenceNeedsDueDate = () => invalidField(['recurrence'], 'A recurring t
 /**
  * What a status change locks before the task's row (platform/locks.ts), in case it completes a
  * recurring task and makes its next occurrence: the project's first unstarted state (the
- * occurrence's) and the labels the task carries (which the occurrence copies), FOR KEY SHARE.
+ * occurrence's), the labels the task carries and its parent (which the occurrence copies), FOR KEY SHARE.
  * Sent in the pipeline before the row's lock; undefined when the change sets no status.
  */
 const lockForOccurrence = (tx: Db, projectId: string, taskId: string, status: string | undefined) =>
-  status === undefined ? undefined : Promise.all([store.lockState(tx, projectId, undefined), store.lockLabelsOfTask(tx, taskId)]).then(([unstarted, labelIds]) => ({ unstarted, labelIds }));
+  status === undefined
+    ? undefined
+    : Promise.all([store.lockState(tx, projectId, undefined), store.lockLabelsOfTask(tx, taskId), store.lockParentOfTask(tx, taskId)]).then(([unstarted, labelIds]) => ({ unstarted, labelIds }));
 
 type OccurrenceLocks = Awaited<ReturnType<typeof lockForOccurrence>>;
 
@@ -182,7 +184,7 @@ async function applyChange(tx: Db, userId: string, before: store.TaskRow, patch:
  * (COUNT or UNTIL reached), or it made one before (reopened and completed again, or another
  * instance's or a retry's completion: the check, under the row's lock, and behind it the unique
  * index on recurred_from_id). A new task as a create makes it (same title, description, priority,
- * assignee and labels; number and position taken as a create takes them, after the row's lock:
+ * assignee, labels and parent; number and position taken as a create takes them, after the row's lock:
  * the project's counter row and position lock are taken by no write that then waits for a task's
  * row), carrying the rule with COUNT one less and naming the task it came from.
  *

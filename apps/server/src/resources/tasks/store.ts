@@ -197,6 +197,14 @@ export const lockLabelsOfTask = (db: Db, taskId: string): Promise<string[]> =>
     .execute()
     .then((rows) => rows.map((row) => row.id));
 
+/**
+ * The task's parent, locked FOR KEY SHARE (as lockParent) before the task's row: the next
+ * occurrence a completion makes is a subtask of it too, and the parent's deletion (which locks it
+ * FOR UPDATE, then its subtasks' rows) waits rather than crossing the completion's locks.
+ */
+export const lockParentOfTask = (db: Db, taskId: string) =>
+  db.execute(sql`select ${tasks.id} from ${tasks} where ${tasks.id} = (select parent_id from ${tasks} as child where child.id = ${taskId}::uuid) for key share`);
+
 /** Whether the task already made its next occurrence (served by tasks_recurred_from_key). */
 export const hasOccurrence = (db: Db, taskId: string): Promise<boolean> =>
   db
