@@ -60,7 +60,7 @@ export function RecurrencePicker({ value, hasDueDate, onChange }: { value: strin
       {repeat?.freq === 'MONTHLY' && (
         <div class="row wrap">
           <label>
-            On
+            Monthly on
             <select value={repeat.monthly} onChange={(e) => update({ monthly: e.currentTarget.value as Repeat['monthly'] })}>
               <option value="day">a day of the month</option>
               <option value="weekday">a weekday of the month</option>
@@ -91,7 +91,7 @@ export function RecurrencePicker({ value, hasDueDate, onChange }: { value: strin
                 </select>
               </label>
               <label>
-                Weekday
+                Day of the week
                 <select value={repeat.weekday} onChange={(e) => update({ weekday: e.currentTarget.value as Weekday })}>
                   {WEEKDAYS.map((day) => (
                     <option key={day} value={day}>
@@ -116,7 +116,7 @@ export function RecurrencePicker({ value, hasDueDate, onChange }: { value: strin
           </label>
           {repeat.end === 'count' && (
             <label>
-              Times
+              Occurrences
               <input type="number" min={1} max={9999} value={repeat.count} onInput={(e) => update({ count: number(e) })} />
             </label>
           )}
