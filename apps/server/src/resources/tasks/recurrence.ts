@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type * as rrule from 'rrule';
 import { invalidField } from '../../platform/errors';
 
 /*
@@ -7,7 +8,7 @@ import { invalidField } from '../../platform/errors';
  * Node's ESM loader cannot see (`import { RRule } from 'rrule'` fails on Node 20), while its types
  * describe the ES module: so it is loaded with require, typed as the module.
  */
-const { RRule } = createRequire(import.meta.url)('rrule') as typeof import('rrule');
+const { RRule } = createRequire(import.meta.url)('rrule') as typeof rrule;
 type Options = ReturnType<typeof RRule.parseString>;
 
 /** The parts a rule may have (the issue's list); DTSTART, WKST, BYHOUR … are refused. */
