@@ -110,6 +110,12 @@ describe('recurring tasks', () => {
     expect((await next(thursday)).dueDate).toBe('2026-03-16T08:00:00.000Z');
   });
 
+  it('monthly on the last weekday (BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1)', async () => {
+    const task = await recurring('FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1', '2026-03-02T08:00:00.000Z');
+    expect(task.nextDueDate).toBe('2026-03-31T08:00:00.000Z');
+    expect((await next(task)).nextDueDate).toBe('2026-04-30T08:00:00.000Z');
+  });
+
   it('COUNT: counts this task and those after it; the last one makes none', async () => {
     const first = await recurring('FREQ=DAILY;COUNT=3', '2026-06-01T12:00:00.000Z');
     const second = await next(first);
@@ -205,6 +211,9 @@ describe('recurring tasks', () => {
     'FREQ=DAILY;BYMONTH=4;BYMONTHDAY=31',
     'FREQ=WEEKLY;BYDAY=MO;BYSETPOS=2',
     'FREQ=MONTHLY;BYSETPOS=1',
+    'FREQ=DAILY;BYDAY=MO;BYSETPOS=1',
+    'FREQ=YEARLY;BYMONTH=2;BYDAY=MO;BYSETPOS=6',
+    'FREQ=MONTHLY;BYDAY=FR;BYMONTHDAY=13;BYSETPOS=1',
     'FREQ=DAILY;COUNT=0',
     'FREQ=DAILY;COUNT=2;UNTIL=20270101',
     'FREQ=DAILY;UNTIL=tomorrow',

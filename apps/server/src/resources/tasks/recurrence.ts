@@ -68,10 +68,9 @@ export function checkRecurrence(input: string): string {
   }
   const positions = numbers(parts.get('BYSETPOS'));
   if (positions.length > 0) {
-    if (days.length === 0 && monthDays.length === 0 && months.length === 0) throw refuse('recurrence: BYSETPOS needs BYDAY, BYMONTHDAY or BYMONTH');
-    // The most dates one period (a day, a week, a month, a year) of the rule can hold.
-    const perPeriod = { DAILY: 1, WEEKLY: Math.max(days.length, 1), MONTHLY: monthDays.length || (ordinals.every((n) => n === 0) ? 5 * days.length : days.length) || 31, YEARLY: 366 }[freq]!;
-    if (positions.some((n) => Math.abs(n) > perPeriod)) throw refuse(`recurrence: BYSETPOS beyond the ${perPeriod} date(s) a period of the rule can hold`);
+    const most = mostPerPeriod(freq, months.length > 0 ? months : inMonths, monthDays, ordinals);
+    if (most === 0) throw refuse('recurrence: BYSETPOS needs FREQ WEEKLY, MONTHLY or YEARLY and one of BYDAY or BYMONTHDAY');
+    if (positions.some((n) => Math.abs(n) > most)) throw refuse(`recurrence: BYSETPOS beyond the ${most} date(s) a period of the rule can hold`);
   }
   const normal = [...parts].map(([name, value]) => `${name}=${value}`).join(';');
   try {
@@ -80,6 +79,24 @@ export function checkRecurrence(input: string): string {
     throw refuse(`recurrence: ${(error as Error).message}`);
   }
   return normal;
+}
+
+/**
+ * The most dates one period of a rule with BYSETPOS (a week, a month, a year) can hold, from its
+ * one BYDAY (`ordinals`: 0 for a plain weekday) or BYMONTHDAY and its months; 0 when BYSETPOS is
+ * not supported so (DAILY, neither or both of BYDAY and BYMONTHDAY, whose intersection no bound
+ * here foresees). A BYSETPOS beyond it selects nothing, ever.
+ */
+function mostPerPeriod(freq: string, months: number[], monthDays: number[], ordinals: number[]): number {
+  if (freq === 'DAILY' || (monthDays.length > 0) === (ordinals.length > 0)) return 0;
+  if (freq === 'WEEKLY') return monthDays.length > 0 ? 0 : ordinals.length;
+  // In one month: its valid days of BYMONTHDAY, or its weekdays (a month of n days has 4 of each and one more of n − 28 of them).
+  const inMonth = (month: number) =>
+    monthDays.length > 0
+      ? monthDays.filter((day) => Math.abs(day) <= MONTH_DAYS[month - 1]!).length
+      : ordinals.filter((n) => n !== 0).length + 4 * ordinals.filter((n) => n === 0).length + Math.min(ordinals.filter((n) => n === 0).length, MONTH_DAYS[month - 1]! - 28);
+  if (freq === 'MONTHLY') return Math.max(...months.map(inMonth));
+  return months.reduce((sum, month) => sum + inMonth(month), 0);
 }
 
 /** The rule's options for stepping, without COUNT (counted by the tasks themselves: nextRule). */
