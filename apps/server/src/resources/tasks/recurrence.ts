@@ -43,40 +43,40 @@ export function checkRecurrence(input: string): string {
   for (const part of rule.split(';')) {
     const [name = '', value, ...rest] = part.split('=');
     const syntax = PART_SYNTAX[name];
-    if (!syntax) throw refuse(`recurrence: "${name}" is not a supported RRULE part (FREQ, INTERVAL, COUNT, UNTIL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS)`);
-    if (parts.has(name)) throw refuse(`recurrence: ${name} is given twice`);
-    if (value === undefined || rest.length > 0 || !syntax.test(value)) throw refuse(`recurrence: ${name}=${value ?? ''} is not a valid value`);
+    if (!syntax) throw refuse(`"${name}" is not a supported RRULE part (FREQ, INTERVAL, COUNT, UNTIL, BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS)`);
+    if (parts.has(name)) throw refuse(`${name} is given twice`);
+    if (value === undefined || rest.length > 0 || !syntax.test(value)) throw refuse(`${name}=${value ?? ''} is not a valid value`);
     parts.set(name, value);
   }
   const freq = parts.get('FREQ');
-  if (!freq) throw refuse('recurrence: FREQ is required (DAILY, WEEKLY, MONTHLY or YEARLY)');
-  if (parts.has('COUNT') && parts.has('UNTIL')) throw refuse('recurrence: COUNT and UNTIL cannot both be given (RFC 5545)');
+  if (!freq) throw refuse('FREQ is required (DAILY, WEEKLY, MONTHLY or YEARLY)');
+  if (parts.has('COUNT') && parts.has('UNTIL')) throw refuse('COUNT and UNTIL cannot both be given (RFC 5545)');
   const months = numbers(parts.get('BYMONTH'));
-  if (months.some((month) => month > 12)) throw refuse('recurrence: BYMONTH values are 1 to 12');
+  if (months.some((month) => month > 12)) throw refuse('BYMONTH values are 1 to 12');
   const monthDays = numbers(parts.get('BYMONTHDAY'));
-  if (monthDays.some((day) => Math.abs(day) > 31)) throw refuse('recurrence: BYMONTHDAY values are 1 to 31 or -31 to -1');
+  if (monthDays.some((day) => Math.abs(day) > 31)) throw refuse('BYMONTHDAY values are 1 to 31 or -31 to -1');
   const inMonths = months.length > 0 ? months : [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
   if (monthDays.length > 0 && !inMonths.some((month) => monthDays.some((day) => Math.abs(day) <= MONTH_DAYS[month - 1]!))) {
-    throw refuse('recurrence: no month of the rule has such a day');
+    throw refuse('BYMONTHDAY: no month of the rule has such a day');
   }
   const days = (parts.get('BYDAY') ?? '').split(',').filter(Boolean);
   const ordinals = days.map((day) => Number(day.slice(0, -2) || 0));
   if (ordinals.some((n) => n !== 0)) {
     // An ordinal weekday ("the last Friday": -1FR) counts within a month or, YEARLY without BYMONTH, a year.
     const most = freq === 'MONTHLY' || (freq === 'YEARLY' && months.length > 0) ? 5 : freq === 'YEARLY' ? 53 : 0;
-    if (ordinals.some((n) => Math.abs(n) > most)) throw refuse(`recurrence: BYDAY ordinals are allowed in MONTHLY (up to 5) and YEARLY rules only`);
+    if (ordinals.some((n) => Math.abs(n) > most)) throw refuse(`BYDAY ordinals are allowed in MONTHLY (up to 5) and YEARLY rules only`);
   }
   const positions = numbers(parts.get('BYSETPOS'));
   if (positions.length > 0) {
     const most = mostPerPeriod(freq, months.length > 0 ? months : inMonths, monthDays, ordinals);
-    if (most === 0) throw refuse('recurrence: BYSETPOS needs FREQ WEEKLY, MONTHLY or YEARLY and one of BYDAY or BYMONTHDAY');
-    if (positions.some((n) => Math.abs(n) > most)) throw refuse(`recurrence: BYSETPOS beyond the ${most} date(s) a period of the rule can hold`);
+    if (most === 0) throw refuse('BYSETPOS needs FREQ WEEKLY, MONTHLY or YEARLY and one of BYDAY or BYMONTHDAY');
+    if (positions.some((n) => Math.abs(n) > most)) throw refuse(`BYSETPOS beyond the ${most} date(s) a period of the rule can hold`);
   }
   const normal = [...parts].map(([name, value]) => `${name}=${value}`).join(';');
   try {
     RRule.parseString(normal);
   } catch (error) {
-    throw refuse(`recurrence: ${(error as Error).message}`);
+    throw refuse((error as Error).message);
   }
   return normal;
 }
