@@ -27,15 +27,12 @@ export const RECURRENCE_MAX = 500;
  * A recurring task's rule: an RFC 5545 RRULE value. The server parses and steps it (the `rrule`
  * package) and answers anything else with a 400 naming `recurrence`; here only its size and shape.
  */
-export const RecurrenceSchema = z
-  .string()
-  .max(RECURRENCE_MAX, { error: `recurrence is at most ${RECURRENCE_MAX} characters` })
-  .meta({
-    id: 'Recurrence',
-    description:
-      'An RFC 5545 RRULE value (an `RRULE:` prefix is allowed): `FREQ` of DAILY, WEEKLY, MONTHLY or YEARLY, with `INTERVAL`, `BYDAY`, `BYMONTHDAY`, `BYMONTH`, `BYSETPOS`, `COUNT` (occurrences left, this task included) and `UNTIL`; dates are stepped in UTC from the task\'s `dueDate`, which a recurring task must have. Completing the task creates its next occurrence',
-    example: 'FREQ=MONTHLY;BYDAY=FR;BYSETPOS=-1',
-  });
+export const RecurrenceSchema = text({ max: RECURRENCE_MAX }).meta({
+  id: 'Recurrence',
+  description:
+    'An RFC 5545 RRULE value (an `RRULE:` prefix is allowed): `FREQ` of DAILY, WEEKLY, MONTHLY or YEARLY, with `INTERVAL`, `BYDAY`, `BYMONTHDAY`, `BYMONTH`, `BYSETPOS`, `COUNT` (occurrences left, this task included) and `UNTIL`; dates are stepped in UTC from the task\'s `dueDate`, which a recurring task must have. Completing the task creates its next occurrence',
+  example: 'FREQ=MONTHLY;BYDAY=FR;BYSETPOS=-1',
+});
 
 const DueDateSchema = dateTime().meta({ description: 'RFC 3339 date-time (returned normalised to UTC)', example: '2026-12-01T17:00:00.000Z' });
 
