@@ -105,10 +105,16 @@ export const tasks = pgTable(
      * compared byte by byte (the column is COLLATE "C", migration 0013). Set by the tasks service.
      */
     position: text('position').notNull(),
+    /** An RFC 5545 RRULE value (checked and stepped by the tasks service's recurrence.ts), or null: not recurring. */
+    recurrence: text('recurrence'),
+    /** The task whose completion made this one (its next occurrence); no foreign key: it keeps the id after that task's deletion. */
+    recurredFromId: uuid('recurred_from_id'),
     ...timestamps,
   },
   (table) => [
     uniqueIndex('tasks_project_number_key').on(table.projectId, table.number),
+    // A task makes at most one next occurrence (migration 0016).
+    uniqueIndex('tasks_recurred_from_key').on(table.recurredFromId).where(sql`${table.recurredFromId} is not null`),
     // Subtask counts on every read and the parentId filter: subtasks only, answered from the index.
     index('tasks_parent_status_idx').on(table.parentId, table.status).where(sql`${table.parentId} is not null`),
     // One index per sort the list offers, each ending in id so keyset paging is stable.

@@ -22,6 +22,19 @@ export const TaskPrioritySchema = z.enum(TASK_PRIORITIES).meta({ id: 'TaskPriori
 /** A task key as a client may send it ("ENG-42", any case): the project's key, a dash and the task's number. */
 export const TASK_KEY_PATTERN = /^([A-Za-z][A-Za-z0-9]{1,9})-([1-9][0-9]{0,9})$/;
 
+export const RECURRENCE_MAX = 500;
+
+/**
+ * A recurring task's rule: an RFC 5545 RRULE value. The server parses and steps it (the `rrule`
+ * package) and answers anything else with a 400 naming `recurrence`; here only its size and shape.
+ */
+export const RecurrenceSchema = text({ max: RECURRENCE_MAX }).meta({
+  id: 'Recurrence',
+  description:
+    'An RFC 5545 RRULE value (an `RRULE:` prefix is allowed): `FREQ` of DAILY, WEEKLY, MONTHLY or YEARLY, with `INTERVAL`, `BYDAY`, `BYMONTHDAY`, `BYMONTH`, `BYSETPOS`, `COUNT` (occurrences left, this task included) and `UNTIL`; dates are stepped in UTC from the task\'s `dueDate`, which a recurring task must have. Completing the task creates its next occurrence',
+  example: 'FREQ=MONTHLY;BYDAY=FR;BYSETPOS=-1',
+});
+
 const DueDateSchema = dateTime().meta({ description: 'RFC 3339 date-time (returned normalised to UTC)', example: '2026-12-01T17:00:00.000Z' });
 
 export const TaskSchema = z
@@ -55,6 +68,11 @@ export const TaskSchema = z
     fields: z
       .record(z.string(), FieldValueSchema)
       .meta({ description: "The task's custom field values by field id (GET /projects/{id}/fields): only the fields that have a value", example: {} }),
+    recurrence: RecurrenceSchema.nullable(),
+    recurredFromId: IdSchema.nullable().meta({ description: 'The recurring task whose completion made this one (its next occurrence); null for any other task' }),
+    nextDueDate: TimestampSchema.nullable().meta({
+      description: "The due date the task's next occurrence gets when it is completed: the rule's next date after `dueDate` (UTC); null when not recurring or when the rule has no further date (`COUNT` or `UNTIL` reached)",
+    }),
   })
   .meta({ id: 'Task' });
 
@@ -85,6 +103,7 @@ export const CreateTaskInput = z
     labelIds: LabelIdsSchema.optional(),
     parentId: ParentIdSchema.optional(),
     fields: TaskFieldsInput.optional(),
+    recurrence: RecurrenceSchema.nullable().optional(),
   })
   .strict()
   .meta({
@@ -110,6 +129,7 @@ export const UpdateTaskInput = z
     labelIds: LabelIdsSchema.optional(),
     parentId: ParentIdSchema.optional(),
     fields: TaskFieldsInput.optional(),
+    recurrence: RecurrenceSchema.nullable().optional(),
   })
   .strict()
   .meta({ examples: [{ status: 'IN_PROGRESS' }] });

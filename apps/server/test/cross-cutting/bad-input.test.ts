@@ -166,6 +166,8 @@ const fieldCases: Case[] = [
   { name: 'the year 0', route: 'POST /api/v1/tasks', body: { ...taskBody, dueDate: '0000-01-01T00:00:00Z' }, status: 400, issues: ['dueDate'] },
   { name: 'a date past 9999 in UTC', route: 'POST /api/v1/tasks', body: { ...taskBody, dueDate: '9999-12-31T23:00:00-14:00' }, status: 400, issues: ['dueDate'] },
   { name: 'a NUL character in the title', route: 'POST /api/v1/tasks', body: { ...taskBody, title: 'before\u0000after' }, status: 400, issues: ['title'] },
+  // A recurrence over 500 characters is the schema's; a rule the server refuses (INVALID_RECURRENCE, RECURRENCE_NEEDS_DUE_DATE) in recurrence.test.ts.
+  { name: 'a recurrence over 500 characters', route: 'POST /api/v1/tasks', body: { ...taskBody, dueDate: '2026-12-01T12:00:00Z', recurrence: `FREQ=DAILY;${'BYMONTH=1;'.repeat(50)}` }, status: 400, issues: ['recurrence'] },
   { name: 'a NUL character in the description', route: 'POST /api/v1/tasks', body: { ...taskBody, description: '\u0000' }, status: 400, issues: ['description'] },
   { name: 'a malformed assignee id', route: 'POST /api/v1/tasks', body: { ...taskBody, assigneeId: 'someone' }, status: 400, reason: 'ASSIGNEE_NOT_MEMBER' },
   { name: 'a malformed project id', route: 'POST /api/v1/tasks', body: { ...taskBody, projectId: 'not-an-id' }, status: 404, message: 'Project not found' },
@@ -175,6 +177,7 @@ const fieldCases: Case[] = [
   { name: 'a lower-case status', route: 'PATCH /api/v1/tasks/:task', body: { status: 'done' }, status: 400, issues: ['status'] },
   { name: 'a null priority', route: 'PATCH /api/v1/tasks/:task', body: { priority: null }, status: 400, issues: ['priority'] },
   { name: 'a bad due date', route: 'PATCH /api/v1/tasks/:task', body: { dueDate: '2026-13-01T00:00:00Z' }, status: 400, issues: ['dueDate'] },
+  { name: 'a numeric recurrence', route: 'PATCH /api/v1/tasks/:task', body: { recurrence: 7 }, status: 400, issues: ['recurrence'] },
   { name: 'a NUL character in the title', route: 'PATCH /api/v1/tasks/:task', body: { title: 'a\u0000b' }, status: 400, issues: ['title'] },
   { name: 'the year 0', route: 'PATCH /api/v1/tasks/:task', body: { dueDate: '0000-06-01T00:00:00Z' }, status: 400, issues: ['dueDate'] },
   { name: 'an assignee who is not a member', route: 'PATCH /api/v1/tasks/:task', body: { assigneeId: ':outsiderId' }, status: 400, reason: 'ASSIGNEE_NOT_MEMBER' },

@@ -12,6 +12,7 @@ import { Comments } from './task-comments';
 import { Relations } from './task-relations';
 import { TaskHistory } from './task-history';
 import { ParentLink, Subtasks } from './task-subtasks';
+import { RecurrencePicker } from './recurrence-picker';
 
 interface Props {
   taskId: string;
@@ -88,7 +89,7 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
   );
 }
 
-type Draft = { title: string; description: string; status: TaskStatus; priority: TaskPriority; assigneeId: string; day: string; labelIds: string };
+type Draft = { title: string; description: string; status: TaskStatus; priority: TaskPriority; assigneeId: string; day: string; labelIds: string; recurrence: string };
 
 const draftOf = (task: Task): Draft => ({
   title: task.title,
@@ -99,6 +100,7 @@ const draftOf = (task: Task): Draft => ({
   day: dayFromDueDate(task.dueDate),
   // Kept as one string so that comparing drafts stays a comparison of values.
   labelIds: task.labelIds.join(','),
+  recurrence: task.recurrence ?? '',
 });
 
 const sameDraft = (a: Draft, b: Draft) => (Object.keys(a) as (keyof Draft)[]).every((key) => a[key] === b[key]);
@@ -157,6 +159,7 @@ function TaskForm(props: {
       assigneeId: draft.assigneeId || null,
       dueDate: dueDateFromDay(draft.day),
       labelIds: draft.labelIds ? draft.labelIds.split(',') : [],
+      recurrence: draft.recurrence || null,
     };
     // Saved only if nobody changed the task since this form loaded it (If-Match); else 412.
     const saved = await run(() =>
@@ -226,6 +229,8 @@ function TaskForm(props: {
             <input type="date" value={draft.day} onInput={(e) => set('day')(e.currentTarget.value)} />
           </label>
         </div>
+        <RecurrencePicker value={draft.recurrence} hasDueDate={draft.day !== ''} onChange={set('recurrence')} />
+        {latest.recurredFromId && <p class="muted small">The next occurrence of a recurring task.</p>}
         {props.labels.length > 0 && (
           <fieldset class="label-picker">
             <legend>Labels</legend>

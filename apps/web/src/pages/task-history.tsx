@@ -2,6 +2,7 @@ import type { Activity, Member, State, TaskPriority } from '@tasklane/schemas';
 import type { HistoryEntry } from '../data';
 import { useCurrentUser } from '../current-user';
 import { formatDay, formatTime, PRIORITY_LABELS } from '../format';
+import { describeRule } from '../recurrence';
 import { stateName } from '../states';
 import type { Loaded } from '../hooks';
 import { ErrorNote } from '../ui';
@@ -13,6 +14,7 @@ const FIELD_NAMES: Record<string, string> = {
   priority: 'priority',
   dueDate: 'due date',
   assigneeId: 'assignee',
+  recurrence: 'repeat',
 };
 
 const WHAT_HAPPENED: Partial<Record<Activity['type'], string>> = {
@@ -44,6 +46,7 @@ export function TaskHistory({ history, members, states }: { history: Loaded<Hist
     if (field === 'dueDate') return formatDay(String(value));
     if (field === 'assigneeId') return nameOf(value);
     if (field === 'description') return 'a new text';
+    if (field === 'recurrence') return describeRule(String(value));
     return `“${String(value)}”`;
   };
 

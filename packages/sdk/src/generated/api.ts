@@ -13,6 +13,10 @@ export type Role = "VIEWER" | "EDITOR" | "ADMIN";
  */
 export type TaskStatus = "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELLED" | (string & {});
 export type TaskPriority = "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+/**
+ * An RFC 5545 RRULE value (an `RRULE:` prefix is allowed): `FREQ` of DAILY, WEEKLY, MONTHLY or YEARLY, with `INTERVAL`, `BYDAY`, `BYMONTHDAY`, `BYMONTH`, `BYSETPOS`, `COUNT` (occurrences left, this task included) and `UNTIL`; dates are stepped in UTC from the task's `dueDate`, which a recurring task must have. Completing the task creates its next occurrence
+ */
+export type Recurrence = string;
 export type StateCategory = "backlog" | "unstarted" | "started" | "completed" | "cancelled";
 export type RelationType = "blocks" | "relates_to" | "duplicates";
 export type ActivityType =
@@ -440,6 +444,7 @@ export interface ProcedureInputs {
      * A task of the same project to make this a subtask of (any other id: 400 naming parentId; one that would make the task its own ancestor: 400 PARENT_CYCLE); null makes it top-level
      */
     parentId?: string | null;
+    recurrence?: Recurrence | null;
   };
   "tasks.get": {
     /**
@@ -468,6 +473,7 @@ export interface ProcedureInputs {
      * A task of the same project to make this a subtask of (any other id: 400 naming parentId; one that would make the task its own ancestor: 400 PARENT_CYCLE); null makes it top-level
      */
     parentId?: string | null;
+    recurrence?: Recurrence | null;
   };
   "tasks.move": {
     /**
@@ -1355,6 +1361,15 @@ export interface Task {
    * The task's place in the board's order: an opaque key, unique in the project, that sorts (byte by byte) in the order of the board within each status (`sort=position`). A new task goes to the end; a status change keeps it; `POST /tasks/{id}/move` sets it
    */
   position: string;
+  recurrence: Recurrence | null;
+  /**
+   * The recurring task whose completion made this one (its next occurrence); null for any other task
+   */
+  recurredFromId: string | null;
+  /**
+   * The due date the task's next occurrence gets when it is completed: the rule's next date after `dueDate` (UTC); null when not recurring or when the rule has no further date (`COUNT` or `UNTIL` reached)
+   */
+  nextDueDate: string | null;
 }
 export interface Comment {
   /**
@@ -1785,6 +1800,7 @@ export const ERROR_REASONS = [
   "INVALID_IDEMPOTENCY_KEY",
   "INVALID_IF_MATCH",
   "INVALID_NEIGHBOUR",
+  "INVALID_RECURRENCE",
   "INVALID_RESET_TOKEN",
   "INVALID_SIGNED_LINK",
   "INVALID_SSO_CODE",
@@ -1812,6 +1828,7 @@ export const ERROR_REASONS = [
   "PROJECT_KEY_TAKEN",
   "QUOTA_EXCEEDED",
   "RATE_LIMITED",
+  "RECURRENCE_NEEDS_DUE_DATE",
   "RELATION_CYCLE",
   "RELATION_EXISTS",
   "RELATION_TO_SELF",

@@ -14,6 +14,7 @@ import * as store from './store';
 import { positionBetween, positionOfNewTask } from './placement';
 import { fieldCursorCheck, fieldQueryOf, fieldValueChanges, mergeFieldValues, planFieldWrites, type ValueWrite } from '../fields/values';
 import * as fieldsStore from '../fields/store';
+import { checkRecurrence, nextDueDate, nextRule } from './recurrence';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -45,6 +46,9 @@ export const toTask = (row: store.TaskRow): Task => ({
   attachmentCount: row.attachmentCount,
   position: row.position,
   fields: row.fields,
+  recurrence: row.recurrence,
+  recurredFromId: row.recurredFromId,
+  nextDueDate: row.recurrence && row.dueDate ? iso(nextDueDate(row.recurrence, row.dueDate)) : null,
 });
 
 /** The project key (upper case) and number a task key names, if `text` is one ("eng-42" too). */
@@ -59,7 +63,7 @@ function parseTaskKey(text: string): { stem: string; number: number } | undefine
 const normalizedLabelIds = (labelIds: readonly string[]): string[] => labelIds.map((id) => id.toLowerCase()).sort();
 
 /** The fields a task update reports with old and new values. */
-const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt', 'labelIds', 'parentId', 'position'] as const;
+const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt', 'labelIds', 'parentId', 'position', 'recurrence'] as const;
 
 export type TaskListQuery = TaskFilterQuery;
 
@@ -86,6 +90,7 @@ function columnsToSet(patch: TaskChange, before: store.TaskRow, category: StateC
     ...(patch.labelIds !== undefined ? { labelIds: normalizedLabelIds(patch.labelIds) } : {}),
     ...(patch.parentId !== undefined ? { parentId: patch.parentId?.toLowerCase() ?? null } : {}),
     ...(patch.position !== undefined ? { position: patch.position } : {}),
+    ...(patch.recurrence !== undefined ? { recurrence: patch.recurrence } : {}),
     ...(entering ? { completedAt: now } : leaving ? { completedAt: null } : {}),
     updatedAt: nextVersion(before.updatedAt, now),
   };
@@ -140,19 +145,37 @@ async function inProjectRefusal(
   return undefined;
 }
 
+/** The 400 for a recurring task without a due date (the rule is stepped from it). */
+const recurrenceNeedsDueDate = () => invalidField(['recurrence'], 'A recurring task needs a dueDate: its rule is stepped from it', 'RECURRENCE_NEEDS_DUE_DATE');
+
+/**
+ * What a status change locks before the task's row (platform/locks.ts), in case it completes a
+ * recurring task and makes its next occurrence: the project's first unstarted state (the
+ * occurrence's), the labels the task carries and its parent (which the occurrence copies), FOR KEY SHARE.
+ * Sent in the pipeline before the row's lock; undefined when the change sets no status.
+ */
+const lockForOccurrence = (tx: Db, projectId: string, taskId: string, status: string | undefined) =>
+  status === undefined
+    ? undefined
+    : Promise.all([store.lockState(tx, projectId, undefined), store.lockLabelsOfTask(tx, taskId), store.lockParentOfTask(tx, taskId)]).then(([unstarted, labelIds]) => ({ unstarted, labelIds }));
+
+type OccurrenceLocks = Awaited<ReturnType<typeof lockForOccurrence>>;
+
 /**
  * The start of every change of a task, a PATCH's or a move's, in its transaction `tx` (which holds
  * the project's lock): the state the patch sets, its labels and parent (inProjectRefusal) and the
  * task's row FOR NO KEY UPDATE, called in this order, so sent in it (one round trip) and locked in
  * it (platform/locks.ts); then the checks in their order: 404 for non-members, 403, the patch's
  * 400s (custom field values among them). The task as locked (its version is the caller's to check, after any check of its own),
- * the category of the state the patch sets (undefined when it sets none) and the field values it writes.
+ * the category of the state the patch sets (undefined when it sets none), the field values it writes
+ * and, for a status change, the locks a next occurrence needs (lockForOccurrence).
  */
 async function lockForChange(tx: Db, userId: string, projectId: string, taskId: string, patch: TaskChange) {
-  const [state, refusal, fieldPlan, found] = await Promise.all([
+  const [state, refusal, fieldPlan, locks, found] = await Promise.all([
     patch.status === undefined ? undefined : store.lockState(tx, projectId, patch.status),
     inProjectRefusal(tx, projectId, patch),
     patch.fields ? planFieldWrites(tx, projectId, patch.fields) : { writes: [] },
+    lockForOccurrence(tx, projectId, taskId, patch.status),
     store.findTaskForUser(tx, taskId, userId, { lock: 'no key update' }),
   ]);
   const { task, access } = accessOf(userId, found);
@@ -160,25 +183,90 @@ async function lockForChange(tx: Db, userId: string, projectId: string, taskId: 
   if (refusal) throw refusal;
   if ('refusal' in fieldPlan) throw fieldPlan.refusal;
   if (patch.status !== undefined && !state) throw unknownStatus(patch.status);
-  return { task, category: state?.category, fieldWrites: fieldPlan.writes };
+  return { task, category: state?.category, fieldWrites: fieldPlan.writes, locks };
 }
 
 /**
  * The end of every change of a task, a PATCH's or a move's, in its transaction `tx` (with the
  * task's row locked): the update planned from `before` (the version checked), written, and
  * recorded as `task.updated` with the fields it changes. An update that changes no tracked field
- * is still a new version, with nothing to record.
+ * is still a new version, with nothing to record. A change that completes a recurring task also
+ * makes its next occurrence (makeOccurrence), in the same transaction.
  */
-async function applyChange(tx: Db, userId: string, before: store.TaskRow, patch: TaskChange, category: StateCategory | undefined, fieldWrites: readonly ValueWrite[] = []): Promise<Task> {
+async function applyChange(
+  tx: Db,
+  userId: string,
+  before: store.TaskRow,
+  patch: TaskChange,
+  category: StateCategory | undefined,
+  { fieldWrites = [], locks }: { fieldWrites?: readonly ValueWrite[]; locks?: OccurrenceLocks } = {},
+): Promise<Task> {
   const { set, after, changes } = planUpdate(patch, before, category, fieldWrites);
-  // The values written before the record, which takes the project's lock last (platform/locks.ts).
-  if (fieldWrites.length > 0) await Promise.all([store.updateTask(tx, before.id, set), fieldsStore.writeTaskValues(tx, before.id, [...fieldWrites])]);
+  if (after.recurrence !== null && after.dueDate === null) throw recurrenceNeedsDueDate();
+  const recurs = before.completedAt === null && set.completedAt instanceof Date && locks && after.recurrence !== null && after.dueDate !== null;
+  if (fieldWrites.length > 0 || recurs) {
+    // The row's change and its values first, then any next occurrence, then the records, last
+    // (recordEvent takes the project's lock last: platform/locks.ts).
+    await Promise.all([store.updateTask(tx, before.id, set), fieldWrites.length > 0 && fieldsStore.writeTaskValues(tx, before.id, [...fieldWrites])]);
+    const occurrence = recurs ? await makeOccurrence(tx, userId, { ...before, ...set }, locks) : undefined;
+    if (changes) await recordEvent(tx, { projectId: before.projectId, taskId: before.id, actorId: userId, type: 'task.updated', resource: after, changes });
+    if (occurrence) await recordEvent(tx, { projectId: before.projectId, taskId: occurrence.id, actorId: userId, type: 'task.created', resource: occurrence });
+    return after;
+  }
   // The update and its record sent together: one round trip while the row is locked.
   await Promise.all([
-    fieldWrites.length > 0 ? undefined : store.updateTask(tx, before.id, set),
+    store.updateTask(tx, before.id, set),
     changes && recordEvent(tx, { projectId: before.projectId, taskId: before.id, actorId: userId, type: 'task.updated', resource: after, changes }),
   ]);
   return after;
+}
+
+/**
+ * The next occurrence of `done`, a recurring task its change just completed (its row locked by
+ * the change, and the project's first unstarted state and its labels before it: lockForOccurrence),
+ * inserted in the change's transaction; undefined when it makes none: its rule has no further date
+ * (COUNT or UNTIL reached), or it made one before (reopened and completed again, or another
+ * instance's or a retry's completion: the check, under the row's lock, and behind it the unique
+ * index on recurred_from_id). A new task as a create makes it (same title, description, priority,
+ * assignee, labels and parent; number and position taken as a create takes them, after the row's lock:
+ * the project's counter row and position lock are taken by no write that then waits for a task's
+ * row), carrying the rule with COUNT one less and naming the task it came from.
+ *
+ * One write, one event: this write is the completion, and it makes two changes, so it records two
+ * events, each a change of its own as the API shows changes: the completed task's `task.updated`
+ * and the new task's `task.created` (as POST /tasks records it, so webhooks, live streams and
+ * history see a created task like any other), both recorded last, after every lock.
+ */
+async function makeOccurrence(tx: Db, userId: string, done: store.TaskRow, locks: NonNullable<OccurrenceLocks>): Promise<Task | undefined> {
+  const due = nextDueDate(done.recurrence!, done.dueDate!);
+  if (!due || !locks.unstarted || (await store.hasOccurrence(tx, done.id))) return undefined;
+  const { number, projectKey } = await store.takeTaskNumber(tx, done.projectId);
+  const position = await positionOfNewTask(tx, done.projectId);
+  const now = new Date();
+  const columns: store.TaskColumns = {
+    id: newId(),
+    projectId: done.projectId,
+    title: done.title,
+    description: done.description,
+    status: locks.unstarted.key,
+    priority: done.priority,
+    dueDate: due,
+    assigneeId: done.assigneeId,
+    createdById: userId,
+    completedAt: null,
+    // Those still there: each locked before the task's row (lockForOccurrence).
+    labelIds: done.labelIds.filter((id) => locks.labelIds.includes(id)),
+    commentCount: 0,
+    parentId: done.parentId,
+    number,
+    position,
+    createdAt: now,
+    updatedAt: now,
+    recurrence: nextRule(done.recurrence!),
+    recurredFromId: done.id,
+  };
+  if (!(await store.insertOccurrence(tx, columns))) return undefined;
+  return toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false, attachmentCount: 0, fields: {} });
 }
 
 export function createTasksService(db: Db) {
@@ -293,6 +381,7 @@ export function createTasksService(db: Db) {
     async create(userId: string, input: CreateTaskInput): Promise<Task> {
       requireReach(input.projectId);
       if (!isId(input.projectId)) throw notFound('Project');
+      const recurrence = typeof input.recurrence === 'string' ? checkRecurrence(input.recurrence) : null;
       const now = new Date();
       // As the database will return them: a uuid in upper case names the same project or user.
       const projectId = input.projectId.toLowerCase();
@@ -308,6 +397,7 @@ export function createTasksService(db: Db) {
         if (refusal) throw refusal;
         if ('refusal' in fieldPlan) throw fieldPlan.refusal;
         if (!state) throw input.status === undefined ? new Error(`Project ${projectId} has no unstarted state`) : unknownStatus(input.status);
+        if (recurrence && !input.dueDate) throw recurrenceNeedsDueDate();
         const { number, projectKey } = await store.takeTaskNumber(tx, projectId);
         // A new task goes to the end of its column (as Plane places a new issue), after the checks' locks.
         const position = await positionOfNewTask(tx, projectId);
@@ -329,6 +419,8 @@ export function createTasksService(db: Db) {
           position,
           createdAt: now,
           updatedAt: now,
+          recurrence,
+          recurredFromId: null,
         };
         // A new task has no subtasks and no relations yet.
         const task = toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false, attachmentCount: 0, fields: mergeFieldValues({}, fieldPlan.writes) });
@@ -358,17 +450,19 @@ export function createTasksService(db: Db) {
      * statements after the lock are few and sent together: the update and its record in one
      * round trip, then COMMIT.
      */
-    async update(userId: string, { id, ...patch }: UpdateTaskInput, versions?: Date[]): Promise<Task> {
+    async update(userId: string, { id, ...input }: UpdateTaskInput, versions?: Date[]): Promise<Task> {
+      // The rule as stored (checkRecurrence): a malformed one is the request's 400, as the schema's are.
+      const patch = typeof input.recurrence === 'string' ? { ...input, recurrence: checkRecurrence(input.recurrence) } : input;
       const newParent = typeof patch.parentId === 'string' && isId(patch.parentId) ? patch.parentId : undefined;
       return inTaskTransaction(id, { lockTask: false }, async (tx, projectId) => {
         // A move under a parent waits for any other in the project, so its cycle check below is sound.
         if (newParent) await store.lockTaskTree(tx, projectId);
-        const { task, category, fieldWrites } = await lockForChange(tx, userId, projectId, id, patch);
+        const { task, category, fieldWrites, locks } = await lockForChange(tx, userId, projectId, id, patch);
         if (newParent && newParent.toLowerCase() !== task.parentId && (await store.wouldCycle(tx, task.id, newParent))) {
           throw invalidField(['parentId'], 'A task cannot be a subtask of itself or of its own subtasks', 'PARENT_CYCLE');
         }
         // A status change keeps the task's position: it lands in its new column by its key.
-        return applyChange(tx, userId, requireVersion(task, versions, 'Task'), patch, category, fieldWrites);
+        return applyChange(tx, userId, requireVersion(task, versions, 'Task'), patch, category, { fieldWrites, locks });
       });
     },
 
@@ -382,10 +476,10 @@ export function createTasksService(db: Db) {
     async move(userId: string, { id, status, afterId, beforeId }: MoveTaskInput, versions?: Date[]): Promise<Task> {
       return inTaskTransaction(id, { lockTask: false }, async (tx, projectId) => {
         const patch: TaskChange = status === undefined ? {} : { status };
-        const { task, category } = await lockForChange(tx, userId, projectId, id, patch);
+        const { task, category, locks } = await lockForChange(tx, userId, projectId, id, patch);
         const before = requireVersion(task, versions, 'Task');
         const position = await positionBetween(tx, projectId, before.id, status ?? before.status, { afterId, beforeId });
-        return applyChange(tx, userId, before, { ...patch, position }, category);
+        return applyChange(tx, userId, before, { ...patch, position }, category, { locks });
       });
     },
 

@@ -181,6 +181,52 @@ export const lockState = async (db: Db, projectId: string, key: string | undefin
       .execute()
   )[0];
 
+/**
+ * The labels the task carries now, each locked FOR KEY SHARE to the end of the caller's transaction
+ * (as lockProjectLabels), taken before the task's row: what a completion copies to the task's next
+ * occurrence (service.ts) cannot be deleted before that occurrence commits.
+ */
+export const lockLabelsOfTask = (db: Db, taskId: string): Promise<string[]> =>
+  db
+    .select({ id: labels.id })
+    .from(labels)
+    .where(sql`${labels.id} = any(select unnest(${tasks.labelIds}) from ${tasks} where ${eq(tasks.id, taskId)})`)
+    .for('key share', { of: labels })
+    .execute()
+    .then((rows) => rows.map((row) => row.id));
+
+/**
+ * The task's parent, locked FOR KEY SHARE (as lockParent) before the task's row: the next
+ * occurrence a completion makes is a subtask of it too, and the parent's deletion (which locks it
+ * FOR UPDATE, then its subtasks' rows) waits rather than crossing the completion's locks.
+ */
+export const lockParentOfTask = (db: Db, taskId: string) =>
+  db.execute(sql`select ${tasks.id} from ${tasks} where ${tasks.id} = (select parent_id from ${tasks} as child where child.id = ${taskId}::uuid) for key share`);
+
+/** Whether the task already made its next occurrence (served by tasks_recurred_from_key). */
+export const hasOccurrence = (db: Db, taskId: string): Promise<boolean> =>
+  db
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(eq(tasks.recurredFromId, taskId))
+    .limit(1)
+    .execute()
+    .then((rows) => rows.length > 0);
+
+/**
+ * A task's next occurrence: inserted unless the task already has one (the unique index
+ * tasks_recurred_from_key, ON CONFLICT DO NOTHING), so no retry, reopening or other instance makes
+ * a second; whether it was inserted.
+ */
+export const insertOccurrence = (db: Db, row: TaskColumns): Promise<boolean> =>
+  db
+    .insert(tasks)
+    .values(row)
+    .onConflictDoNothing()
+    .returning({ id: tasks.id })
+    .execute()
+    .then((rows) => rows.length > 0);
+
 /** The project's tasks in state `key`, each row locked FOR NO KEY UPDATE (to be moved to another state), in id order. */
 export const lockTasksInState = (db: Db, projectId: string, key: string): Promise<TaskRow[]> =>
   selectTasks(db, {}).where(and(eq(tasks.projectId, projectId), eq(tasks.status, key))).orderBy(asc(tasks.id)).for('no key update').execute();
