@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, bigint, boolean, check, date, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, bigint, boolean, check, date, index, integer, jsonb, numeric, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz } from './timestamps';
 
 const timestamps = {
@@ -37,6 +37,8 @@ export const projects = pgTable('projects', {
   key: text('key').notNull(),
   /** The number its next task gets: never given back, so a deleted task's number is never reused. */
   nextTaskNumber: integer('next_task_number').notNull().default(1),
+  /** The unit of its tasks' estimates (migration 0017). */
+  estimateUnit: text('estimate_unit', { enum: ['points', 'hours'] }).notNull().default('points'),
   ...timestamps,
 }, (table) => [uniqueIndex('projects_key_key').on(table.key)]);
 
@@ -105,6 +107,8 @@ export const tasks = pgTable(
      * compared byte by byte (the column is COLLATE "C", migration 0013). Set by the tasks service.
      */
     position: text('position').notNull(),
+    /** A number ≥ 0 in the project's estimateUnit, or null (migration 0017). */
+    estimate: numeric('estimate', { mode: 'number' }),
     ...timestamps,
   },
   (table) => [
@@ -583,4 +587,41 @@ export const notificationMails = pgTable(
     via: text('via').notNull(),
     createdAt: timestamps.createdAt,
   },
+);
+
+/** Time logged on a task (migration 0017): whole minutes on a UTC date, by hand or by a stopped timer. */
+export const timeEntries = pgTable(
+  'time_entries',
+  {
+    id: uuid('id').primaryKey(),
+    taskId: uuid('task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    minutes: integer('minutes').notNull(),
+    date: date('date', { mode: 'string' }).notNull(),
+    note: text('note').notNull().default(''),
+    ...timestamps,
+  },
+  (table) => [
+    index('time_entries_task_idx').on(table.taskId, table.createdAt, table.id, table.minutes),
+    index('time_entries_task_date_idx').on(table.taskId, table.date),
+  ],
+);
+
+/** A user's running timer: at most one, the user being the key (migration 0017). */
+export const timers = pgTable(
+  'timers',
+  {
+    userId: uuid('user_id')
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    taskId: uuid('task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    startedAt: timestamptz('started_at').notNull(),
+  },
+  (table) => [index('timers_task_idx').on(table.taskId)],
 );

@@ -13,3 +13,4 @@ export * from './webhooks';
 export * from './notification-settings';
 export * from './notifications';
 export * from './states';
+export * from './time-tracking';

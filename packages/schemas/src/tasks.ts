@@ -50,6 +50,8 @@ export const TaskSchema = z
         "The task's place in the board's order: an opaque key, unique in the project, that sorts (byte by byte) in the order of the board within each status (`sort=position`). A new task goes to the end; a status change keeps it; `POST /tasks/{id}/move` sets it",
       example: 'a3',
     }),
+    estimate: z.number().nullable().meta({ description: "The task's estimate, a number ≥ 0 in its project's estimateUnit (points or hours); null when none" }),
+    timeSpentMinutes: z.number().int().meta({ description: 'The minutes of all time entries logged on the task (GET /tasks/{id}/time-entries)' }),
   })
   .meta({ id: 'Task' });
 
@@ -65,6 +67,14 @@ const LabelIdsSchema = z
   .refine((ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length, { error: 'labelIds must not name a label twice' })
   .meta({ description: `Ids of labels of the task's project (at most ${TASK_LABELS_MAX}, each once); replaces the task's labels`, example: [] });
 
+/** An estimate: finite, ≥ 0, at most 1 000 000; null clears it. */
+const EstimateSchema = z
+  .number()
+  .min(0, { error: 'estimate must be ≥ 0' })
+  .max(1_000_000, { error: 'estimate must be at most 1000000' })
+  .nullable()
+  .meta({ description: "A number ≥ 0 in the project's estimateUnit (points or hours); null clears it", example: 3 });
+
 /** A UUID (a label id): filtering by one that names no label of the project matches nothing. */
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
@@ -79,6 +89,7 @@ export const CreateTaskInput = z
     assigneeId: IdRefSchema.nullable().optional(),
     labelIds: LabelIdsSchema.optional(),
     parentId: ParentIdSchema.optional(),
+    estimate: EstimateSchema.optional(),
   })
   .strict()
   .meta({
@@ -103,6 +114,7 @@ export const UpdateTaskInput = z
     assigneeId: IdRefSchema.nullable().optional(),
     labelIds: LabelIdsSchema.optional(),
     parentId: ParentIdSchema.optional(),
+    estimate: EstimateSchema.optional(),
   })
   .strict()
   .meta({ examples: [{ status: 'IN_PROGRESS' }] });
