@@ -23,6 +23,9 @@ export const ACTIVITY_TYPES = [
   'state.deleted',
   'relation.created',
   'relation.deleted',
+  'time_entry.created',
+  'time_entry.updated',
+  'time_entry.deleted',
 ] as const;
 
 export const ActivityTypeSchema = z.enum(ACTIVITY_TYPES).meta({ id: 'ActivityType' });

@@ -31,6 +31,8 @@ export const TASK_TREE_LOCK_CLASS = 7420;
  * inserts take it, and they are rare; a finer key (per chain) cannot be known before the walk.
  */
 export const RELATION_BLOCKS_LOCK_CLASS = 7421;
+/** A user's timer (time-tracking service): one start or stop of a user's timer at a time, taken first in its transaction. */
+export const TIMER_LOCK_CLASS = 7425;
 /** Migrations (one key, taken by packages/db's migrate: it cannot import this module). */
 export { MIGRATION_LOCK_KEY } from '@tasklane/db';
 

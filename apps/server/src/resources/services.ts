@@ -28,6 +28,7 @@ import { createSsoService } from './sso/service';
 import { createStatesService } from './states/service';
 import type { Metrics } from '../platform/metrics';
 import { createTasksService } from './tasks/service';
+import { createTimeTrackingService } from './time-tracking/service';
 import { createWebhooksService } from './webhooks/service';
 
 /** How people sign in, from the configuration. */
@@ -75,6 +76,7 @@ export function createServices(
     members: createMembersService(db),
     tasks,
     comments: createCommentsService(db, tasks),
+    timeTracking: createTimeTrackingService(db, tasks),
     labels: createLabelsService(db),
     states: createStatesService(db),
     relations: createRelationsService(db, tasks),

@@ -31,6 +31,10 @@ export const PERMISSIONS = {
   /** Adding, renaming, recolouring, reordering and deleting the project's workflow states (every member reads them). */
   'states.manage': admins,
   'comment.manageOwn': all,
+  /** Logging time on a task (entries, the timer); the author edits and deletes their own entries while they may log time. */
+  'time.log': editors,
+  /** Editing or deleting another member's time entry. */
+  'time.manageAny': admins,
   'comment.deleteAny': admins,
   'project.update': admins,
   'members.manage': admins,
@@ -56,6 +60,8 @@ const DESCRIPTIONS: Record<Action, string> = {
   'states.manage': 'manage workflow states',
   'relations.manage': 'relate tasks or remove their relations',
   'comment.manageOwn': 'edit or delete own comments',
+  'time.log': 'log time on tasks',
+  'time.manageAny': "change or delete other members' time entries",
   'comment.deleteAny': "delete other members' comments",
   'project.update': 'change the project',
   'members.manage': 'manage members',

@@ -37,6 +37,8 @@ export const toTask = (row: store.TaskRow): Task => ({
   subtasksDone: row.subtasksDone,
   blocked: row.blocked,
   position: row.position,
+  estimate: row.estimate,
+  timeSpentMinutes: row.timeSpentMinutes,
 });
 
 /** The project key (upper case) and number a task key names, if `text` is one ("eng-42" too). */
@@ -51,7 +53,7 @@ function parseTaskKey(text: string): { stem: string; number: number } | undefine
 const normalizedLabelIds = (labelIds: readonly string[]): string[] => labelIds.map((id) => id.toLowerCase()).sort();
 
 /** The fields a task update reports with old and new values. */
-const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt', 'labelIds', 'parentId', 'position'] as const;
+const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt', 'labelIds', 'parentId', 'position', 'estimate'] as const;
 
 export type TaskListQuery = Omit<ListProjectTasksInput, 'projectId'>;
 
@@ -78,6 +80,7 @@ function columnsToSet(patch: TaskChange, before: store.TaskRow, category: StateC
     ...(patch.labelIds !== undefined ? { labelIds: normalizedLabelIds(patch.labelIds) } : {}),
     ...(patch.parentId !== undefined ? { parentId: patch.parentId?.toLowerCase() ?? null } : {}),
     ...(patch.position !== undefined ? { position: patch.position } : {}),
+    ...(patch.estimate !== undefined ? { estimate: patch.estimate } : {}),
     ...(entering ? { completedAt: now } : leaving ? { completedAt: null } : {}),
     updatedAt: nextVersion(before.updatedAt, now),
   };
@@ -270,11 +273,12 @@ export function createTasksService(db: Db) {
           parentId: input.parentId?.toLowerCase() ?? null,
           number,
           position,
+          estimate: input.estimate ?? null,
           createdAt: now,
           updatedAt: now,
         };
         // A new task has no subtasks and no relations yet.
-        const task = toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false });
+        const task = toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false, timeSpentMinutes: 0 });
         // The insert and its record sent together (store.ts): one round trip. A value PostgreSQL
         // refuses fails the insert, and the request is the caller's 400 (transport/trpc/init.ts).
         await Promise.all([

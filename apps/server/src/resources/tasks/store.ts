@@ -10,7 +10,7 @@ import { rowsOf } from '../../platform/sql';
 /** A task's columns, as its insert writes them. */
 export type TaskColumns = typeof tasks.$inferSelect;
 /** A task as every read gives it: its columns and what taskReadExtras computes. */
-export type TaskRow = TaskColumns & { projectKey: string; subtaskCount: number; subtasksDone: number; blocked: boolean };
+export type TaskRow = TaskColumns & { projectKey: string; subtaskCount: number; subtasksDone: number; blocked: boolean; timeSpentMinutes: number };
 
 /*
  * Where a new task field goes: its column in packages/db/src/schema.ts (with its migration), its
@@ -38,6 +38,8 @@ const taskReadExtras = {
   projectKey: sql<string>`(select ${projects.key} from ${projects} where ${eq(projects.id, tasks.projectId)})`,
   subtaskCount: sql<number>`(select count(*)::int from ${tasks} as subtask where ${eq(sql`subtask.parent_id`, tasks.id)})`,
   subtasksDone: sql<number>`(select count(*)::int from ${tasks} as subtask where ${and(eq(sql`subtask.parent_id`, tasks.id), stateCategoryIn({ projectId: sql`subtask.project_id`, status: sql`subtask.status` }, ['completed']))})`,
+  // The minutes logged on the task: an index-only sum over time_entries_task_idx (migration 0017).
+  timeSpentMinutes: sql<number>`(select coalesce(sum(entry.minutes), 0)::int from time_entries as entry where entry.task_id = "tasks"."id")`,
   blocked: sql<boolean>`exists (select 1 from task_relations as blocking join tasks as blocker on blocker.id = blocking.task_id where blocking.related_task_id = "tasks"."id" and blocking.type = 'blocks' and not ${closedSql({ projectId: sql.raw('blocker.project_id'), status: sql.raw('blocker.status') })})`,
 };
 
