@@ -35,7 +35,10 @@ export type ActivityType =
   | "state.updated"
   | "state.deleted"
   | "relation.created"
-  | "relation.deleted";
+  | "relation.deleted"
+  | "time_entry.created"
+  | "time_entry.updated"
+  | "time_entry.deleted";
 /**
  * The caller's role in the project (the owner is an ADMIN)
  */
@@ -190,6 +193,10 @@ export interface ProcedureInputs {
      * ADMIN or owner. The former key stays the project's: its task keys keep finding their tasks
      */
     key?: string;
+    /**
+     * The unit of the tasks' estimates; changing it keeps the numbers as they are
+     */
+    estimateUnit?: "points" | "hours";
   };
   "projects.delete": {
     /**
@@ -438,6 +445,10 @@ export interface ProcedureInputs {
      * A task of the same project to make this a subtask of (any other id: 400 naming parentId; one that would make the task its own ancestor: 400 PARENT_CYCLE); null makes it top-level
      */
     parentId?: string | null;
+    /**
+     * A number ≥ 0 in the project's estimateUnit (points or hours); null clears it
+     */
+    estimate?: number | null;
   };
   "tasks.get": {
     /**
@@ -466,6 +477,10 @@ export interface ProcedureInputs {
      * A task of the same project to make this a subtask of (any other id: 400 naming parentId; one that would make the task its own ancestor: 400 PARENT_CYCLE); null makes it top-level
      */
     parentId?: string | null;
+    /**
+     * A number ≥ 0 in the project's estimateUnit (points or hours); null clears it
+     */
+    estimate?: number | null;
   };
   "tasks.move": {
     /**
@@ -878,6 +893,78 @@ export interface ProcedureInputs {
      */
     id: string;
   };
+  "time.listEntries": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "time.createEntry": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Whole minutes, 1–1440
+     */
+    minutes: number;
+    /**
+     * YYYY-MM-DD; today's date in UTC when absent
+     */
+    date?: string;
+    /**
+     * Free text, at most 2000 characters
+     */
+    note?: string;
+  };
+  "time.updateEntry": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Whole minutes, 1–1440
+     */
+    minutes?: number;
+    /**
+     * A calendar date, YYYY-MM-DD
+     */
+    date?: string;
+    /**
+     * Free text, at most 2000 characters
+     */
+    note?: string;
+  };
+  "time.deleteEntry": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "time.startTimer": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "time.report": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * First date of the report (inclusive), YYYY-MM-DD
+     */
+    from: string;
+    /**
+     * Last date of the report (inclusive), YYYY-MM-DD
+     */
+    to: string;
+    /**
+     * user, task or day
+     */
+    groupBy: "user" | "task" | "day";
+  };
 }
 export interface ProcedureOutputs {
   ProjectEvent: Activity;
@@ -990,6 +1077,14 @@ export interface ProcedureOutputs {
   "watching.get": Subscription;
   "watching.subscribe": Subscription;
   "watching.unsubscribe": Subscription;
+  "time.listEntries": TimeEntry[];
+  "time.createEntry": TimeEntry;
+  "time.updateEntry": TimeEntry;
+  "time.deleteEntry": Message;
+  "time.startTimer": StartedTimer;
+  "time.stopTimer": StoppedTimer;
+  "time.currentTimer": Timer | null;
+  "time.report": TimeReportRow[];
 }
 export interface Activity {
   /**
@@ -1184,6 +1279,10 @@ export interface Project {
   ownerId: string;
   role: Role1;
   /**
+   * The unit of its tasks' estimates: `points` (the default) or `hours`
+   */
+  estimateUnit: "points" | "hours";
+  /**
    * UTC ISO 8601 timestamp with milliseconds
    */
   createdAt: string;
@@ -1209,6 +1308,10 @@ export interface ProjectDetail {
   ownerId: string;
   role: Role2;
   /**
+   * The unit of its tasks' estimates: `points` (the default) or `hours`
+   */
+  estimateUnit: "points" | "hours";
+  /**
    * UTC ISO 8601 timestamp with milliseconds
    */
   createdAt: string;
@@ -1220,6 +1323,12 @@ export interface ProjectDetail {
    * Number of tasks in each of the project's states, by state key (every state present, 0 when none)
    */
   taskCounts: {
+    [k: string]: number | undefined;
+  };
+  /**
+   * The sum of the estimates of the tasks in each of the project's states, by state key, in the project's estimateUnit (every state present, 0 when none)
+   */
+  estimateTotals: {
     [k: string]: number | undefined;
   };
 }
@@ -1312,6 +1421,14 @@ export interface Task {
    * The task's place in the board's order: an opaque key, unique in the project, that sorts (byte by byte) in the order of the board within each status (`sort=position`). A new task goes to the end; a status change keeps it; `POST /tasks/{id}/move` sets it
    */
   position: string;
+  /**
+   * The task's estimate, a number ≥ 0 in its project's estimateUnit (points or hours); null when none
+   */
+  estimate: number | null;
+  /**
+   * The minutes of all time entries logged on the task (GET /tasks/{id}/time-entries)
+   */
+  timeSpentMinutes: number;
 }
 export interface Comment {
   /**
@@ -1589,10 +1706,72 @@ export interface MarkAllRead {
 export interface Subscription {
   subscribed: boolean;
 }
+export interface TimeEntry {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  /**
+   * Resource id (UUIDv7)
+   */
+  taskId: string;
+  /**
+   * Resource id (UUIDv7)
+   */
+  userId: string;
+  minutes: number;
+  /**
+   * The UTC date the time was spent on, YYYY-MM-DD
+   */
+  date: string;
+  note: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  createdAt: string;
+}
+export interface StartedTimer {
+  timer: Timer;
+  /**
+   * The entry the timer running before became, if one was running (and ran a minute or more)
+   */
+  stopped: TimeEntry | null;
+}
+export interface Timer {
+  /**
+   * Resource id (UUIDv7)
+   */
+  taskId: string;
+  /**
+   * Resource id (UUIDv7)
+   */
+  userId: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  startedAt: string;
+}
+export interface StoppedTimer {
+  /**
+   * The entry the stopped timer became; null when it ran under a minute
+   */
+  entry: TimeEntry | null;
+}
+export interface TimeReportRow {
+  /**
+   * The group's key: a user's id, a task's id, or a date (YYYY-MM-DD)
+   */
+  key: string;
+  /**
+   * The user's name, the task's key and title, or the date
+   */
+  label: string;
+  minutes: number;
+}
 
 
 /** Procedures that take no input. */
-export type VoidInputPath = never;
+export type VoidInputPath = 'time.stopTimer' | 'time.currentTimer';
 
 /** Every procedure of the server's router and its kind. */
 export const PROCEDURE_KINDS = {
@@ -1667,7 +1846,15 @@ export const PROCEDURE_KINDS = {
   "notifications.events": "subscription",
   "watching.get": "query",
   "watching.subscribe": "mutation",
-  "watching.unsubscribe": "mutation"
+  "watching.unsubscribe": "mutation",
+  "time.listEntries": "query",
+  "time.createEntry": "mutation",
+  "time.updateEntry": "mutation",
+  "time.deleteEntry": "mutation",
+  "time.startTimer": "mutation",
+  "time.stopTimer": "mutation",
+  "time.currentTimer": "query",
+  "time.report": "query"
 } as const;
 
 /** Every `reason` the server gives, as in @tasklane/schemas. */
