@@ -74,6 +74,9 @@ describe('time tracking: estimates, time entries, the timer and reports', () => 
     const created = await log(editor, taskId, { minutes: 90, date: '2026-11-20', note: 'Drafting' });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ taskId, userId: editor.id, minutes: 90, date: '2026-11-20', note: 'Drafting' });
+    expect(created.headers.location).toBe(`/api/v1/time-entries/${created.body.id}`);
+    expect((await t.request('GET', created.headers.location as string, { token: viewer.token })).body).toEqual(created.body);
+    expect((await t.request('GET', created.headers.location as string, { token: outsider.token })).status).toBe(404);
     const defaulted = await log(editor, taskId, { minutes: 15 });
     expect(defaulted.body).toMatchObject({ date: today(), note: '' });
 

@@ -69,6 +69,7 @@ export const RESOURCES = {
   time: {
     listEntries: 'time.listEntries',
     createEntry: 'time.createEntry',
+    getEntry: 'time.getEntry',
     updateEntry: 'time.updateEntry',
     deleteEntry: 'time.deleteEntry',
     /** Starts the caller's timer on a task, stopping one running elsewhere into an entry (`stopped`). */

@@ -78,6 +78,15 @@ const NEEDS = {
   'GET /projects/{id}/states/{stateId}': 'read',
   'PATCH /projects/{id}/states/{stateId}': 'admin',
   'DELETE /projects/{id}/states/{stateId}': 'admin',
+  'GET /tasks/{id}/time-entries': 'read',
+  'POST /tasks/{id}/time-entries': 'write',
+  'GET /time-entries/{id}': 'read',
+  'PATCH /time-entries/{id}': 'write',
+  'DELETE /time-entries/{id}': 'write',
+  'POST /tasks/{id}/timer': 'write',
+  'DELETE /auth/me/timer': 'write',
+  'GET /auth/me/timer': 'read',
+  'GET /projects/{id}/time-report': 'read',
 } satisfies Record<string, Need>;
 type Route = keyof typeof NEEDS;
 
@@ -99,6 +108,8 @@ interface World {
   tokenId: string;
   /** A notification of the owner's (an editor's comment on the owner's task). */
   notificationId: string;
+  /** A time entry of the owner's on the task. */
+  timeEntryId: string;
 }
 
 const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; body?: unknown }> | { url: string; body?: unknown }> = {
@@ -165,7 +176,23 @@ const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; 
   'GET /projects/{id}/states/{stateId}': ({ projectId, stateId }) => ({ url: `/projects/${projectId}/states/${stateId}` }),
   'PATCH /projects/{id}/states/{stateId}': ({ projectId, stateId }) => ({ url: `/projects/${projectId}/states/${stateId}`, body: { color: '#000000' } }),
   'DELETE /projects/{id}/states/{stateId}': ({ projectId, stateId }) => ({ url: `/projects/${projectId}/states/${stateId}` }),
+  'GET /tasks/{id}/time-entries': ({ taskId }) => ({ url: `/tasks/${taskId}/time-entries` }),
+  'POST /tasks/{id}/time-entries': ({ taskId }) => ({ url: `/tasks/${taskId}/time-entries`, body: { minutes: 30 } }),
+  'GET /time-entries/{id}': ({ timeEntryId }) => ({ url: `/time-entries/${timeEntryId}` }),
+  'PATCH /time-entries/{id}': ({ timeEntryId }) => ({ url: `/time-entries/${timeEntryId}`, body: { minutes: 45 } }),
+  'DELETE /time-entries/{id}': ({ timeEntryId }) => ({ url: `/time-entries/${timeEntryId}` }),
+  'POST /tasks/{id}/timer': ({ taskId }) => ({ url: `/tasks/${taskId}/timer` }),
+  // A timer running, started with the owner's session, for the token to stop.
+  'DELETE /auth/me/timer': async ({ taskId }, t) => {
+    await t.request('POST', `/api/v1/tasks/${taskId}/timer`, { token: ownerToken });
+    return { url: '/auth/me/timer' };
+  },
+  'GET /auth/me/timer': () => ({ url: '/auth/me/timer' }),
+  'GET /projects/{id}/time-report': ({ projectId }) => ({ url: `/projects/${projectId}/time-report?from=2026-01-01&to=2026-12-31&groupBy=user` }),
 };
+
+/** The owner's session token, for the calls that set up what a route acts on. */
+let ownerToken = '';
 
 const covers = (scope: Scope, need: Need) => need !== 'session' && SCOPES.indexOf(scope) >= SCOPES.indexOf(need);
 
@@ -177,6 +204,7 @@ describe('personal access token scopes × every route', () => {
   beforeAll(async () => {
     t = await startTestApp();
     owner = await registerUser(t, 'Owner');
+    ownerToken = owner.token;
     for (const scope of SCOPES) {
       const created = await t.request('POST', '/api/v1/auth/tokens', { token: owner.token, body: { name: scope, scopes: [scope] } });
       tokens[scope] = created.body.token;
@@ -218,6 +246,7 @@ describe('personal access token scopes × every route', () => {
       sessionId: sessions.body.find((session: { current: boolean }) => session.current).id,
       tokenId: spare.body.id,
       notificationId: notification!.id,
+      timeEntryId: (await t.request('POST', `/api/v1/tasks/${taskId}/time-entries`, { token: owner.token, body: { minutes: 15 } })).body.id,
     };
   }
 

@@ -917,6 +917,12 @@ export interface ProcedureInputs {
      */
     note?: string;
   };
+  "time.getEntry": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
   "time.updateEntry": {
     /**
      * Resource id (UUIDv7); a malformed or unknown id is a 404
@@ -1079,6 +1085,7 @@ export interface ProcedureOutputs {
   "watching.unsubscribe": Subscription;
   "time.listEntries": TimeEntry[];
   "time.createEntry": TimeEntry;
+  "time.getEntry": TimeEntry;
   "time.updateEntry": TimeEntry;
   "time.deleteEntry": Message;
   "time.startTimer": StartedTimer;
@@ -1849,6 +1856,7 @@ export const PROCEDURE_KINDS = {
   "watching.unsubscribe": "mutation",
   "time.listEntries": "query",
   "time.createEntry": "mutation",
+  "time.getEntry": "query",
   "time.updateEntry": "mutation",
   "time.deleteEntry": "mutation",
   "time.startTimer": "mutation",

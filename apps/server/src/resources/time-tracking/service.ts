@@ -100,6 +100,14 @@ export function createTimeTrackingService(db: Db, tasks: TasksService) {
       return (await store.listEntries(db, task.id)).map(toTimeEntry);
     },
 
+    /** An entry, for members of its task's project (404 for others, as for unknown ids). */
+    async getEntry(userId: string, id: string): Promise<TimeEntry> {
+      const found = isId(id) ? await store.findEntry(db, id) : undefined;
+      if (!found) throw notFound('Time entry');
+      await tasks.loadTask(userId, found.entry.taskId);
+      return toTimeEntry(found.entry);
+    },
+
     async updateEntry(userId: string, { id, ...patch }: UpdateTimeEntryInput): Promise<TimeEntry> {
       return inEntryTransaction(userId, id, async (tx, projectId, before) => {
         const set = {

@@ -77,6 +77,7 @@ export const TOKEN_NEEDS = scopesTable({
   'comments.delete': 'write',
   'time.listEntries': 'read',
   'time.createEntry': 'write',
+  'time.getEntry': 'read',
   'time.updateEntry': 'write',
   'time.deleteEntry': 'write',
   'time.startTimer': 'write',

@@ -29,11 +29,18 @@ export const timeTrackingRouter = router({
     .meta({
       openapi: { method: 'POST', path: '/tasks/{id}/time-entries', tags, summary: 'Log time on a task', description: 'EDITOR, ADMIN or owner; userId is the caller. `date` defaults to today (UTC).' },
       successStatus: 201,
+      location: '/time-entries/{id}',
       errors: [403],
     })
     .input(CreateTimeEntryInput)
     .output(TimeEntrySchema)
     .mutation(({ ctx, input }) => ctx.services.timeTracking.createEntry(ctx.userId, input)),
+
+  getEntry: protectedProcedure
+    .meta({ openapi: { method: 'GET', path: '/time-entries/{id}', tags, summary: 'Get a time entry', description: "Members of its task's project." } })
+    .input(TimeEntryPathInput)
+    .output(TimeEntrySchema)
+    .query(({ ctx, input }) => ctx.services.timeTracking.getEntry(ctx.userId, input.id)),
 
   updateEntry: protectedProcedure
     .meta({ openapi: { method: 'PATCH', path: '/time-entries/{id}', tags, summary: 'Change a time entry', description: 'Its author (while EDITOR or up), or ADMIN and owner.' }, errors: [403] })
