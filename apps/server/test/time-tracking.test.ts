@@ -1,6 +1,7 @@
 import { timers } from '@tasklane/db';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describePermissions } from './support/permissions';
 import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
 
 const today = () => new Date().toISOString().slice(0, 10);
@@ -234,3 +235,13 @@ describe('time tracking: estimates, time entries, the timer and reports', () => 
     expect((await report('user', {}, outsider)).status).toBe(404);
   });
 });
+
+describePermissions([
+  'GET /tasks/{id}/time-entries',
+  'POST /tasks/{id}/time-entries',
+  'GET /time-entries/{id}',
+  'PATCH /time-entries/{id}',
+  'DELETE /time-entries/{id}',
+  'POST /tasks/{id}/timer',
+  'GET /projects/{id}/time-report',
+]);

@@ -7,7 +7,7 @@ import { requireProjectAccess } from '../policy/access';
 import { recordEvent } from '../../events/record';
 import { changedFields } from '../../events/changes';
 import { lockScope, transactionIn } from '../../events/scope';
-import { notFound } from '../../platform/errors';
+import { DomainError, notFound } from '../../platform/errors';
 import type { TasksService } from '../tasks/service';
 import * as store from './store';
 
@@ -35,6 +35,11 @@ export function timerMinutes(startedAt: Date, now: Date): number {
   return Math.min(TIMER_MAX_MINUTES, Math.max(0, Math.floor((now.getTime() - startedAt.getTime()) / MINUTE)));
 }
 
+/** An entry's task read for its caller: a non-member's 404 names the entry, as for an unknown id. */
+const asEntryNotFound = (error: unknown) => {
+  throw error instanceof DomainError && error.code === 'NOT_FOUND' ? notFound('Time entry') : error;
+};
+
 export function createTimeTrackingService(db: Db, tasks: TasksService) {
   /** A write to a task's time: the task's project and the task locked first (transactionIn), as comments do. */
   async function inTaskTransaction<T>(taskId: string, body: (tx: Db, projectId: string) => Promise<T>): Promise<T> {
@@ -47,7 +52,7 @@ export function createTimeTrackingService(db: Db, tasks: TasksService) {
     const found = isId(entryId) ? await store.findEntry(db, entryId) : undefined;
     if (!found) throw notFound('Time entry');
     return inTaskTransaction(found.entry.taskId, async (tx, projectId) => {
-      const [{ access }, locked] = await Promise.all([tasks.loadTask(userId, found.entry.taskId, { tx }), store.findEntry(tx, entryId, { lock: true })]);
+      const [{ access }, locked] = await Promise.all([tasks.loadTask(userId, found.entry.taskId, { tx }).catch(asEntryNotFound), store.findEntry(tx, entryId, { lock: true })]);
       if (!locked) throw notFound('Time entry');
       // The author may change their own entry while they may log time; anyone else needs ADMIN or owner.
       authorize(access, locked.entry.userId === userId ? 'time.log' : 'time.manageAny');
@@ -104,7 +109,7 @@ export function createTimeTrackingService(db: Db, tasks: TasksService) {
     async getEntry(userId: string, id: string): Promise<TimeEntry> {
       const found = isId(id) ? await store.findEntry(db, id) : undefined;
       if (!found) throw notFound('Time entry');
-      await tasks.loadTask(userId, found.entry.taskId);
+      await tasks.loadTask(userId, found.entry.taskId).catch(asEntryNotFound);
       return toTimeEntry(found.entry);
     },
 
