@@ -67,11 +67,12 @@ const LabelIdsSchema = z
   .refine((ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length, { error: 'labelIds must not name a label twice' })
   .meta({ description: `Ids of labels of the task's project (at most ${TASK_LABELS_MAX}, each once); replaces the task's labels`, example: [] });
 
-/** An estimate: finite, ≥ 0, at most 1 000 000; null clears it. */
+/** An estimate: ≥ 0, at most 1 000 000, in hundredths; null clears it. */
 const EstimateSchema = z
   .number()
   .min(0, { error: 'estimate must be ≥ 0' })
   .max(1_000_000, { error: 'estimate must be at most 1000000' })
+  .multipleOf(0.01, { error: 'estimate has at most two decimals' })
   .nullable()
   .meta({ description: "A number ≥ 0 in the project's estimateUnit (points or hours); null clears it", example: 3 });
 

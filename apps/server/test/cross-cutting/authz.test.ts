@@ -25,7 +25,8 @@ describe('an outsider across every route', () => {
     const membership = await invite(t, owner, project.id, member, 'EDITOR');
     const task = await createTask(t, owner, project.id, { title: 'Secret task 9c1e', assigneeId: member.id });
     const comment = await t.request('POST', `/api/v1/tasks/${task.id}/comments`, { token: owner.token, body: { text: 'Secret comment 5d2b' } });
-    ids = { project: project.id, task: task.id, member: membership.id, comment: comment.body.id, owner: owner.id, memberUser: member.id };
+    const entry = await t.request('POST', `/api/v1/tasks/${task.id}/time-entries`, { token: owner.token, body: { minutes: 30 } });
+    ids = { project: project.id, task: task.id, member: membership.id, comment: comment.body.id, owner: owner.id, memberUser: member.id, timeEntry: entry.body.id };
     secrets = [...Object.values(ids), 'Secret project 7f3a', 'Secret task 9c1e', 'Secret comment 5d2b', member.email];
     // Logout revokes the outsider's own token (by design), which would turn every later call into a 401.
     routes = (await discoverRestRoutes(t)).filter((route) => route.path !== '/auth/logout');
@@ -38,7 +39,7 @@ describe('an outsider across every route', () => {
     if (/member/i.test(name)) return ids.member!;
     if (/user|assignee/i.test(name)) return ids.memberUser!;
     if (/project/i.test(name)) return ids.project!;
-    if (name === 'id') return path.startsWith('/tasks') ? ids.task! : path.startsWith('/comments') ? ids.comment! : ids.project!;
+    if (name === 'id') return path.startsWith('/tasks') ? ids.task! : path.startsWith('/comments') ? ids.comment! : path.startsWith('/time-entries') ? ids.timeEntry! : ids.project!;
     return ids.task!;
   }
 
@@ -48,7 +49,7 @@ describe('an outsider across every route', () => {
     const plausible: Record<string, unknown> = {
       name: 'Hijacked', title: 'Hijacked', text: 'Hijacked', description: 'Hijacked', role: 'ADMIN', status: 'DONE',
       priority: 'LOW', dueDate: '2030-01-01T00:00:00.000Z', email: `victim-${Date.now()}@example.com`,
-      url: 'https://93.184.216.34/hook', type: 'relates_to', category: 'started',
+      url: 'https://93.184.216.34/hook', type: 'relates_to', category: 'started', minutes: 30,
     };
     // fields this test cannot guess are left out: optional ones do not matter, a required one shows as a 400
     return Object.fromEntries(

@@ -67,13 +67,13 @@ export const timeTrackingRouter = router({
     .meta({
       openapi: { method: 'DELETE', path: '/auth/me/timer', tags, summary: 'Stop my timer', description: 'Stops the running timer into a time entry on its task (at most 1 440 minutes; none when under a minute). 404 when no timer runs.' },
     })
-    .input(z.void())
+    .input(z.object({}).strict().optional())
     .output(StoppedTimerSchema)
     .mutation(({ ctx }) => ctx.services.timeTracking.stopTimer(ctx.userId)),
 
   currentTimer: protectedProcedure
     .meta({ openapi: { method: 'GET', path: '/auth/me/timer', tags, summary: 'My running timer', description: 'The running timer, or null. A timer running over 24 hours has stopped itself at 24 hours (into a time entry).' } })
-    .input(z.void())
+    .input(z.object({}).strict().optional())
     .output(TimerSchema.nullable())
     .query(({ ctx }) => ctx.services.timeTracking.currentTimer(ctx.userId)),
 
