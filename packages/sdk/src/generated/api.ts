@@ -953,6 +953,8 @@ export interface ProcedureInputs {
      */
     id: string;
   };
+  "time.stopTimer": {};
+  "time.currentTimer": {};
   "time.report": {
     /**
      * Resource id (UUIDv7); a malformed or unknown id is a 404
@@ -1778,7 +1780,7 @@ export interface TimeReportRow {
 
 
 /** Procedures that take no input. */
-export type VoidInputPath = 'time.stopTimer' | 'time.currentTimer';
+export type VoidInputPath = never;
 
 /** Every procedure of the server's router and its kind. */
 export const PROCEDURE_KINDS = {
