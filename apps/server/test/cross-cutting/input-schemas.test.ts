@@ -104,7 +104,7 @@ describe('the input schemas of every procedure', () => {
       'something: a unknown schema',
       'flag: coerces to boolean',
       'count: coerces to number',
-      'ratio: a number that is not an integer with both bounds',
+      'ratio: a number that is not an integer (or in fixed steps) with both bounds',
       'note: a string that neither follows the text rule (text()) nor is an id or a format',
       'tags: an array without a maximum length',
       'map: a record schema',
