@@ -66,9 +66,12 @@ describe('an outsider across every route', () => {
     for (const route of routes.filter((candidate) => candidate.isProtected)) {
       const before = await databaseSnapshot(t);
       const values = Object.fromEntries(route.pathParams.map((name) => [name, idFor(name, route.path)]));
-      const query = new URLSearchParams(
-        route.queryParams.filter((name) => /Id$/.test(name)).map((name): [string, string] => [name, idFor(name, route.path)]),
-      ).toString();
+      // Ids aimed at the project, and the required parameters a valid request has (a report's range).
+      const required: Record<string, string> = { from: '2026-01-01', to: '2026-12-31', groupBy: 'user' };
+      const query = new URLSearchParams([
+        ...route.queryParams.filter((name) => /Id$/.test(name)).map((name): [string, string] => [name, idFor(name, route.path)]),
+        ...route.queryParams.filter((name) => name in required).map((name): [string, string] => [name, required[name]!]),
+      ]).toString();
       const body = bodyFor(route);
       const response = await t.request(route.method, `${fillPath(route.path, values)}${query ? `?${query}` : ''}`, {
         token: outsider.token,
