@@ -18,6 +18,8 @@ const EXPECTED: Record<Action, Record<Caller, boolean>> = {
   'fields.manage':             { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
   'relations.manage':          { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
   'comment.manageOwn':         { VIEWER: true,  EDITOR: true,  ADMIN: true,  owner: true },
+  'time.log':                  { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
+  'time.manageAny':            { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
   'comment.deleteAny':         { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
   'attachments.upload':        { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
   'attachments.deleteAny':     { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
@@ -119,6 +121,20 @@ const HTTP: Record<Action, HttpProof> = {
       const commentId = await commentBy(scene, scene.cast[caller]);
       if (caller === 'VIEWER') await setRole(scene, scene.cast.VIEWER, 'VIEWER');
       return scene.t.request('PATCH', `/api/v1/tasks/${scene.taskId}/comments/${commentId}`, { token: scene.cast[caller].token, body: { text: 'Edited' } });
+    },
+  },
+  'time.log': {
+    allowed: 201,
+    call: ({ t, taskId, cast }, caller) => t.request('POST', `/api/v1/tasks/${taskId}/time-entries`, { token: cast[caller].token, body: { minutes: 30 } }),
+  },
+  'time.manageAny': {
+    allowed: 200,
+    // Another member's entry: the EDITOR's for everyone but the EDITOR, who gets the ADMIN's.
+    call: async ({ t, taskId, cast }, caller) => {
+      const author = caller === 'EDITOR' ? cast.ADMIN : cast.EDITOR;
+      const entry = await t.request('POST', `/api/v1/tasks/${taskId}/time-entries`, { token: author.token, body: { minutes: 30 } });
+      expect(entry.status).toBe(201);
+      return t.request('PATCH', `/api/v1/time-entries/${entry.body.id}`, { token: cast[caller].token, body: { minutes: 45 } });
     },
   },
   'comment.deleteAny': {

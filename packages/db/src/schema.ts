@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, bigint, boolean, check, date, doublePrecision, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, bigint, boolean, check, date, doublePrecision, index, integer, jsonb, numeric, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz } from './timestamps';
 
 const timestamps = {
@@ -37,6 +37,8 @@ export const projects = pgTable('projects', {
   key: text('key').notNull(),
   /** The number its next task gets: never given back, so a deleted task's number is never reused. */
   nextTaskNumber: integer('next_task_number').notNull().default(1),
+  /** The unit of its tasks' estimates (migration 0017). */
+  estimateUnit: text('estimate_unit', { enum: ['points', 'hours'] }).notNull().default('points'),
   ...timestamps,
 }, (table) => [uniqueIndex('projects_key_key').on(table.key)]);
 
@@ -109,6 +111,8 @@ export const tasks = pgTable(
     recurrence: text('recurrence'),
     /** The task whose completion made this one (its next occurrence); no foreign key: it keeps the id after that task's deletion. */
     recurredFromId: uuid('recurred_from_id'),
+    /** A number ≥ 0 in the project's estimateUnit, or null (migration 0017). */
+    estimate: numeric('estimate', { mode: 'number' }),
     ...timestamps,
   },
   (table) => [
@@ -677,4 +681,40 @@ export const attachments = pgTable(
     index('attachments_project_sha256_idx').on(table.projectId, table.sha256),
     index('attachments_comment_idx').on(table.commentId).where(sql`${table.commentId} is not null`),
   ],
+);
+/** Time logged on a task (migration 0017): whole minutes on a UTC date, by hand or by a stopped timer. */
+export const timeEntries = pgTable(
+  'time_entries',
+  {
+    id: uuid('id').primaryKey(),
+    taskId: uuid('task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    minutes: integer('minutes').notNull(),
+    date: date('date', { mode: 'string' }).notNull(),
+    note: text('note').notNull().default(''),
+    ...timestamps,
+  },
+  (table) => [
+    index('time_entries_task_idx').on(table.taskId, table.createdAt, table.id, table.minutes),
+    index('time_entries_task_date_idx').on(table.taskId, table.date),
+  ],
+);
+
+/** A user's running timer: at most one, the user being the key (migration 0017). */
+export const timers = pgTable(
+  'timers',
+  {
+    userId: uuid('user_id')
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    taskId: uuid('task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    startedAt: timestamptz('started_at').notNull(),
+  },
+  (table) => [index('timers_task_idx').on(table.taskId)],
 );

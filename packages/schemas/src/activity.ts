@@ -28,6 +28,9 @@ export const ACTIVITY_TYPES = [
   'field.created',
   'field.updated',
   'field.deleted',
+  'time_entry.created',
+  'time_entry.updated',
+  'time_entry.deleted',
 ] as const;
 
 export const ActivityTypeSchema = z.enum(ACTIVITY_TYPES).meta({ id: 'ActivityType' });

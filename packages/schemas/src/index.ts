@@ -15,3 +15,4 @@ export * from './notifications';
 export * from './states';
 export * from './attachments';
 export * from './fields';
+export * from './time-tracking';

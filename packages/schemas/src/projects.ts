@@ -5,6 +5,8 @@ import { RoleSchema } from './members';
 
 export const PROJECT_NAME_MAX = 200;
 export const PROJECT_DESCRIPTION_MAX = 10_000;
+export const ESTIMATE_UNITS = ['points', 'hours'] as const;
+export type EstimateUnit = (typeof ESTIMATE_UNITS)[number];
 
 /** A project key as a client may send it: either case (stored in upper case). */
 const ProjectKeyInput = z
@@ -20,6 +22,7 @@ export const ProjectSchema = z
     description: z.string(),
     ownerId: IdSchema,
     role: RoleSchema.meta({ description: "The caller's role in the project (the owner is an ADMIN)" }),
+    estimateUnit: z.enum(ESTIMATE_UNITS).meta({ description: "The unit of its tasks' estimates: `points` (the default) or `hours`" }),
     createdAt: TimestampSchema,
     updatedAt: TimestampSchema,
   })
@@ -39,6 +42,12 @@ export const ProjectDetailSchema = ProjectSchema.extend({
     description: "Bytes of file storage the project's attachments use, each distinct file counted once (the same bytes attached twice are stored once); PROJECT_STORAGE_QUOTA caps it",
     example: 1048576,
   }),
+  estimateTotals: z
+    .record(z.string(), z.number())
+    .meta({
+      description: "The sum of the estimates of the tasks in each of the project's states, by state key, in the project's estimateUnit (every state present, 0 when none)",
+      example: { TODO: 8, IN_PROGRESS: 3, IN_REVIEW: 0, DONE: 13, CANCELLED: 0 },
+    }),
 }).meta({ id: 'ProjectDetail' });
 
 export const CreateProjectInput = z
@@ -56,6 +65,7 @@ export const UpdateProjectInput = z
     name: trimmed(1, PROJECT_NAME_MAX).optional(),
     description: text({ max: PROJECT_DESCRIPTION_MAX }).optional(),
     key: ProjectKeyInput.optional().meta({ description: "ADMIN or owner. The former key stays the project's: its task keys keep finding their tasks" }),
+    estimateUnit: z.enum(ESTIMATE_UNITS).optional().meta({ description: "The unit of the tasks' estimates; changing it keeps the numbers as they are" }),
   })
   .strict()
   .meta({ examples: [{ name: 'Website relaunch 2027' }] });

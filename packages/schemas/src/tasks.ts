@@ -73,6 +73,8 @@ export const TaskSchema = z
     nextDueDate: TimestampSchema.nullable().meta({
       description: "The due date the task's next occurrence gets when it is completed: the rule's next date after `dueDate` (UTC); null when not recurring or when the rule has no further date (`COUNT` or `UNTIL` reached)",
     }),
+    estimate: z.number().nullable().meta({ description: "The task's estimate, a number ≥ 0 in its project's estimateUnit (points or hours); null when none" }),
+    timeSpentMinutes: z.number().int().meta({ description: 'The minutes of all time entries logged on the task (GET /tasks/{id}/time-entries)' }),
   })
   .meta({ id: 'Task' });
 
@@ -87,6 +89,15 @@ const LabelIdsSchema = z
   .max(TASK_LABELS_MAX, { error: `labelIds lists at most ${TASK_LABELS_MAX} labels` })
   .refine((ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length, { error: 'labelIds must not name a label twice' })
   .meta({ description: `Ids of labels of the task's project (at most ${TASK_LABELS_MAX}, each once); replaces the task's labels`, example: [] });
+
+/** An estimate: ≥ 0, at most 1 000 000, in hundredths; null clears it. */
+const EstimateSchema = z
+  .number()
+  .min(0, { error: 'estimate must be ≥ 0' })
+  .max(1_000_000, { error: 'estimate must be at most 1000000' })
+  .multipleOf(0.01, { error: 'estimate has at most two decimals' })
+  .nullable()
+  .meta({ description: "A number ≥ 0 in the project's estimateUnit (points or hours); null clears it", example: 3 });
 
 /** A UUID (a label id): filtering by one that names no label of the project matches nothing. */
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -104,6 +115,7 @@ export const CreateTaskInput = z
     parentId: ParentIdSchema.optional(),
     fields: TaskFieldsInput.optional(),
     recurrence: RecurrenceSchema.nullable().optional(),
+    estimate: EstimateSchema.optional(),
   })
   .strict()
   .meta({
@@ -130,6 +142,7 @@ export const UpdateTaskInput = z
     parentId: ParentIdSchema.optional(),
     fields: TaskFieldsInput.optional(),
     recurrence: RecurrenceSchema.nullable().optional(),
+    estimate: EstimateSchema.optional(),
   })
   .strict()
   .meta({ examples: [{ status: 'IN_PROGRESS' }] });

@@ -68,6 +68,19 @@ export const RESOURCES = {
     subscribe: 'notifications.events',
   },
   watching: { get: 'watching.get', watch: 'watching.subscribe', unwatch: 'watching.unsubscribe' },
+  time: {
+    listEntries: 'time.listEntries',
+    createEntry: 'time.createEntry',
+    getEntry: 'time.getEntry',
+    updateEntry: 'time.updateEntry',
+    deleteEntry: 'time.deleteEntry',
+    /** Starts the caller's timer on a task, stopping one running elsewhere into an entry (`stopped`). */
+    startTimer: 'time.startTimer',
+    stopTimer: 'time.stopTimer',
+    currentTimer: 'time.currentTimer',
+    /** A project's report as JSON rows; the CSV form is the REST route's (`Accept: text/csv`). */
+    report: 'time.report',
+  },
   // Served by the SDK's own Server-Sent Events reader over the REST stream (see events.ts).
   events: { subscribe: 'projects.events' },
 } as const satisfies Record<string, Record<string, ProcedurePath>>;

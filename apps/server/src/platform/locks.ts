@@ -40,6 +40,8 @@ export const RELATION_BLOCKS_LOCK_CLASS = 7421;
  * reasoning is in events/attachment-files.ts).
  */
 export const ATTACHMENT_FILES_LOCK_CLASS = 7422;
+/** A user's timer (time-tracking service): one start or stop of a user's timer at a time, taken first in its transaction. */
+export const TIMER_LOCK_CLASS = 7425;
 /** Migrations (one key, taken by packages/db's migrate: it cannot import this module). */
 export { MIGRATION_LOCK_KEY } from '@tasklane/db';
 

@@ -2,4 +2,6 @@
 export interface ResponseMeta {
   status?: number;
   headers: Record<string, string>;
+  /** A body other than the procedure's JSON, for a representation the client asked for (CSV); REST only. */
+  body?: { contentType: string; text: string };
 }

@@ -30,6 +30,7 @@ import { createStatesService } from './states/service';
 import { createFieldsService } from './fields/service';
 import type { Metrics } from '../platform/metrics';
 import { createTasksService } from './tasks/service';
+import { createTimeTrackingService } from './time-tracking/service';
 import { createWebhooksService } from './webhooks/service';
 
 /** How people sign in, from the configuration. */
@@ -80,6 +81,7 @@ export function createServices(
     tasks,
     comments: createCommentsService(db, tasks, attachmentsService),
     attachments: attachmentsService,
+    timeTracking: createTimeTrackingService(db, tasks),
     labels: createLabelsService(db),
     states: createStatesService(db),
     fields: createFieldsService(db),

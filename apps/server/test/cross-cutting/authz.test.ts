@@ -28,7 +28,8 @@ describe('an outsider across every route', () => {
     const task = await createTask(t, owner, project.id, { title: 'Secret task 9c1e', assigneeId: member.id });
     const comment = await t.request('POST', `/api/v1/tasks/${task.id}/comments`, { token: owner.token, body: { text: 'Secret comment 5d2b' } });
     const attachment = await upload(t, owner.token, task.id, 'Secret file 3e8a.txt', 'Secret bytes 6b0f');
-    ids = { project: project.id, task: task.id, member: membership.id, comment: comment.body.id, owner: owner.id, memberUser: member.id, attachment: attachment.body.id };
+    const entry = await t.request('POST', `/api/v1/tasks/${task.id}/time-entries`, { token: owner.token, body: { minutes: 30 } });
+    ids = { project: project.id, task: task.id, member: membership.id, comment: comment.body.id, owner: owner.id, memberUser: member.id, attachment: attachment.body.id, timeEntry: entry.body.id };
     secrets = [...Object.values(ids), 'Secret project 7f3a', 'Secret task 9c1e', 'Secret comment 5d2b', 'Secret file 3e8a', 'Secret bytes 6b0f', attachment.body.sha256, member.email];
     // Logout revokes the outsider's own token (by design), which would turn every later call into a 401.
     routes = (await discoverRestRoutes(t)).filter((route) => route.path !== '/auth/logout');
@@ -45,7 +46,7 @@ describe('an outsider across every route', () => {
     if (/user|assignee/i.test(name)) return ids.memberUser!;
     if (/project/i.test(name)) return ids.project!;
     if (name === 'id' && path.startsWith('/attachments')) return ids.attachment!;
-    if (name === 'id') return path.startsWith('/tasks') ? ids.task! : path.startsWith('/comments') ? ids.comment! : ids.project!;
+    if (name === 'id') return path.startsWith('/tasks') ? ids.task! : path.startsWith('/comments') ? ids.comment! : path.startsWith('/time-entries') ? ids.timeEntry! : ids.project!;
     return ids.task!;
   }
 
@@ -55,7 +56,7 @@ describe('an outsider across every route', () => {
     const plausible: Record<string, unknown> = {
       name: 'Hijacked', title: 'Hijacked', text: 'Hijacked', description: 'Hijacked', role: 'ADMIN', status: 'DONE',
       priority: 'LOW', dueDate: '2030-01-01T00:00:00.000Z', email: `victim-${Date.now()}@example.com`,
-      url: 'https://93.184.216.34/hook', type: 'relates_to', category: 'started',
+      url: 'https://93.184.216.34/hook', type: 'relates_to', category: 'started', minutes: 30,
     };
     // fields this test cannot guess are left out: optional ones do not matter, a required one shows as a 400
     return Object.fromEntries(
@@ -72,9 +73,12 @@ describe('an outsider across every route', () => {
     for (const route of routes.filter((candidate) => candidate.isProtected)) {
       const before = await databaseSnapshot(t);
       const values = Object.fromEntries(route.pathParams.map((name) => [name, idFor(name, route.path)]));
-      const query = new URLSearchParams(
-        route.queryParams.filter((name) => /Id$/.test(name)).map((name): [string, string] => [name, idFor(name, route.path)]),
-      ).toString();
+      // Ids aimed at the project, and the required parameters a valid request has (a report's range).
+      const required: Record<string, string> = { from: '2026-01-01', to: '2026-12-31', groupBy: 'user' };
+      const query = new URLSearchParams([
+        ...route.queryParams.filter((name) => /Id$/.test(name)).map((name): [string, string] => [name, idFor(name, route.path)]),
+        ...route.queryParams.filter((name) => name in required).map((name): [string, string] => [name, required[name]!]),
+      ]).toString();
       const body = bodyFor(route);
       // An upload's body is a file (multipart/form-data), not JSON.
       const file = route.path === '/tasks/{id}/attachments' && route.method === 'POST' ? multipartBody([{ name: 'file', filename: 'hijack.txt', content: 'Hijacked' }]) : undefined;

@@ -43,6 +43,11 @@ describe('bodiless POSTs', () => {
       const task = await createTask(t, user, (await createProject(t, user)).id);
       return `/api/v1/tasks/${task.id}/move`;
     }
+    if (path === '/tasks/{id}/timer') {
+      // A timer needs nothing but its task.
+      const task = await createTask(t, user, (await createProject(t, user)).id);
+      return `/api/v1/tasks/${task.id}/timer`;
+    }
     expect(path, 'an action route with a path parameter needs an id chosen here').not.toContain('{');
     return `/api/v1${path}`;
   }

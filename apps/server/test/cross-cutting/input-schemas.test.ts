@@ -52,9 +52,10 @@ export function loosenesses(schema: z.ZodType, path: string, allowLoose = false)
     }
     case 'number': {
       const checks = checksOf(schema);
-      const integer = checks.some((check) => check.check === 'number_format' && /int/.test(check.format ?? '')) || /int/.test(def.format ?? '');
+      // An integer, or a decimal in fixed steps (multipleOf: an estimate in hundredths).
+      const integer = checks.some((check) => (check.check === 'number_format' && /int/.test(check.format ?? '')) || check.check === 'multiple_of') || /int/.test(def.format ?? '');
       const bounded = checks.some((check) => check.check === 'greater_than') && checks.some((check) => check.check === 'less_than');
-      return integer && bounded ? [] : here('a number that is not an integer with both bounds');
+      return integer && bounded ? [] : here('a number that is not an integer (or in fixed steps) with both bounds');
     }
     case 'array': {
       const bounded = checksOf(schema).some((check) => check.check === 'max_length');
@@ -103,7 +104,7 @@ describe('the input schemas of every procedure', () => {
       'something: a unknown schema',
       'flag: coerces to boolean',
       'count: coerces to number',
-      'ratio: a number that is not an integer with both bounds',
+      'ratio: a number that is not an integer (or in fixed steps) with both bounds',
       'note: a string that neither follows the text rule (text()) nor is an id or a format',
       'tags: an array without a maximum length',
       'map: a record schema',

@@ -86,6 +86,15 @@ const NEEDS = {
   'DELETE /attachments/{id}': 'write',
   'GET /attachments/{id}/content': 'read',
   'GET /attachments/{id}/thumbnail': 'read',
+  'GET /tasks/{id}/time-entries': 'read',
+  'POST /tasks/{id}/time-entries': 'write',
+  'GET /time-entries/{id}': 'read',
+  'PATCH /time-entries/{id}': 'write',
+  'DELETE /time-entries/{id}': 'write',
+  'POST /tasks/{id}/timer': 'write',
+  'DELETE /auth/me/timer': 'write',
+  'GET /auth/me/timer': 'read',
+  'GET /projects/{id}/time-report': 'read',
 } satisfies Record<string, Need>;
 type Route = keyof typeof NEEDS;
 
@@ -109,6 +118,8 @@ interface World {
   notificationId: string;
   /** An image attached to the task (it has a preview). */
   attachmentId: string;
+  /** A time entry of the owner's on the task. */
+  timeEntryId: string;
 }
 
 /** A request of a route: a JSON body, or a raw one with its headers (an upload's multipart body). */
@@ -187,7 +198,23 @@ const CALLS: Record<Route, (world: World, t: TestApp) => Promise<Call> | Call> =
   'DELETE /attachments/{id}': ({ attachmentId }) => ({ url: `/attachments/${attachmentId}` }),
   'GET /attachments/{id}/content': ({ attachmentId }) => ({ url: `/attachments/${attachmentId}/content` }),
   'GET /attachments/{id}/thumbnail': ({ attachmentId }) => ({ url: `/attachments/${attachmentId}/thumbnail` }),
+  'GET /tasks/{id}/time-entries': ({ taskId }) => ({ url: `/tasks/${taskId}/time-entries` }),
+  'POST /tasks/{id}/time-entries': ({ taskId }) => ({ url: `/tasks/${taskId}/time-entries`, body: { minutes: 30 } }),
+  'GET /time-entries/{id}': ({ timeEntryId }) => ({ url: `/time-entries/${timeEntryId}` }),
+  'PATCH /time-entries/{id}': ({ timeEntryId }) => ({ url: `/time-entries/${timeEntryId}`, body: { minutes: 45 } }),
+  'DELETE /time-entries/{id}': ({ timeEntryId }) => ({ url: `/time-entries/${timeEntryId}` }),
+  'POST /tasks/{id}/timer': ({ taskId }) => ({ url: `/tasks/${taskId}/timer` }),
+  // A timer running, started with the owner's session, for the token to stop.
+  'DELETE /auth/me/timer': async ({ taskId }, t) => {
+    await t.request('POST', `/api/v1/tasks/${taskId}/timer`, { token: ownerToken });
+    return { url: '/auth/me/timer' };
+  },
+  'GET /auth/me/timer': () => ({ url: '/auth/me/timer' }),
+  'GET /projects/{id}/time-report': ({ projectId }) => ({ url: `/projects/${projectId}/time-report?from=2026-01-01&to=2026-12-31&groupBy=user` }),
 };
+
+/** The owner's session token, for the calls that set up what a route acts on. */
+let ownerToken = '';
 
 const covers = (scope: Scope, need: Need) => need !== 'session' && SCOPES.indexOf(scope) >= SCOPES.indexOf(need);
 
@@ -200,6 +227,7 @@ describe('personal access token scopes × every route', () => {
   beforeAll(async () => {
     t = await startTestApp({ dataDir: dataDir.dir });
     owner = await registerUser(t, 'Owner');
+    ownerToken = owner.token;
     for (const scope of SCOPES) {
       const created = await t.request('POST', '/api/v1/auth/tokens', { token: owner.token, body: { name: scope, scopes: [scope] } });
       tokens[scope] = created.body.token;
@@ -247,6 +275,7 @@ describe('personal access token scopes × every route', () => {
       tokenId: spare.body.id,
       notificationId: notification!.id,
       attachmentId: attachment.body.id,
+      timeEntryId: (await t.request('POST', `/api/v1/tasks/${taskId}/time-entries`, { token: owner.token, body: { minutes: 15 } })).body.id,
     };
   }
 

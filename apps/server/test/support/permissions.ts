@@ -49,6 +49,13 @@ const EXPECTED = {
   'GET /tasks/{id}/relations':                     [404,     200,   200,   200,  200],
   'POST /tasks/{id}/relations':                    [404,     403,   201,   201,  201],
   'DELETE /tasks/{id}/relations/{relationId}':     [404,     403,   200,   200,  200],
+  'GET /tasks/{id}/time-entries':                  [404,     200,   200,   200,  200],
+  'POST /tasks/{id}/time-entries':                 [404,     403,   201,   201,  201],
+  'GET /time-entries/{id}':                        [404,     200,   200,   200,  200],
+  'PATCH /time-entries/{id}':                      [404,     403,   403,   200,  200],
+  'DELETE /time-entries/{id}':                     [404,     403,   403,   200,  200],
+  'POST /tasks/{id}/timer':                        [404,     403,   200,   200,  200],
+  'GET /projects/{id}/time-report':                [404,     200,   200,   200,  200],
 } satisfies Record<string, [number, number, number, number, number]>;
 export type Endpoint = keyof typeof EXPECTED;
 
@@ -128,7 +135,22 @@ const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<{ url: s
     if (response.status !== 201) throw new Error(`create relation failed: ${response.status} ${JSON.stringify(response.body)}`);
     return { url: `/api/v1/tasks/${taskId}/relations/${response.body.id}` };
   },
+  'GET /tasks/{id}/time-entries': ({ taskId }) => ({ url: `/api/v1/tasks/${taskId}/time-entries` }),
+  'POST /tasks/{id}/time-entries': ({ taskId }) => ({ url: `/api/v1/tasks/${taskId}/time-entries`, body: { minutes: 30 } }),
+  // The owner's entry: another member's for every caller but the owner (who may change any).
+  'GET /time-entries/{id}': async ({ t, users, taskId }) => ({ url: `/api/v1/time-entries/${await entryOf(t, users.owner, taskId)}` }),
+  'PATCH /time-entries/{id}': async ({ t, users, taskId }) => ({ url: `/api/v1/time-entries/${await entryOf(t, users.owner, taskId)}`, body: { minutes: 45 } }),
+  'DELETE /time-entries/{id}': async ({ t, users, taskId }) => ({ url: `/api/v1/time-entries/${await entryOf(t, users.owner, taskId)}` }),
+  'POST /tasks/{id}/timer': ({ taskId }) => ({ url: `/api/v1/tasks/${taskId}/timer` }),
+  'GET /projects/{id}/time-report': ({ projectId }) => ({ url: `/api/v1/projects/${projectId}/time-report?from=2026-01-01&to=2026-12-31&groupBy=task` }),
 };
+
+/** A new time entry of the user's on the task; its id. */
+async function entryOf(t: TestApp, user: TestUser, taskId: string): Promise<string> {
+  const response = await t.request('POST', `/api/v1/tasks/${taskId}/time-entries`, { token: user.token, body: { minutes: 20 } });
+  if (response.status !== 201) throw new Error(`create time entry failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.id as string;
+}
 
 let labelCounter = 0;
 
@@ -160,7 +182,8 @@ async function fieldOf(t: TestApp, owner: TestUser, projectId: string): Promise<
 
 const methodOf = (endpoint: Endpoint) => endpoint.split(' ')[0]!;
 /** What a 404 names: the task for task paths, the project for everything else. */
-const notFoundMessage = (endpoint: Endpoint) => (endpoint.includes('/tasks/{id}') ? 'Task not found' : 'Project not found');
+const notFoundMessage = (endpoint: Endpoint) =>
+  endpoint.includes('/tasks/{id}') ? 'Task not found' : endpoint.startsWith('GET /time-entries') || / \/time-entries\//.test(endpoint) ? 'Time entry not found' : 'Project not found';
 
 /**
  * The permission table's rows of `endpoints`, each caller × endpoint a test of its own on a project

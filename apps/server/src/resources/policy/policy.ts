@@ -33,6 +33,10 @@ export const PERMISSIONS = {
   /** Adding, renaming, reordering and deleting the project's custom fields and their options (every member reads them; editors set values through task writes). */
   'fields.manage': admins,
   'comment.manageOwn': all,
+  /** Logging time on a task (entries, the timer); the author edits and deletes their own entries while they may log time. */
+  'time.log': editors,
+  /** Editing or deleting another member's time entry. */
+  'time.manageAny': admins,
   'comment.deleteAny': admins,
   /** Attaching a file to a task, and deleting one's own attachments (every member reads and downloads them). */
   'attachments.upload': editors,
@@ -63,6 +67,8 @@ const DESCRIPTIONS: Record<Action, string> = {
   'fields.manage': 'manage custom fields',
   'relations.manage': 'relate tasks or remove their relations',
   'comment.manageOwn': 'edit or delete own comments',
+  'time.log': 'log time on tasks',
+  'time.manageAny': "change or delete other members' time entries",
   'comment.deleteAny': "delete other members' comments",
   'attachments.upload': 'attach files to tasks',
   'attachments.deleteAny': "delete other members' attachments",

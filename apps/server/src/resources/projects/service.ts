@@ -28,6 +28,7 @@ export const projectResource = (row: store.ProjectRow): Omit<Project, 'role'> =>
   name: row.name,
   description: row.description,
   ownerId: row.ownerId,
+  estimateUnit: row.estimateUnit,
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });
@@ -82,7 +83,7 @@ export function createProjectsService(db: Db) {
       // Membership, project and counts in one query: a non-member gets the same 404 as an unknown id.
       const found = isId(projectId) ? await store.findProjectForMember(db, projectId, userId) : undefined;
       if (!found) throw notFound('Project');
-      return { ...toProject(found.project, found.role), taskCounts: found.taskCounts, storageBytes: found.storageBytes };
+      return { ...toProject(found.project, found.role), taskCounts: found.taskCounts, storageBytes: found.storageBytes, estimateTotals: found.estimateTotals };
     },
 
     /** `versions` comes from If-Match: checked under the row lock, so the check and the write are one. */
@@ -100,7 +101,7 @@ export function createProjectsService(db: Db) {
         }
         const after = await store.updateProject(tx, id, { ...patch, ...(key !== undefined ? { key } : {}), updatedAt: nextVersion(before.updatedAt) });
         if (!after) throw notFound('Project');
-        const changes = changedFields(projectResource(before), projectResource(after), ['name', 'description', 'key']);
+        const changes = changedFields(projectResource(before), projectResource(after), ['name', 'description', 'key', 'estimateUnit']);
         if (changes) await recordEvent(tx, { projectId: id, actorId: userId, type: 'project.updated', resource: projectResource(after), changes });
         return after;
       });

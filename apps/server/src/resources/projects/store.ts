@@ -21,11 +21,19 @@ export async function findProjectForMember(db: Db, projectId: string, userId: st
       )`,
       // The bytes stored for the project: one blob per distinct sha256 (resources/attachments).
       storageBytes: storageBytesOf(sql.raw('"projects"."id"')),
+      // The estimates summed per state (migration 0017), every state present.
+      estimateTotals: sql<Record<string, number | string>>`(
+        select coalesce(json_object_agg(s.key, (select coalesce(sum(t.estimate), 0) from tasks as t where t.project_id = s.project_id and t.status = s.key) order by s.position), '{}'::json)
+        from ${projectStates} as s
+        where s.project_id = "projects"."id"
+      )`,
     })
     .from(projects)
     .where(eq(projects.id, projectId))
     .limit(1);
-  return found?.role ? { project: found.project, role: found.role, taskCounts: found.taskCounts, storageBytes: found.storageBytes } : undefined;
+  // json_object_agg writes a numeric as a JSON number; Number() also covers a driver giving text.
+  const estimateTotals = found ? Object.fromEntries(Object.entries(found.estimateTotals).map(([key, total]) => [key, Number(total)])) : {};
+  return found?.role ? { project: found.project, role: found.role, taskCounts: found.taskCounts, storageBytes: found.storageBytes, estimateTotals } : undefined;
 }
 
 /** A project's deduplicated bytes in use: each blob (`<projectId>/<sha256>`) counted once. */
@@ -66,7 +74,7 @@ export const insertProject = async (db: Db, project: typeof projects.$inferInser
   (await db.insert(projects).values(project).returning())[0]!;
 
 /** `updatedAt` comes from the caller, who read the row under its lock (see lib/versions.ts). */
-export const updateProject = async (db: Db, id: string, patch: { name?: string; description?: string; key?: string; ownerId?: string; updatedAt: Date }) =>
+export const updateProject = async (db: Db, id: string, patch: { name?: string; description?: string; key?: string; ownerId?: string; estimateUnit?: 'points' | 'hours'; updatedAt: Date }) =>
   (await db.update(projects).set(patch).where(eq(projects.id, id)).returning())[0];
 
 /** Tasks, comments and memberships go with it through ON DELETE CASCADE; its webhooks are orphaned (see schema). */

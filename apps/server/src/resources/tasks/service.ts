@@ -49,6 +49,8 @@ export const toTask = (row: store.TaskRow): Task => ({
   recurrence: row.recurrence,
   recurredFromId: row.recurredFromId,
   nextDueDate: row.recurrence && row.dueDate ? iso(nextDueDate(row.recurrence, row.dueDate)) : null,
+  estimate: row.estimate,
+  timeSpentMinutes: row.timeSpentMinutes,
 });
 
 /** The project key (upper case) and number a task key names, if `text` is one ("eng-42" too). */
@@ -63,7 +65,7 @@ function parseTaskKey(text: string): { stem: string; number: number } | undefine
 const normalizedLabelIds = (labelIds: readonly string[]): string[] => labelIds.map((id) => id.toLowerCase()).sort();
 
 /** The fields a task update reports with old and new values. */
-const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt', 'labelIds', 'parentId', 'position', 'recurrence'] as const;
+const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt', 'labelIds', 'parentId', 'position', 'recurrence', 'estimate'] as const;
 
 export type TaskListQuery = TaskFilterQuery;
 
@@ -91,6 +93,7 @@ function columnsToSet(patch: TaskChange, before: store.TaskRow, category: StateC
     ...(patch.parentId !== undefined ? { parentId: patch.parentId?.toLowerCase() ?? null } : {}),
     ...(patch.position !== undefined ? { position: patch.position } : {}),
     ...(patch.recurrence !== undefined ? { recurrence: patch.recurrence } : {}),
+    ...(patch.estimate !== undefined ? { estimate: patch.estimate } : {}),
     ...(entering ? { completedAt: now } : leaving ? { completedAt: null } : {}),
     updatedAt: nextVersion(before.updatedAt, now),
   };
@@ -227,7 +230,7 @@ async function applyChange(
  * inserted in the change's transaction; undefined when it makes none: its rule has no further date
  * (COUNT or UNTIL reached), or it made one before (reopened and completed again, or another
  * instance's or a retry's completion: the check, under the row's lock, and behind it the unique
- * index on recurred_from_id). A new task as a create makes it (same title, description, priority,
+ * index on recurred_from_id). A new task as a create makes it (same title, description, priority, estimate,
  * assignee, labels and parent; number and position taken as a create takes them, after the row's lock:
  * the project's counter row and position lock are taken by no write that then waits for a task's
  * row), carrying the rule with COUNT one less and naming the task it came from.
@@ -264,9 +267,10 @@ async function makeOccurrence(tx: Db, userId: string, done: store.TaskRow, locks
     updatedAt: now,
     recurrence: nextRule(done.recurrence!),
     recurredFromId: done.id,
+    estimate: done.estimate,
   };
   if (!(await store.insertOccurrence(tx, columns))) return undefined;
-  return toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false, attachmentCount: 0, fields: {} });
+  return toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false, attachmentCount: 0, timeSpentMinutes: 0, fields: {} });
 }
 
 export function createTasksService(db: Db) {
@@ -417,13 +421,14 @@ export function createTasksService(db: Db) {
           parentId: input.parentId?.toLowerCase() ?? null,
           number,
           position,
+          estimate: input.estimate ?? null,
           createdAt: now,
           updatedAt: now,
           recurrence,
           recurredFromId: null,
         };
         // A new task has no subtasks and no relations yet.
-        const task = toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false, attachmentCount: 0, fields: mergeFieldValues({}, fieldPlan.writes) });
+        const task = toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false, attachmentCount: 0, timeSpentMinutes: 0, fields: mergeFieldValues({}, fieldPlan.writes) });
         if (fieldPlan.writes.length > 0) {
           // The values after the task's row, before the record (the project's lock comes last).
           await store.insertTask(tx, columns);

@@ -11,7 +11,7 @@ import { rowsOf } from '../../platform/sql';
 /** A task's columns, as its insert writes them. */
 export type TaskColumns = typeof tasks.$inferSelect;
 /** A task as every read gives it: its columns and what taskReadExtras computes. */
-export type TaskRow = TaskColumns & { projectKey: string; subtaskCount: number; subtasksDone: number; blocked: boolean; attachmentCount: number; fields: Record<string, FieldValue> };
+export type TaskRow = TaskColumns & { projectKey: string; subtaskCount: number; subtasksDone: number; blocked: boolean; attachmentCount: number; timeSpentMinutes: number; fields: Record<string, FieldValue> };
 
 /*
  * Where a new task field goes: its column in packages/db/src/schema.ts (with its migration), its
@@ -42,6 +42,8 @@ const taskReadExtras = {
   subtaskCount: sql<number>`(select count(*)::int from ${tasks} as subtask where ${eq(sql`subtask.parent_id`, tasks.id)})`,
   subtasksDone: sql<number>`(select count(*)::int from ${tasks} as subtask where ${and(eq(sql`subtask.parent_id`, tasks.id), stateCategoryIn({ projectId: sql`subtask.project_id`, status: sql`subtask.status` }, ['completed']))})`,
   attachmentCount: sql<number>`(select count(*)::int from ${attachments} where ${eq(attachments.taskId, tasks.id)})`,
+  // The minutes logged on the task: an index-only sum over time_entries_task_idx (migration 0017).
+  timeSpentMinutes: sql<number>`(select coalesce(sum(entry.minutes), 0)::int from time_entries as entry where entry.task_id = "tasks"."id")`,
   blocked: sql<boolean>`exists (select 1 from task_relations as blocking join tasks as blocker on blocker.id = blocking.task_id where blocking.related_task_id = "tasks"."id" and blocking.type = 'blocks' and not ${closedSql({ projectId: sql.raw('blocker.project_id'), status: sql.raw('blocker.status') })})`,
   // Its custom field values (migration 0015), from the values' primary key: one probe per task.
   fields: sql<Record<string, FieldValue>>`(select coalesce(jsonb_object_agg(value_of.field_id, value_of.value), '{}'::jsonb) from task_field_values as value_of where value_of.task_id = "tasks"."id")`.mapWith(

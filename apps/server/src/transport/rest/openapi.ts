@@ -360,6 +360,21 @@ function liftExamples(operation: Operation): void {
  * cannot know: operation ids, the real success status (201 for creates), the headers a route sets,
  * every error status with our error body, request examples and which routes need no token.
  */
+/** An answer also offered as CSV (meta.csv): RFC 4180 text with a header row, formulas neutralised. */
+function documentCsv(success: Response): void {
+  const content = (success as { content?: Record<string, unknown> }).content ?? {};
+  (success as { content?: Record<string, unknown> }).content = {
+    ...content,
+    'text/csv': {
+      schema: {
+        type: 'string',
+        description:
+          "With `Accept: text/csv`: the same rows as RFC 4180 CSV (CRLF line ends, a header row `key,label,minutes`); a cell starting with =, +, -, @, a tab or a carriage return is prefixed with ' so a spreadsheet never evaluates it",
+      },
+    },
+  };
+}
+
 export function buildOpenApiDocument(router: AppRouter, version: string): Document {
   const document = generateOpenApiDocument(router, {
     title: 'Tasklane API',
@@ -386,6 +401,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
       const { procedure, meta } = procedures.get(`${method} ${path}`) ?? {};
       const success = operation.responses['200']!;
       if (meta?.paged) documentAsRestList(success);
+      if (meta?.csv) documentCsv(success);
       success.headers = Object.assign({}, ...(meta?.headers ?? []).map(header), meta?.location ? header('Location') : {});
       if (meta?.successStatus === 201) success.description = 'Created';
       if (meta?.openapi?.successDescription) success.description = meta.openapi.successDescription;

@@ -87,6 +87,14 @@ export function registerProcedureRoute(rest: FastifyInstance, options: Procedure
         const call = procedure.path.split('.').reduce<unknown>((node, segment) => (node as Caller)[segment], callerFor(ctx)) as ProcedureCall;
         const data = await call(input);
         const meta = responseMeta({ ctx, paths: [procedure.path], errors: [], data: [data] });
+        const other = ctx.response.body;
+        if (other) {
+          // A representation the client negotiated (Accept: text/csv): sent as the procedure wrote it.
+          reply.code(meta.status ?? 200);
+          for (const [key, value] of Object.entries(meta.headers ?? {})) if (value !== undefined) reply.header(key, value);
+          reply.header('Content-Type', other.contentType);
+          return reply.send(other.text);
+        }
         return send(meta.status ?? 200, meta.headers ?? {}, data);
       } catch (cause) {
         const error = getErrorFromUnknown(cause);

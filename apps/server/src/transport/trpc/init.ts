@@ -80,6 +80,11 @@ export type ProcedureMeta = {
    * the bare array with a `Link: rel="next"` header, and documents so (transport/rest/paged-lists.ts).
    */
   paged?: true;
+  /**
+   * The answer is also offered as CSV: with `Accept: text/csv` the REST route sends the text the
+   * procedure put in `ctx.response.body` (time-report), and the OpenAPI document lists both media types.
+   */
+  csv?: true;
 };
 
 const t = initTRPC

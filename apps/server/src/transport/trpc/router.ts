@@ -16,6 +16,7 @@ import { webhooksRouter } from './routers/webhooks';
 import { ssoRouter } from './routers/sso';
 import { mergeRouters, router } from './init';
 import type { ProcedurePathOf } from './procedure-paths';
+import { timeTrackingRouter } from './routers/time-tracking';
 
 export const appRouter = router({
   auth: mergeRouters(authRouter, router({ tokens: accessTokensRouter, oidc: ssoRouter, notificationSettings: notificationSettingsRouter })),
@@ -32,6 +33,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   notifications: notificationsRouter,
   watching: watchingRouter,
+  time: timeTrackingRouter,
 });
 
 export type AppRouter = typeof appRouter;
