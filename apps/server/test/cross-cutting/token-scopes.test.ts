@@ -78,6 +78,11 @@ const NEEDS = {
   'GET /projects/{id}/states/{stateId}': 'read',
   'PATCH /projects/{id}/states/{stateId}': 'admin',
   'DELETE /projects/{id}/states/{stateId}': 'admin',
+  'GET /projects/{id}/fields': 'read',
+  'POST /projects/{id}/fields': 'admin',
+  'GET /projects/{id}/fields/{fieldId}': 'read',
+  'PATCH /projects/{id}/fields/{fieldId}': 'admin',
+  'DELETE /projects/{id}/fields/{fieldId}': 'admin',
 } satisfies Record<string, Need>;
 type Route = keyof typeof NEEDS;
 
@@ -93,6 +98,8 @@ interface World {
   relationId: string;
   /** A state of the project holding no task. */
   stateId: string;
+  /** A custom field of the project. */
+  fieldId: string;
   memberId: string;
   memberUserId: string;
   sessionId: string;
@@ -165,6 +172,11 @@ const CALLS: Record<Route, (world: World, t: TestApp) => Promise<{ url: string; 
   'GET /projects/{id}/states/{stateId}': ({ projectId, stateId }) => ({ url: `/projects/${projectId}/states/${stateId}` }),
   'PATCH /projects/{id}/states/{stateId}': ({ projectId, stateId }) => ({ url: `/projects/${projectId}/states/${stateId}`, body: { color: '#000000' } }),
   'DELETE /projects/{id}/states/{stateId}': ({ projectId, stateId }) => ({ url: `/projects/${projectId}/states/${stateId}` }),
+  'GET /projects/{id}/fields': ({ projectId }) => ({ url: `/projects/${projectId}/fields` }),
+  'POST /projects/{id}/fields': ({ projectId }) => ({ url: `/projects/${projectId}/fields`, body: { name: `Field ${Date.now()}-${Math.random()}`, type: 'text' } }),
+  'GET /projects/{id}/fields/{fieldId}': ({ projectId, fieldId }) => ({ url: `/projects/${projectId}/fields/${fieldId}` }),
+  'PATCH /projects/{id}/fields/{fieldId}': ({ projectId, fieldId }) => ({ url: `/projects/${projectId}/fields/${fieldId}`, body: { position: 0 } }),
+  'DELETE /projects/{id}/fields/{fieldId}': ({ projectId, fieldId }) => ({ url: `/projects/${projectId}/fields/${fieldId}` }),
 };
 
 const covers = (scope: Scope, need: Need) => need !== 'session' && SCOPES.indexOf(scope) >= SCOPES.indexOf(need);
@@ -195,6 +207,7 @@ describe('personal access token scopes × every route', () => {
     const related = (await createTask(t, owner, projectId, { title: 'Related' })).id;
     const relation = await t.request('POST', `/api/v1/tasks/${taskId}/relations`, { token: owner.token, body: { type: 'relates_to', taskId: related } });
     const state = await t.request('POST', `/api/v1/projects/${projectId}/states`, { token: owner.token, body: { name: 'A state', category: 'started' } });
+    const field = await t.request('POST', `/api/v1/projects/${projectId}/fields`, { token: owner.token, body: { name: 'A field', type: 'text' } });
     const memberUser = await registerUser(t, 'Member');
     const member = await invite(t, owner, projectId, memberUser, 'VIEWER');
     const login = await t.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: owner.password } });
@@ -213,6 +226,7 @@ describe('personal access token scopes × every route', () => {
       otherTaskId,
       relationId: relation.body.id,
       stateId: state.body.id,
+      fieldId: field.body.id,
       memberId: member.id,
       memberUserId: memberUser.id,
       sessionId: sessions.body.find((session: { current: boolean }) => session.current).id,
