@@ -4,7 +4,7 @@ import { describePermissions } from './support/permissions';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-const TASK_KEYS = ['assigneeId', 'blocked', 'commentCount', 'completedAt', 'createdAt', 'createdById', 'description', 'dueDate', 'id', 'key', 'labelIds', 'number', 'parentId', 'position', 'priority', 'projectId', 'status', 'subtaskCount', 'subtasksDone', 'title', 'updatedAt'];
+const TASK_KEYS = ['assigneeId', 'blocked', 'commentCount', 'completedAt', 'createdAt', 'createdById', 'description', 'dueDate', 'fields', 'id', 'key', 'labelIds', 'number', 'parentId', 'position', 'priority', 'projectId', 'status', 'subtaskCount', 'subtasksDone', 'title', 'updatedAt'];
 
 describe('tasks: create, list, get, update, delete', () => {
   let t: TestApp;
