@@ -13,7 +13,12 @@ export type Role = "VIEWER" | "EDITOR" | "ADMIN";
  */
 export type TaskStatus = "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELLED" | (string & {});
 export type TaskPriority = "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+/**
+ * A value of the field's type: a string (text, url, date `YYYY-MM-DD`, user id, select option id), a number, a boolean (checkbox) or an array of option ids (multi_select)
+ */
+export type FieldValue = string | number | boolean | string[];
 export type StateCategory = "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+export type FieldType = "text" | "number" | "date" | "select" | "multi_select" | "user" | "checkbox" | "url";
 export type RelationType = "blocks" | "relates_to" | "duplicates";
 export type ActivityType =
   | "project.created"
@@ -35,7 +40,10 @@ export type ActivityType =
   | "state.updated"
   | "state.deleted"
   | "relation.created"
-  | "relation.deleted";
+  | "relation.deleted"
+  | "field.created"
+  | "field.updated"
+  | "field.deleted";
 /**
  * The caller's role in the project (the owner is an ADMIN)
  */
@@ -320,21 +328,9 @@ export interface ProcedureInputs {
      */
     q?: string;
     /**
-     * Sort field, `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status)
+     * Sort field (createdAt, updatedAt, dueDate, priority, title, position, or `field.<fieldId>` for a custom field, tasks without a value last), `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status)
      */
-    sort?:
-      | "createdAt"
-      | "-createdAt"
-      | "updatedAt"
-      | "-updatedAt"
-      | "dueDate"
-      | "-dueDate"
-      | "priority"
-      | "-priority"
-      | "title"
-      | "-title"
-      | "position"
-      | "-position";
+    sort?: string;
     /**
      * Page size, 1–500 (default 100)
      */
@@ -343,6 +339,14 @@ export interface ProcedureInputs {
      * Opaque cursor from the `Link: rel="next"` header of the previous page
      */
     cursor?: string;
+    [k: string]:
+      | string
+      | string[]
+      | ("backlog" | "unstarted" | "started" | "completed" | "cancelled")[]
+      | ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[]
+      | Date
+      | number
+      | undefined;
   };
   "tasks.listMine": {
     /**
@@ -396,21 +400,9 @@ export interface ProcedureInputs {
      */
     q?: string;
     /**
-     * Sort field, `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status)
+     * Sort field (createdAt, updatedAt, dueDate, priority, title, position, or `field.<fieldId>` for a custom field, tasks without a value last), `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status)
      */
-    sort?:
-      | "createdAt"
-      | "-createdAt"
-      | "updatedAt"
-      | "-updatedAt"
-      | "dueDate"
-      | "-dueDate"
-      | "priority"
-      | "-priority"
-      | "title"
-      | "-title"
-      | "position"
-      | "-position";
+    sort?: string;
     /**
      * Page size, 1–500 (default 100)
      */
@@ -419,6 +411,14 @@ export interface ProcedureInputs {
      * Opaque cursor from the `Link: rel="next"` header of the previous page
      */
     cursor?: string;
+    [k: string]:
+      | string
+      | string[]
+      | ("backlog" | "unstarted" | "started" | "completed" | "cancelled")[]
+      | ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[]
+      | Date
+      | number
+      | undefined;
   };
   "tasks.create": {
     title: string;
@@ -438,6 +438,12 @@ export interface ProcedureInputs {
      * A task of the same project to make this a subtask of (any other id: 400 naming parentId; one that would make the task its own ancestor: 400 PARENT_CYCLE); null makes it top-level
      */
     parentId?: string | null;
+    /**
+     * Custom field values by field id (GET /projects/{id}/fields), merged into the task's: a field set to null is cleared, the others keep their values
+     */
+    fields?: {
+      [k: string]: FieldValue | null | undefined;
+    };
   };
   "tasks.get": {
     /**
@@ -466,6 +472,12 @@ export interface ProcedureInputs {
      * A task of the same project to make this a subtask of (any other id: 400 naming parentId; one that would make the task its own ancestor: 400 PARENT_CYCLE); null makes it top-level
      */
     parentId?: string | null;
+    /**
+     * Custom field values by field id (GET /projects/{id}/fields), merged into the task's: a field set to null is cleared, the others keep their values
+     */
+    fields?: {
+      [k: string]: FieldValue | null | undefined;
+    };
   };
   "tasks.move": {
     /**
@@ -689,6 +701,89 @@ export interface ProcedureInputs {
      * The key of another state of the project to move the state's tasks to, in the same transaction; needed when it has tasks (409 STATE_IN_USE)
      */
     moveTo?: string;
+  };
+  "fields.list": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "fields.create": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * 1–50 characters, unique in the project regardless of case
+     */
+    name: string;
+    type: FieldType;
+    /**
+     * The choices of a select or multi_select field (at most 100, names unique), given by name; each gets an id. Only for those types.
+     *
+     * @maxItems 100
+     */
+    options?: {
+      name: string;
+      /**
+       * `#rrggbb`, returned in lower case
+       */
+      color?: string;
+    }[];
+  };
+  "fields.get": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    fieldId: string;
+  };
+  "fields.update": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    fieldId: string;
+    /**
+     * 1–50 characters, unique in the project regardless of case
+     */
+    name?: string;
+    /**
+     * The new place among the fields (0 first); those in between shift by one. Past the last place: the last.
+     */
+    position?: number;
+    /**
+     * The field's options, all of them, in order: one with an id keeps that option (its name and colour as given), one without is new, and an option left out is deleted and cleared from every task
+     *
+     * @maxItems 100
+     */
+    options?: {
+      /**
+       * An option of the field (kept); absent: a new option
+       */
+      id?: string;
+      name: string;
+      /**
+       * `#rrggbb`, returned in lower case
+       */
+      color?: string;
+    }[];
+  };
+  "fields.delete": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    fieldId: string;
   };
   "relations.list": {
     /**
@@ -957,6 +1052,11 @@ export interface ProcedureOutputs {
   "states.get": State;
   "states.update": State;
   "states.delete": Message;
+  "fields.list": Field[];
+  "fields.create": Field;
+  "fields.get": Field;
+  "fields.update": Field;
+  "fields.delete": Message;
   "relations.list": TaskRelation[];
   "relations.create": Relation;
   "relations.delete": Message;
@@ -1312,6 +1412,12 @@ export interface Task {
    * The task's place in the board's order: an opaque key, unique in the project, that sorts (byte by byte) in the order of the board within each status (`sort=position`). A new task goes to the end; a status change keeps it; `POST /tasks/{id}/move` sets it
    */
   position: string;
+  /**
+   * The task's custom field values by field id (GET /projects/{id}/fields): only the fields that have a value
+   */
+  fields: {
+    [k: string]: FieldValue | undefined;
+  };
 }
 export interface Comment {
   /**
@@ -1400,6 +1506,45 @@ export interface State {
    * UTC ISO 8601 timestamp with milliseconds
    */
   updatedAt: string;
+}
+export interface Field {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  /**
+   * Resource id (UUIDv7)
+   */
+  projectId: string;
+  name: string;
+  type: FieldType;
+  /**
+   * The choices of a `select` or `multi_select` field, in order; empty for the other types
+   */
+  options: FieldOption[];
+  /**
+   * The field's place among the project's fields: 0, 1, 2 … without gaps
+   */
+  position: number;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  createdAt: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  updatedAt: string;
+}
+export interface FieldOption {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  name: string;
+  /**
+   * `#rrggbb`, lower case
+   */
+  color: string;
 }
 export interface TaskRelation {
   /**
@@ -1649,6 +1794,11 @@ export const PROCEDURE_KINDS = {
   "states.get": "query",
   "states.update": "mutation",
   "states.delete": "mutation",
+  "fields.list": "query",
+  "fields.create": "mutation",
+  "fields.get": "query",
+  "fields.update": "mutation",
+  "fields.delete": "mutation",
   "relations.list": "query",
   "relations.create": "mutation",
   "relations.delete": "mutation",
@@ -1678,12 +1828,15 @@ export const ERROR_REASONS = [
   "DATABASE_UNAVAILABLE",
   "EMAIL_NOT_VERIFIED",
   "EMAIL_TAKEN",
+  "FIELD_EXISTS",
+  "FIELD_LIMIT",
   "IDEMPOTENCY_KEY_REUSED",
   "INSUFFICIENT_SCOPE",
   "INVALID_CREDENTIALS",
   "INVALID_CURRENT_PASSWORD",
   "INVALID_CURSOR",
   "INVALID_EVENT_ID",
+  "INVALID_FIELD_VALUE",
   "INVALID_IDEMPOTENCY_KEY",
   "INVALID_IF_MATCH",
   "INVALID_NEIGHBOUR",
@@ -1723,6 +1876,7 @@ export const ERROR_REASONS = [
   "STATE_LIMIT",
   "STATE_REQUIRED",
   "TOKEN_LIMITED_TO_PROJECTS",
+  "UNKNOWN_FIELD",
   "UNKNOWN_STATE",
   "UNSTORABLE_VALUE",
   "UNSUPPORTED_MEDIA_TYPE",
