@@ -50,6 +50,7 @@ export const RESOURCES = {
   labels: { list: 'labels.list', get: 'labels.get', create: 'labels.create', update: 'labels.update', delete: 'labels.delete' },
   relations: { list: 'relations.list', create: 'relations.create', delete: 'relations.delete' },
   states: { list: 'states.list', get: 'states.get', create: 'states.create', update: 'states.update', delete: 'states.delete' },
+  fields: { list: 'fields.list', get: 'fields.get', create: 'fields.create', update: 'fields.update', delete: 'fields.delete' },
   activity: { listForProject: 'activity.listForProject', listForTask: 'activity.listForTask' },
   webhooks: {
     list: 'webhooks.list',

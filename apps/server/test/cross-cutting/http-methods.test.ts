@@ -47,6 +47,7 @@ describe('HEAD and the methods of each path', () => {
     const member = await invite(t, owner, project.id, await registerUser(t), 'VIEWER');
     const state = await t.request('POST', `/api/v1/projects/${project.id}/states`, { token: owner.token, body: { name: 'Waiting', category: 'started' } });
     const relation = await t.request('POST', `/api/v1/tasks/${task.id}/relations`, { token: owner.token, body: { type: 'relates_to', taskId: other.id } });
+    const field = await t.request('POST', `/api/v1/projects/${project.id}/fields`, { token: owner.token, body: { name: 'Points', type: 'number' } });
     ids = {
       projectId: project.id,
       taskId: task.id,
@@ -56,6 +57,7 @@ describe('HEAD and the methods of each path', () => {
       memberId: member.id,
       stateId: state.body.id,
       relationId: relation.body.id,
+      fieldId: field.body.id,
     };
     routes = await discoverRestRoutes(t);
   });

@@ -70,6 +70,19 @@ export function loosenesses(schema: z.ZodType, path: string, allowLoose = false)
   }
 }
 
+/**
+ * Custom fields (issue 36) are typed by the project, not by the schema: a task write's `fields`
+ * maps field ids to values, and a list's query takes `field.<fieldId>…` keys (any other key is
+ * still refused). The server checks each against its field (400 naming `["fields", id]` or the
+ * key: fields.test.ts); these are the only loose spots it allows.
+ */
+const CUSTOM_FIELD_LOOSENESS: Record<string, string[]> = {
+  'tasks.create': ['fields: a record schema'],
+  'tasks.update': ['fields: a record schema'],
+  'tasks.listForProject': ['(input): not strict (unknown fields would pass)'],
+  'tasks.listMine': ['(input): not strict (unknown fields would pass)'],
+};
+
 const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { inputs: z.ZodType[] } }>);
 
 describe('the input schemas of every procedure', () => {
@@ -80,7 +93,8 @@ describe('the input schemas of every procedure', () => {
 
   for (const [name, procedure] of procedures) {
     it(`${name}: every field exactly typed`, () => {
-      const problems = procedure._def.inputs.flatMap((input) => loosenesses(input, '', LOOSE_OBJECTS.has(name)));
+      const allowed = CUSTOM_FIELD_LOOSENESS[name] ?? [];
+      const problems = procedure._def.inputs.flatMap((input) => loosenesses(input, '', LOOSE_OBJECTS.has(name))).filter((problem) => !allowed.includes(problem));
       expect(problems).toEqual([]);
     });
   }

@@ -56,6 +56,11 @@ const FIXTURES: Record<string, (t: TestApp, owner: TestUser) => Promise<Target>>
     const created = await t.request('POST', `/api/v1/projects/${project.id}/states`, { token: owner.token, body: { name: 'Doing', category: 'started' } });
     return { url: `/api/v1/projects/${project.id}/states/${created.body.id}`, etag: created.headers.etag as string, patch: { color: '#00ff00' } };
   },
+  '/projects/{id}/fields/{fieldId}': async (t, owner) => {
+    const project = await createProject(t, owner);
+    const created = await t.request('POST', `/api/v1/projects/${project.id}/fields`, { token: owner.token, body: { name: 'Points', type: 'number' } });
+    return { url: `/api/v1/projects/${project.id}/fields/${created.body.id}`, etag: created.headers.etag as string, patch: { name: 'Estimate' } };
+  },
   '/projects/{id}/webhooks/{webhookId}': async (t, owner) => {
     const project = await createProject(t, owner);
     const created = await t.request('POST', `/api/v1/projects/${project.id}/webhooks`, { token: owner.token, body: { url: 'http://127.0.0.1:9/hook', active: false } });

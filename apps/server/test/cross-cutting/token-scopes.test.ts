@@ -95,6 +95,11 @@ const NEEDS = {
   'DELETE /auth/me/timer': 'write',
   'GET /auth/me/timer': 'read',
   'GET /projects/{id}/time-report': 'read',
+  'GET /projects/{id}/fields': 'read',
+  'POST /projects/{id}/fields': 'admin',
+  'GET /projects/{id}/fields/{fieldId}': 'read',
+  'PATCH /projects/{id}/fields/{fieldId}': 'admin',
+  'DELETE /projects/{id}/fields/{fieldId}': 'admin',
 } satisfies Record<string, Need>;
 type Route = keyof typeof NEEDS;
 
@@ -110,6 +115,8 @@ interface World {
   relationId: string;
   /** A state of the project holding no task. */
   stateId: string;
+  /** A custom field of the project. */
+  fieldId: string;
   memberId: string;
   memberUserId: string;
   sessionId: string;
@@ -211,6 +218,11 @@ const CALLS: Record<Route, (world: World, t: TestApp) => Promise<Call> | Call> =
   },
   'GET /auth/me/timer': () => ({ url: '/auth/me/timer' }),
   'GET /projects/{id}/time-report': ({ projectId }) => ({ url: `/projects/${projectId}/time-report?from=2026-01-01&to=2026-12-31&groupBy=user` }),
+  'GET /projects/{id}/fields': ({ projectId }) => ({ url: `/projects/${projectId}/fields` }),
+  'POST /projects/{id}/fields': ({ projectId }) => ({ url: `/projects/${projectId}/fields`, body: { name: `Field ${Date.now()}-${Math.random()}`, type: 'text' } }),
+  'GET /projects/{id}/fields/{fieldId}': ({ projectId, fieldId }) => ({ url: `/projects/${projectId}/fields/${fieldId}` }),
+  'PATCH /projects/{id}/fields/{fieldId}': ({ projectId, fieldId }) => ({ url: `/projects/${projectId}/fields/${fieldId}`, body: { position: 0 } }),
+  'DELETE /projects/{id}/fields/{fieldId}': ({ projectId, fieldId }) => ({ url: `/projects/${projectId}/fields/${fieldId}` }),
 };
 
 /** The owner's session token, for the calls that set up what a route acts on. */
@@ -249,6 +261,7 @@ describe('personal access token scopes × every route', () => {
     const related = (await createTask(t, owner, projectId, { title: 'Related' })).id;
     const relation = await t.request('POST', `/api/v1/tasks/${taskId}/relations`, { token: owner.token, body: { type: 'relates_to', taskId: related } });
     const state = await t.request('POST', `/api/v1/projects/${projectId}/states`, { token: owner.token, body: { name: 'A state', category: 'started' } });
+    const field = await t.request('POST', `/api/v1/projects/${projectId}/fields`, { token: owner.token, body: { name: 'A field', type: 'text' } });
     const memberUser = await registerUser(t, 'Member');
     const member = await invite(t, owner, projectId, memberUser, 'VIEWER');
     const login = await t.request('POST', '/api/v1/auth/login', { body: { email: owner.email, password: owner.password } });
@@ -269,6 +282,7 @@ describe('personal access token scopes × every route', () => {
       otherTaskId,
       relationId: relation.body.id,
       stateId: state.body.id,
+      fieldId: field.body.id,
       memberId: member.id,
       memberUserId: memberUser.id,
       sessionId: sessions.body.find((session: { current: boolean }) => session.current).id,

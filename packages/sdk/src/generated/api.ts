@@ -13,7 +13,12 @@ export type Role = "VIEWER" | "EDITOR" | "ADMIN";
  */
 export type TaskStatus = "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELLED" | (string & {});
 export type TaskPriority = "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+/**
+ * A value of the field's type: a string (text, url, date `YYYY-MM-DD`, user id, select option id), a number, a boolean (checkbox) or an array of option ids (multi_select)
+ */
+export type FieldValue = string | number | boolean | string[];
 export type StateCategory = "backlog" | "unstarted" | "started" | "completed" | "cancelled";
+export type FieldType = "text" | "number" | "date" | "select" | "multi_select" | "user" | "checkbox" | "url";
 export type RelationType = "blocks" | "relates_to" | "duplicates";
 export type ActivityType =
   | "project.created"
@@ -36,9 +41,9 @@ export type ActivityType =
   | "state.deleted"
   | "relation.created"
   | "relation.deleted"
-  | "time_entry.created"
-  | "time_entry.updated"
-  | "time_entry.deleted";
+  | "field.created"
+  | "field.updated"
+  | "field.deleted";
 /**
  * The caller's role in the project (the owner is an ADMIN)
  */
@@ -193,10 +198,6 @@ export interface ProcedureInputs {
      * ADMIN or owner. The former key stays the project's: its task keys keep finding their tasks
      */
     key?: string;
-    /**
-     * The unit of the tasks' estimates; changing it keeps the numbers as they are
-     */
-    estimateUnit?: "points" | "hours";
   };
   "projects.delete": {
     /**
@@ -327,21 +328,9 @@ export interface ProcedureInputs {
      */
     q?: string;
     /**
-     * Sort field, `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status)
+     * Sort field (createdAt, updatedAt, dueDate, priority, title, position, or `field.<fieldId>` for a custom field, tasks without a value last), `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status)
      */
-    sort?:
-      | "createdAt"
-      | "-createdAt"
-      | "updatedAt"
-      | "-updatedAt"
-      | "dueDate"
-      | "-dueDate"
-      | "priority"
-      | "-priority"
-      | "title"
-      | "-title"
-      | "position"
-      | "-position";
+    sort?: string;
     /**
      * Page size, 1–500 (default 100)
      */
@@ -350,6 +339,14 @@ export interface ProcedureInputs {
      * Opaque cursor from the `Link: rel="next"` header of the previous page
      */
     cursor?: string;
+    [k: string]:
+      | string
+      | string[]
+      | ("backlog" | "unstarted" | "started" | "completed" | "cancelled")[]
+      | ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[]
+      | Date
+      | number
+      | undefined;
   };
   "tasks.listMine": {
     /**
@@ -403,21 +400,9 @@ export interface ProcedureInputs {
      */
     q?: string;
     /**
-     * Sort field, `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status)
+     * Sort field (createdAt, updatedAt, dueDate, priority, title, position, or `field.<fieldId>` for a custom field, tasks without a value last), `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status)
      */
-    sort?:
-      | "createdAt"
-      | "-createdAt"
-      | "updatedAt"
-      | "-updatedAt"
-      | "dueDate"
-      | "-dueDate"
-      | "priority"
-      | "-priority"
-      | "title"
-      | "-title"
-      | "position"
-      | "-position";
+    sort?: string;
     /**
      * Page size, 1–500 (default 100)
      */
@@ -426,6 +411,14 @@ export interface ProcedureInputs {
      * Opaque cursor from the `Link: rel="next"` header of the previous page
      */
     cursor?: string;
+    [k: string]:
+      | string
+      | string[]
+      | ("backlog" | "unstarted" | "started" | "completed" | "cancelled")[]
+      | ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[]
+      | Date
+      | number
+      | undefined;
   };
   "tasks.create": {
     title: string;
@@ -446,9 +439,11 @@ export interface ProcedureInputs {
      */
     parentId?: string | null;
     /**
-     * A number ≥ 0 in the project's estimateUnit (points or hours); null clears it
+     * Custom field values by field id (GET /projects/{id}/fields), merged into the task's: a field set to null is cleared, the others keep their values
      */
-    estimate?: number | null;
+    fields?: {
+      [k: string]: FieldValue | null | undefined;
+    };
   };
   "tasks.get": {
     /**
@@ -478,9 +473,11 @@ export interface ProcedureInputs {
      */
     parentId?: string | null;
     /**
-     * A number ≥ 0 in the project's estimateUnit (points or hours); null clears it
+     * Custom field values by field id (GET /projects/{id}/fields), merged into the task's: a field set to null is cleared, the others keep their values
      */
-    estimate?: number | null;
+    fields?: {
+      [k: string]: FieldValue | null | undefined;
+    };
   };
   "tasks.move": {
     /**
@@ -705,6 +702,89 @@ export interface ProcedureInputs {
      */
     moveTo?: string;
   };
+  "fields.list": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "fields.create": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * 1–50 characters, unique in the project regardless of case
+     */
+    name: string;
+    type: FieldType;
+    /**
+     * The choices of a select or multi_select field (at most 100, names unique), given by name; each gets an id. Only for those types.
+     *
+     * @maxItems 100
+     */
+    options?: {
+      name: string;
+      /**
+       * `#rrggbb`, returned in lower case
+       */
+      color?: string;
+    }[];
+  };
+  "fields.get": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    fieldId: string;
+  };
+  "fields.update": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    fieldId: string;
+    /**
+     * 1–50 characters, unique in the project regardless of case
+     */
+    name?: string;
+    /**
+     * The new place among the fields (0 first); those in between shift by one. Past the last place: the last.
+     */
+    position?: number;
+    /**
+     * The field's options, all of them, in order: one with an id keeps that option (its name and colour as given), one without is new, and an option left out is deleted and cleared from every task
+     *
+     * @maxItems 100
+     */
+    options?: {
+      /**
+       * An option of the field (kept); absent: a new option
+       */
+      id?: string;
+      name: string;
+      /**
+       * `#rrggbb`, returned in lower case
+       */
+      color?: string;
+    }[];
+  };
+  "fields.delete": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    fieldId: string;
+  };
   "relations.list": {
     /**
      * Resource id (UUIDv7); a malformed or unknown id is a 404
@@ -893,86 +973,6 @@ export interface ProcedureInputs {
      */
     id: string;
   };
-  "time.listEntries": {
-    /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
-     */
-    id: string;
-  };
-  "time.createEntry": {
-    /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
-     */
-    id: string;
-    /**
-     * Whole minutes, 1–1440
-     */
-    minutes: number;
-    /**
-     * YYYY-MM-DD; today's date in UTC when absent
-     */
-    date?: string;
-    /**
-     * Free text, at most 2000 characters
-     */
-    note?: string;
-  };
-  "time.getEntry": {
-    /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
-     */
-    id: string;
-  };
-  "time.updateEntry": {
-    /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
-     */
-    id: string;
-    /**
-     * Whole minutes, 1–1440
-     */
-    minutes?: number;
-    /**
-     * A calendar date, YYYY-MM-DD
-     */
-    date?: string;
-    /**
-     * Free text, at most 2000 characters
-     */
-    note?: string;
-  };
-  "time.deleteEntry": {
-    /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
-     */
-    id: string;
-  };
-  "time.startTimer": {
-    /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
-     */
-    id: string;
-  };
-  "time.stopTimer": {};
-  "time.currentTimer": {};
-  "time.report": {
-    /**
-     * Resource id (UUIDv7); a malformed or unknown id is a 404
-     */
-    id: string;
-    /**
-     * First date of the report (inclusive), YYYY-MM-DD
-     */
-    from: string;
-    /**
-     * Last date of the report (inclusive), YYYY-MM-DD
-     */
-    to: string;
-    /**
-     * user, task or day
-     */
-    groupBy: "user" | "task" | "day";
-  };
 }
 export interface ProcedureOutputs {
   ProjectEvent: Activity;
@@ -1052,6 +1052,11 @@ export interface ProcedureOutputs {
   "states.get": State;
   "states.update": State;
   "states.delete": Message;
+  "fields.list": Field[];
+  "fields.create": Field;
+  "fields.get": Field;
+  "fields.update": Field;
+  "fields.delete": Message;
   "relations.list": TaskRelation[];
   "relations.create": Relation;
   "relations.delete": Message;
@@ -1085,15 +1090,6 @@ export interface ProcedureOutputs {
   "watching.get": Subscription;
   "watching.subscribe": Subscription;
   "watching.unsubscribe": Subscription;
-  "time.listEntries": TimeEntry[];
-  "time.createEntry": TimeEntry;
-  "time.getEntry": TimeEntry;
-  "time.updateEntry": TimeEntry;
-  "time.deleteEntry": Message;
-  "time.startTimer": StartedTimer;
-  "time.stopTimer": StoppedTimer;
-  "time.currentTimer": Timer | null;
-  "time.report": TimeReportRow[];
 }
 export interface Activity {
   /**
@@ -1288,10 +1284,6 @@ export interface Project {
   ownerId: string;
   role: Role1;
   /**
-   * The unit of its tasks' estimates: `points` (the default) or `hours`
-   */
-  estimateUnit: "points" | "hours";
-  /**
    * UTC ISO 8601 timestamp with milliseconds
    */
   createdAt: string;
@@ -1317,10 +1309,6 @@ export interface ProjectDetail {
   ownerId: string;
   role: Role2;
   /**
-   * The unit of its tasks' estimates: `points` (the default) or `hours`
-   */
-  estimateUnit: "points" | "hours";
-  /**
    * UTC ISO 8601 timestamp with milliseconds
    */
   createdAt: string;
@@ -1332,12 +1320,6 @@ export interface ProjectDetail {
    * Number of tasks in each of the project's states, by state key (every state present, 0 when none)
    */
   taskCounts: {
-    [k: string]: number | undefined;
-  };
-  /**
-   * The sum of the estimates of the tasks in each of the project's states, by state key, in the project's estimateUnit (every state present, 0 when none)
-   */
-  estimateTotals: {
     [k: string]: number | undefined;
   };
 }
@@ -1431,13 +1413,11 @@ export interface Task {
    */
   position: string;
   /**
-   * The task's estimate, a number ≥ 0 in its project's estimateUnit (points or hours); null when none
+   * The task's custom field values by field id (GET /projects/{id}/fields): only the fields that have a value
    */
-  estimate: number | null;
-  /**
-   * The minutes of all time entries logged on the task (GET /tasks/{id}/time-entries)
-   */
-  timeSpentMinutes: number;
+  fields: {
+    [k: string]: FieldValue | undefined;
+  };
 }
 export interface Comment {
   /**
@@ -1526,6 +1506,45 @@ export interface State {
    * UTC ISO 8601 timestamp with milliseconds
    */
   updatedAt: string;
+}
+export interface Field {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  /**
+   * Resource id (UUIDv7)
+   */
+  projectId: string;
+  name: string;
+  type: FieldType;
+  /**
+   * The choices of a `select` or `multi_select` field, in order; empty for the other types
+   */
+  options: FieldOption[];
+  /**
+   * The field's place among the project's fields: 0, 1, 2 … without gaps
+   */
+  position: number;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  createdAt: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  updatedAt: string;
+}
+export interface FieldOption {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  name: string;
+  /**
+   * `#rrggbb`, lower case
+   */
+  color: string;
 }
 export interface TaskRelation {
   /**
@@ -1715,68 +1734,6 @@ export interface MarkAllRead {
 export interface Subscription {
   subscribed: boolean;
 }
-export interface TimeEntry {
-  /**
-   * Resource id (UUIDv7)
-   */
-  id: string;
-  /**
-   * Resource id (UUIDv7)
-   */
-  taskId: string;
-  /**
-   * Resource id (UUIDv7)
-   */
-  userId: string;
-  minutes: number;
-  /**
-   * The UTC date the time was spent on, YYYY-MM-DD
-   */
-  date: string;
-  note: string;
-  /**
-   * UTC ISO 8601 timestamp with milliseconds
-   */
-  createdAt: string;
-}
-export interface StartedTimer {
-  timer: Timer;
-  /**
-   * The entry the timer running before became, if one was running (and ran a minute or more)
-   */
-  stopped: TimeEntry | null;
-}
-export interface Timer {
-  /**
-   * Resource id (UUIDv7)
-   */
-  taskId: string;
-  /**
-   * Resource id (UUIDv7)
-   */
-  userId: string;
-  /**
-   * UTC ISO 8601 timestamp with milliseconds
-   */
-  startedAt: string;
-}
-export interface StoppedTimer {
-  /**
-   * The entry the stopped timer became; null when it ran under a minute
-   */
-  entry: TimeEntry | null;
-}
-export interface TimeReportRow {
-  /**
-   * The group's key: a user's id, a task's id, or a date (YYYY-MM-DD)
-   */
-  key: string;
-  /**
-   * The user's name, the task's key and title, or the date
-   */
-  label: string;
-  minutes: number;
-}
 
 
 /** Procedures that take no input. */
@@ -1837,6 +1794,11 @@ export const PROCEDURE_KINDS = {
   "states.get": "query",
   "states.update": "mutation",
   "states.delete": "mutation",
+  "fields.list": "query",
+  "fields.create": "mutation",
+  "fields.get": "query",
+  "fields.update": "mutation",
+  "fields.delete": "mutation",
   "relations.list": "query",
   "relations.create": "mutation",
   "relations.delete": "mutation",
@@ -1855,16 +1817,7 @@ export const PROCEDURE_KINDS = {
   "notifications.events": "subscription",
   "watching.get": "query",
   "watching.subscribe": "mutation",
-  "watching.unsubscribe": "mutation",
-  "time.listEntries": "query",
-  "time.createEntry": "mutation",
-  "time.getEntry": "query",
-  "time.updateEntry": "mutation",
-  "time.deleteEntry": "mutation",
-  "time.startTimer": "mutation",
-  "time.stopTimer": "mutation",
-  "time.currentTimer": "query",
-  "time.report": "query"
+  "watching.unsubscribe": "mutation"
 } as const;
 
 /** Every `reason` the server gives, as in @tasklane/schemas. */
@@ -1875,12 +1828,15 @@ export const ERROR_REASONS = [
   "DATABASE_UNAVAILABLE",
   "EMAIL_NOT_VERIFIED",
   "EMAIL_TAKEN",
+  "FIELD_EXISTS",
+  "FIELD_LIMIT",
   "IDEMPOTENCY_KEY_REUSED",
   "INSUFFICIENT_SCOPE",
   "INVALID_CREDENTIALS",
   "INVALID_CURRENT_PASSWORD",
   "INVALID_CURSOR",
   "INVALID_EVENT_ID",
+  "INVALID_FIELD_VALUE",
   "INVALID_IDEMPOTENCY_KEY",
   "INVALID_IF_MATCH",
   "INVALID_NEIGHBOUR",
@@ -1920,6 +1876,7 @@ export const ERROR_REASONS = [
   "STATE_LIMIT",
   "STATE_REQUIRED",
   "TOKEN_LIMITED_TO_PROJECTS",
+  "UNKNOWN_FIELD",
   "UNKNOWN_STATE",
   "UNSTORABLE_VALUE",
   "UNSUPPORTED_MEDIA_TYPE",

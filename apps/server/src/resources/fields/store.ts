@@ -1,4 +1,4 @@
-import { arrayLiteral, type Db, memberships, projectFields, taskFieldValues, tasks } from '@tasklane/db';
+import { arrayLiteral, type Db, projectFields, taskFieldValues, tasks } from '@tasklane/db';
 import { and, asc, between, eq, sql } from 'drizzle-orm';
 import { nextVersionSql } from '../../platform/versions';
 
@@ -26,19 +26,6 @@ export const lockFields = (db: Db, projectId: string): Promise<FieldRow[]> =>
  * read after it are all there are, and a later task write reads the field as changed.
  */
 export const lockFieldForChange = (db: Db, fieldId: string) => db.select({ id: projectFields.id }).from(projectFields).where(eq(projectFields.id, fieldId)).for('update').execute();
-
-/**
- * The fields of the project among `fieldIds` (well-formed ids), each locked FOR KEY SHARE to the
- * end of the caller's (a task write's) transaction, read as they are once any change of their
- * options has committed. Taken before the task's row (the lock order of platform/locks.ts).
- */
-export const lockTaskFields = (db: Db, projectId: string, fieldIds: readonly string[]): Promise<FieldRow[]> =>
-  db
-    .select()
-    .from(projectFields)
-    .where(and(eq(projectFields.projectId, projectId), sql`${projectFields.id} = any(${arrayLiteral(fieldIds)}::uuid[])`))
-    .for('key share')
-    .execute();
 
 export const insertField = (db: Db, row: FieldRow) => db.insert(projectFields).values(row).execute();
 
@@ -80,47 +67,6 @@ export const resortOptionValues = (db: Db, fieldId: string, optionIds: readonly 
     )
     where ${taskFieldValues.fieldId} = ${fieldId}::uuid`);
 
-/** A task's values to write: set (upsert) or cleared. */
-export interface ValueWrite {
-  fieldId: string;
-  value: unknown;
-  sortText: string | null;
-  sortNumber: number | null;
-}
-
-/** Writes a task's values (`null` value: the field cleared). */
-export async function writeTaskValues(db: Db, taskId: string, writes: (ValueWrite | { fieldId: string; value: null })[]): Promise<void> {
-  const cleared = writes.filter((write) => write.value === null).map((write) => write.fieldId);
-  const set = writes.filter((write): write is ValueWrite => write.value !== null);
-  if (cleared.length > 0) {
-    await db.delete(taskFieldValues).where(and(eq(taskFieldValues.taskId, taskId), sql`${taskFieldValues.fieldId} = any(${arrayLiteral(cleared)}::uuid[])`)).execute();
-  }
-  if (set.length > 0) {
-    await db
-      .insert(taskFieldValues)
-      .values(set.map((write) => ({ taskId, fieldId: write.fieldId, value: write.value, sortText: write.sortText, sortNumber: write.sortNumber })))
-      .onConflictDoUpdate({
-        target: [taskFieldValues.taskId, taskFieldValues.fieldId],
-        set: { value: sql`excluded.value`, sortText: sql`excluded.sort_text`, sortNumber: sql`excluded.sort_number` },
-      })
-      .execute();
-  }
-}
-
-/** Of `fieldIds`, the fields of the project, or (`memberId`) of any project the user is a member of. */
-export const findFieldsIn = (db: Db, scope: { projectId: string } | { memberId: string }, fieldIds: readonly string[]): Promise<FieldRow[]> =>
-  db
-    .select()
-    .from(projectFields)
-    .where(
-      and(
-        sql`${projectFields.id} = any(${arrayLiteral(fieldIds)}::uuid[])`,
-        'projectId' in scope
-          ? eq(projectFields.projectId, scope.projectId)
-          : sql`${projectFields.projectId} in (select ${memberships.projectId} from ${memberships} where ${eq(memberships.userId, scope.memberId)})`,
-      ),
-    )
-    .execute();
 
 /** Every value of the field gone (its deletion). */
 export const clearValues = (db: Db, fieldId: string) => db.delete(taskFieldValues).where(eq(taskFieldValues.fieldId, fieldId)).execute();

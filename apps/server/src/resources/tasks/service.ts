@@ -3,7 +3,7 @@ import { type CreateTaskInput, type FieldChange, type ListProjectTasksInput, typ
 import { isMember, requireProjectAccess } from '../policy/access';
 import { isId, newId } from '../../platform/ids';
 import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../../platform/paging';
-import type { FieldFilter } from '../fields/values';
+import type { FieldFilter } from './field-values';
 import { nextVersion, requireVersion } from '../../platform/versions';
 import { authorize, currentGrant, grantedProjects, type ProjectAccess, requireReach } from '../policy/policy';
 import { recordEvent } from '../../events/record';
@@ -12,8 +12,7 @@ import { lockTaskScope, transactionIn } from '../../events/scope';
 import { DomainError, invalidField, notFound } from '../../platform/errors';
 import * as store from './store';
 import { positionBetween, positionOfNewTask } from './placement';
-import { fieldCursorCheck, fieldQueryOf, fieldValueChanges, mergeFieldValues, planFieldWrites, type ValueWrite } from '../fields/values';
-import * as fieldsStore from '../fields/store';
+import { fieldCursorCheck, fieldQueryOf, fieldValueChanges, findFieldsIn, mergeFieldValues, planFieldWrites, type ValueWrite, writeTaskValues } from './field-values';
 import { checkRecurrence, nextDueDate, nextRule } from './recurrence';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -210,7 +209,7 @@ async function applyChange(
   if (fieldWrites.length > 0 || recurs) {
     // The row's change and its values first, then any next occurrence, then the records, last
     // (recordEvent takes the project's lock last: platform/locks.ts).
-    await Promise.all([store.updateTask(tx, before.id, set), fieldWrites.length > 0 && fieldsStore.writeTaskValues(tx, before.id, [...fieldWrites])]);
+    await Promise.all([store.updateTask(tx, before.id, set), fieldWrites.length > 0 && writeTaskValues(tx, before.id, [...fieldWrites])]);
     const occurrence = recurs ? await makeOccurrence(tx, userId, { ...before, ...set }, locks) : undefined;
     if (changes) await recordEvent(tx, { projectId: before.projectId, taskId: before.id, actorId: userId, type: 'task.updated', resource: after, changes });
     if (occurrence) await recordEvent(tx, { projectId: before.projectId, taskId: occurrence.id, actorId: userId, type: 'task.created', resource: occurrence });
@@ -334,7 +333,7 @@ export function createTasksService(db: Db) {
    * project's, or the member's projects'): an unknown one is a 400 naming its key.
    */
   async function listWhere(userId: string, scope: store.TaskScope, query: TaskListQuery, fieldScope: { projectId: string } | { memberId: string }): Promise<Page<Task>> {
-    const fieldQuery = await fieldQueryOf(query, (ids) => fieldsStore.findFieldsIn(db, fieldScope, ids));
+    const fieldQuery = await fieldQueryOf(query, (ids) => findFieldsIn(db, fieldScope, ids));
     const { filters, order, limit } = parseQuery(userId, query, fieldQuery.filters);
     const sort = fieldQuery.sort;
     if (sort) {
@@ -432,7 +431,7 @@ export function createTasksService(db: Db) {
         if (fieldPlan.writes.length > 0) {
           // The values after the task's row, before the record (the project's lock comes last).
           await store.insertTask(tx, columns);
-          await fieldsStore.writeTaskValues(tx, columns.id, fieldPlan.writes);
+          await writeTaskValues(tx, columns.id, fieldPlan.writes);
           await recordEvent(tx, { projectId, taskId: columns.id, actorId: userId, type: 'task.created', resource: task });
           return task;
         }

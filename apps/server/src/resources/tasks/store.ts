@@ -1,6 +1,6 @@
 import { arrayLiteral, attachments, type Db, labels, memberships, projectKeys, projects, projectStates, stateCategoryIn, taskFieldValues, tasks, users } from '@tasklane/db';
 import { type FieldValue, type Role, type StateCategory, TASK_PRIORITIES, type TaskPriority, type TaskSortField } from '@tasklane/schemas';
-import type { FieldFilter, FieldSort } from '../fields/values';
+import type { FieldFilter, FieldSort } from './field-values';
 import { type SQL, and, asc, desc, eq, getTableColumns, gt, ilike, inArray, isNull, lt, max, min, ne, or, sql } from 'drizzle-orm';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../../platform/paging';
 import { nextVersionSql } from '../../platform/versions';

@@ -10,7 +10,6 @@ import {
   UpdateTaskInput,
   withFieldFilters,
 } from '@tasklane/schemas';
-import { z } from 'zod';
 import { acceptedVersions, withETag } from '../../../platform/versions';
 import { idempotentCreate } from '../idempotent';
 import { protectedProcedure, router } from '../init';

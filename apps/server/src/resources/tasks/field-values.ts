@@ -1,16 +1,75 @@
-import type { Db } from '@tasklane/db';
 import { codePointLength, FIELD_FILTER_KEY, FIELD_SORT, FIELD_TEXT_MAX, FIELD_URL_MAX, type FieldType, type FieldValue, isStorableText } from '@tasklane/schemas';
+import { arrayLiteral, type Db, memberships, projectFields, taskFieldValues } from '@tasklane/db';
+import { and, eq, sql } from 'drizzle-orm';
 import { membersAmong } from '../policy/access';
 import { isId } from '../../platform/ids';
 import { type DomainError, invalidField } from '../../platform/errors';
 import type { CursorCheck } from '../../platform/paging';
-import * as store from './store';
+
 
 /*
  * What a custom field's value is, for the tasks service: the checks of a write's `fields`, the
- * sort column each type uses, and a list's field filters and sort. Apart from the fields service
- * (which changes fields and so imports the tasks service), so the tasks service can import this.
+ * sort column each type uses, and a list's field filters and sort, with the statements they need.
+ * Here, beside the tasks service that uses them: the fields service (which changes fields) imports
+ * the tasks service, never the other way round.
  */
+
+/** A custom field as stored (the fields service's row). */
+export type FieldRow = typeof projectFields.$inferSelect;
+
+/**
+ * The fields of the project among `fieldIds` (well-formed ids), each locked FOR KEY SHARE to the
+ * end of the caller's (a task write's) transaction, read as they are once any change of their
+ * options has committed. Taken before the task's row (the lock order of platform/locks.ts).
+ */
+export const lockTaskFields = (db: Db, projectId: string, fieldIds: readonly string[]): Promise<FieldRow[]> =>
+  db
+    .select()
+    .from(projectFields)
+    .where(and(eq(projectFields.projectId, projectId), sql`${projectFields.id} = any(${arrayLiteral(fieldIds)}::uuid[])`))
+    .for('key share')
+    .execute();
+
+/** A task's values to write: set (upsert) or cleared. */
+export interface StoredValue {
+  fieldId: string;
+  value: unknown;
+  sortText: string | null;
+  sortNumber: number | null;
+}
+
+/** Writes a task's values (`null` value: the field cleared). */
+export async function writeTaskValues(db: Db, taskId: string, writes: (StoredValue | { fieldId: string; value: null })[]): Promise<void> {
+  const cleared = writes.filter((write) => write.value === null).map((write) => write.fieldId);
+  const set = writes.filter((write): write is StoredValue => write.value !== null);
+  if (cleared.length > 0) {
+    await db.delete(taskFieldValues).where(and(eq(taskFieldValues.taskId, taskId), sql`${taskFieldValues.fieldId} = any(${arrayLiteral(cleared)}::uuid[])`)).execute();
+  }
+  if (set.length > 0) {
+    await db
+      .insert(taskFieldValues)
+      .values(set.map((write) => ({ taskId, fieldId: write.fieldId, value: write.value, sortText: write.sortText, sortNumber: write.sortNumber })))
+      .onConflictDoUpdate({
+        target: [taskFieldValues.taskId, taskFieldValues.fieldId],
+        set: { value: sql`excluded.value`, sortText: sql`excluded.sort_text`, sortNumber: sql`excluded.sort_number` },
+      })
+      .execute();
+  }
+}
+/** Of `fieldIds`, the fields of the project, or (`memberId`) of any project the user is a member of. */
+export const findFieldsIn = (db: Db, scope: { projectId: string } | { memberId: string }, fieldIds: readonly string[]): Promise<FieldRow[]> =>
+  db
+    .select()
+    .from(projectFields)
+    .where(
+      and(
+        sql`${projectFields.id} = any(${arrayLiteral(fieldIds)}::uuid[])`,
+        'projectId' in scope
+          ? eq(projectFields.projectId, scope.projectId)
+          : sql`${projectFields.projectId} in (select ${memberships.projectId} from ${memberships} where ${eq(memberships.userId, scope.memberId)})`,
+      ),
+    )
+    .execute();
 
 /** Which sort column of task_field_values a type's values use (migration 0015). */
 export const sortColumnOf = (type: FieldType): 'text' | 'number' =>
@@ -38,11 +97,11 @@ function isWebUrl(value: string): boolean {
 }
 
 /** A write of one value: set (with its sort columns) or cleared (`value` null). */
-export type ValueWrite = store.ValueWrite | { fieldId: string; value: null };
+export type ValueWrite = StoredValue | { fieldId: string; value: null };
 
 /** The value a write stores for `field`, with its sort columns, or the message of its 400. */
-function storedValue(field: store.FieldRow, value: FieldValue): store.ValueWrite | string {
-  const stored = (value: unknown, sortText: string | null, sortNumber: number | null): store.ValueWrite => ({ fieldId: field.id, value, sortText, sortNumber });
+function storedValue(field: FieldRow, value: FieldValue): StoredValue | string {
+  const stored = (value: unknown, sortText: string | null, sortNumber: number | null): StoredValue => ({ fieldId: field.id, value, sortText, sortNumber });
   const optionIndex = (id: unknown) => (typeof id === 'string' ? field.options.findIndex((option) => option.id === id.toLowerCase()) : -1);
   switch (field.type) {
     case 'text':
@@ -74,14 +133,14 @@ function storedValue(field: store.FieldRow, value: FieldValue): store.ValueWrite
 }
 
 /**
- * The writes of a task write's `fields`, checked under the fields' locks (store.lockTaskFields),
+ * The writes of a task write's `fields`, checked under the fields' locks (lockTaskFields),
  * in `tx`; or the refusal (a 400 naming `["fields", id]`), returned for the caller to throw after
  * its access check, as tasks/service.ts's other in-project checks are.
  */
 export async function planFieldWrites(tx: Db, projectId: string, input: Record<string, FieldValue | null>): Promise<{ writes: ValueWrite[] } | { refusal: DomainError }> {
   const entries = Object.entries(input);
   const ids = entries.map(([id]) => id).filter(isId).map((id) => id.toLowerCase());
-  const fields = ids.length > 0 ? await store.lockTaskFields(tx, projectId, ids) : [];
+  const fields = ids.length > 0 ? await lockTaskFields(tx, projectId, ids) : [];
   const writes: ValueWrite[] = [];
   const users = new Map<string, string>();
   for (const [id, value] of entries) {
@@ -146,7 +205,7 @@ export interface FieldSort {
 const UUIDS = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** A filter value as the field's type reads it, or undefined (a 400). */
-function filterOf(field: store.FieldRow, op: 'eq' | 'gte' | 'lte', raw: string): FieldFilter | undefined {
+function filterOf(field: FieldRow, op: 'eq' | 'gte' | 'lte', raw: string): FieldFilter | undefined {
   const column = sortColumnOf(field.type);
   const of = (op: FieldFilter['op'], values: (string | number)[]): FieldFilter => ({ fieldId: field.id, column, op, values });
   if (op !== 'eq' && field.type !== 'number' && field.type !== 'date') return undefined;
@@ -180,7 +239,7 @@ function filterOf(field: store.FieldRow, op: 'eq' | 'gte' | 'lte', raw: string):
  */
 export async function fieldQueryOf(
   query: Record<string, unknown>,
-  findFields: (ids: string[]) => Promise<store.FieldRow[]>,
+  findFields: (ids: string[]) => Promise<FieldRow[]>,
 ): Promise<{ filters: FieldFilter[]; sort: FieldSort | undefined }> {
   const keys = Object.keys(query).filter((key) => FIELD_FILTER_KEY.test(key));
   const sortMatch = typeof query.sort === 'string' ? FIELD_SORT.exec(query.sort) : null;
