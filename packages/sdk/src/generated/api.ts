@@ -17,6 +17,10 @@ export type TaskPriority = "LOW" | "MEDIUM" | "HIGH" | "URGENT";
  * A value of the field's type: a string (text, url, date `YYYY-MM-DD`, user id, select option id), a number, a boolean (checkbox) or an array of option ids (multi_select)
  */
 export type FieldValue = string | number | boolean | string[];
+/**
+ * An RFC 5545 RRULE value (an `RRULE:` prefix is allowed): `FREQ` of DAILY, WEEKLY, MONTHLY or YEARLY, with `INTERVAL`, `BYDAY`, `BYMONTHDAY`, `BYMONTH`, `BYSETPOS`, `COUNT` (occurrences left, this task included) and `UNTIL`; dates are stepped in UTC from the task's `dueDate`, which a recurring task must have. Completing the task creates its next occurrence
+ */
+export type Recurrence = string;
 export type StateCategory = "backlog" | "unstarted" | "started" | "completed" | "cancelled";
 export type FieldType = "text" | "number" | "date" | "select" | "multi_select" | "user" | "checkbox" | "url";
 export type RelationType = "blocks" | "relates_to" | "duplicates";
@@ -41,9 +45,14 @@ export type ActivityType =
   | "state.deleted"
   | "relation.created"
   | "relation.deleted"
+  | "attachment.created"
+  | "attachment.deleted"
   | "field.created"
   | "field.updated"
-  | "field.deleted";
+  | "field.deleted"
+  | "time_entry.created"
+  | "time_entry.updated"
+  | "time_entry.deleted";
 /**
  * The caller's role in the project (the owner is an ADMIN)
  */
@@ -198,6 +207,10 @@ export interface ProcedureInputs {
      * ADMIN or owner. The former key stays the project's: its task keys keep finding their tasks
      */
     key?: string;
+    /**
+     * The unit of the tasks' estimates; changing it keeps the numbers as they are
+     */
+    estimateUnit?: "points" | "hours";
   };
   "projects.delete": {
     /**
@@ -444,6 +457,11 @@ export interface ProcedureInputs {
     fields?: {
       [k: string]: FieldValue | null | undefined;
     };
+    recurrence?: Recurrence | null;
+    /**
+     * A number ≥ 0 in the project's estimateUnit (points or hours); null clears it
+     */
+    estimate?: number | null;
   };
   "tasks.get": {
     /**
@@ -478,6 +496,11 @@ export interface ProcedureInputs {
     fields?: {
       [k: string]: FieldValue | null | undefined;
     };
+    recurrence?: Recurrence | null;
+    /**
+     * A number ≥ 0 in the project's estimateUnit (points or hours); null clears it
+     */
+    estimate?: number | null;
   };
   "tasks.move": {
     /**
@@ -526,6 +549,12 @@ export interface ProcedureInputs {
      * @maxItems 50
      */
     mentionIds?: string[];
+    /**
+     * Attachments of the same task (uploaded first, POST /tasks/{id}/attachments) that the comment shows (distinct, at most 50); any other id: 400 ATTACHMENT_NOT_IN_TASK. On an edit the list replaces the comment's attachments (those left out stay on the task, named by no comment); without it they stay
+     *
+     * @maxItems 50
+     */
+    attachmentIds?: string[];
   };
   "comments.get": {
     /**
@@ -553,6 +582,12 @@ export interface ProcedureInputs {
      * @maxItems 50
      */
     mentionIds?: string[];
+    /**
+     * Attachments of the same task (uploaded first, POST /tasks/{id}/attachments) that the comment shows (distinct, at most 50); any other id: 400 ATTACHMENT_NOT_IN_TASK. On an edit the list replaces the comment's attachments (those left out stay on the task, named by no comment); without it they stay
+     *
+     * @maxItems 50
+     */
+    attachmentIds?: string[];
   };
   "comments.delete": {
     /**
@@ -812,6 +847,24 @@ export interface ProcedureInputs {
      */
     relationId: string;
   };
+  "attachments.list": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "attachments.get": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "attachments.delete": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
   "activity.listForProject": {
     /**
      * Resource id (UUIDv7); a malformed or unknown id is a 404
@@ -973,6 +1026,86 @@ export interface ProcedureInputs {
      */
     id: string;
   };
+  "time.listEntries": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "time.createEntry": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Whole minutes, 1–1440
+     */
+    minutes: number;
+    /**
+     * YYYY-MM-DD; today's date in UTC when absent
+     */
+    date?: string;
+    /**
+     * Free text, at most 2000 characters
+     */
+    note?: string;
+  };
+  "time.getEntry": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "time.updateEntry": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Whole minutes, 1–1440
+     */
+    minutes?: number;
+    /**
+     * A calendar date, YYYY-MM-DD
+     */
+    date?: string;
+    /**
+     * Free text, at most 2000 characters
+     */
+    note?: string;
+  };
+  "time.deleteEntry": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "time.startTimer": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
+  "time.stopTimer": {};
+  "time.currentTimer": {};
+  "time.report": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * First date of the report (inclusive), YYYY-MM-DD
+     */
+    from: string;
+    /**
+     * Last date of the report (inclusive), YYYY-MM-DD
+     */
+    to: string;
+    /**
+     * user, task or day
+     */
+    groupBy: "user" | "task" | "day";
+  };
 }
 export interface ProcedureOutputs {
   ProjectEvent: Activity;
@@ -1060,6 +1193,9 @@ export interface ProcedureOutputs {
   "relations.list": TaskRelation[];
   "relations.create": Relation;
   "relations.delete": Message;
+  "attachments.list": Attachment[];
+  "attachments.get": Attachment;
+  "attachments.delete": Message;
   "activity.listForProject": {
     items: Activity[];
     nextCursor: string | null;
@@ -1090,6 +1226,15 @@ export interface ProcedureOutputs {
   "watching.get": Subscription;
   "watching.subscribe": Subscription;
   "watching.unsubscribe": Subscription;
+  "time.listEntries": TimeEntry[];
+  "time.createEntry": TimeEntry;
+  "time.getEntry": TimeEntry;
+  "time.updateEntry": TimeEntry;
+  "time.deleteEntry": Message;
+  "time.startTimer": StartedTimer;
+  "time.stopTimer": StoppedTimer;
+  "time.currentTimer": Timer | null;
+  "time.report": TimeReportRow[];
 }
 export interface Activity {
   /**
@@ -1110,11 +1255,11 @@ export interface Activity {
    */
   projectId: string;
   /**
-   * The task a task, comment or relation event concerns (for a relation: the task it was created or deleted from)
+   * The task a task, comment, relation or attachment event concerns (for a relation: the task it was created or deleted from)
    */
   taskId: string | null;
   /**
-   * The changed resource (Project, Member, Task, Comment, Label, State or Relation) after the change; before it, for deletions
+   * The changed resource (Project, Member, Task, Comment, Label, State, Relation or Attachment) after the change; before it, for deletions
    */
   resource: {
     [k: string]: unknown | undefined;
@@ -1284,6 +1429,10 @@ export interface Project {
   ownerId: string;
   role: Role1;
   /**
+   * The unit of its tasks' estimates: `points` (the default) or `hours`
+   */
+  estimateUnit: "points" | "hours";
+  /**
    * UTC ISO 8601 timestamp with milliseconds
    */
   createdAt: string;
@@ -1309,6 +1458,10 @@ export interface ProjectDetail {
   ownerId: string;
   role: Role2;
   /**
+   * The unit of its tasks' estimates: `points` (the default) or `hours`
+   */
+  estimateUnit: "points" | "hours";
+  /**
    * UTC ISO 8601 timestamp with milliseconds
    */
   createdAt: string;
@@ -1320,6 +1473,16 @@ export interface ProjectDetail {
    * Number of tasks in each of the project's states, by state key (every state present, 0 when none)
    */
   taskCounts: {
+    [k: string]: number | undefined;
+  };
+  /**
+   * Bytes of file storage the project's attachments use, each distinct file counted once (the same bytes attached twice are stored once); PROJECT_STORAGE_QUOTA caps it
+   */
+  storageBytes: number;
+  /**
+   * The sum of the estimates of the tasks in each of the project's states, by state key, in the project's estimateUnit (every state present, 0 when none)
+   */
+  estimateTotals: {
     [k: string]: number | undefined;
   };
 }
@@ -1409,6 +1572,10 @@ export interface Task {
    */
   blocked: boolean;
   /**
+   * How many files are attached to the task (GET /tasks/{id}/attachments)
+   */
+  attachmentCount: number;
+  /**
    * The task's place in the board's order: an opaque key, unique in the project, that sorts (byte by byte) in the order of the board within each status (`sort=position`). A new task goes to the end; a status change keeps it; `POST /tasks/{id}/move` sets it
    */
   position: string;
@@ -1418,6 +1585,23 @@ export interface Task {
   fields: {
     [k: string]: FieldValue | undefined;
   };
+  recurrence: Recurrence | null;
+  /**
+   * The recurring task whose completion made this one (its next occurrence); null for any other task
+   */
+  recurredFromId: string | null;
+  /**
+   * The due date the task's next occurrence gets when it is completed: the rule's next date after `dueDate` (UTC); null when not recurring or when the rule has no further date (`COUNT` or `UNTIL` reached)
+   */
+  nextDueDate: string | null;
+  /**
+   * The task's estimate, a number ≥ 0 in its project's estimateUnit (points or hours); null when none
+   */
+  estimate: number | null;
+  /**
+   * The minutes of all time entries logged on the task (GET /tasks/{id}/time-entries)
+   */
+  timeSpentMinutes: number;
 }
 export interface Comment {
   /**
@@ -1444,6 +1628,10 @@ export interface Comment {
    */
   mentionIds: string[];
   /**
+   * The attachments the comment names (attachmentIds), oldest first; each has this commentId
+   */
+  attachments: Attachment[];
+  /**
    * UTC ISO 8601 timestamp with milliseconds
    */
   createdAt: string;
@@ -1451,6 +1639,52 @@ export interface Comment {
    * UTC ISO 8601 timestamp with milliseconds
    */
   updatedAt: string;
+}
+export interface Attachment {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  /**
+   * Resource id (UUIDv7)
+   */
+  taskId: string;
+  /**
+   * The comment naming the attachment, if any
+   */
+  commentId: string | null;
+  /**
+   * As uploaded, for display: Unicode kept, control characters and path separators removed, at most 255 bytes of UTF-8
+   */
+  filename: string;
+  /**
+   * Decided from the file's own bytes, never the uploader's word (application/octet-stream when unknown)
+   */
+  contentType: string;
+  /**
+   * Bytes
+   */
+  size: number;
+  /**
+   * SHA-256 of the bytes, lower-case hex (also the content ETag)
+   */
+  sha256: string;
+  /**
+   * Null once the uploader’s account is deleted
+   */
+  uploaderId: string | null;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  createdAt: string;
+  /**
+   * Whether GET /attachments/{id}/thumbnail has a preview (PNG, JPEG, GIF, WebP of at most 50 megapixels)
+   */
+  thumbnail: boolean;
+  /**
+   * A signed link to the bytes, usable without a token until it expires (ATTACHMENT_LINK_TTL): a path relative to the server, `/api/v1/attachments/{id}/content?expires=…&signature=…`
+   */
+  downloadUrl: string;
 }
 export interface Label {
   /**
@@ -1734,6 +1968,68 @@ export interface MarkAllRead {
 export interface Subscription {
   subscribed: boolean;
 }
+export interface TimeEntry {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  /**
+   * Resource id (UUIDv7)
+   */
+  taskId: string;
+  /**
+   * Resource id (UUIDv7)
+   */
+  userId: string;
+  minutes: number;
+  /**
+   * The UTC date the time was spent on, YYYY-MM-DD
+   */
+  date: string;
+  note: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  createdAt: string;
+}
+export interface StartedTimer {
+  timer: Timer;
+  /**
+   * The entry the timer running before became, if one was running (and ran a minute or more)
+   */
+  stopped: TimeEntry | null;
+}
+export interface Timer {
+  /**
+   * Resource id (UUIDv7)
+   */
+  taskId: string;
+  /**
+   * Resource id (UUIDv7)
+   */
+  userId: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  startedAt: string;
+}
+export interface StoppedTimer {
+  /**
+   * The entry the stopped timer became; null when it ran under a minute
+   */
+  entry: TimeEntry | null;
+}
+export interface TimeReportRow {
+  /**
+   * The group's key: a user's id, a task's id, or a date (YYYY-MM-DD)
+   */
+  key: string;
+  /**
+   * The user's name, the task's key and title, or the date
+   */
+  label: string;
+  minutes: number;
+}
 
 
 /** Procedures that take no input. */
@@ -1802,6 +2098,9 @@ export const PROCEDURE_KINDS = {
   "relations.list": "query",
   "relations.create": "mutation",
   "relations.delete": "mutation",
+  "attachments.list": "query",
+  "attachments.get": "query",
+  "attachments.delete": "mutation",
   "activity.listForProject": "query",
   "activity.listForTask": "query",
   "webhooks.create": "mutation",
@@ -1817,17 +2116,28 @@ export const PROCEDURE_KINDS = {
   "notifications.events": "subscription",
   "watching.get": "query",
   "watching.subscribe": "mutation",
-  "watching.unsubscribe": "mutation"
+  "watching.unsubscribe": "mutation",
+  "time.listEntries": "query",
+  "time.createEntry": "mutation",
+  "time.getEntry": "query",
+  "time.updateEntry": "mutation",
+  "time.deleteEntry": "mutation",
+  "time.startTimer": "mutation",
+  "time.stopTimer": "mutation",
+  "time.currentTimer": "query",
+  "time.report": "query"
 } as const;
 
 /** Every `reason` the server gives, as in @tasklane/schemas. */
 export const ERROR_REASONS = [
   "ALREADY_MEMBER",
   "ASSIGNEE_NOT_MEMBER",
+  "ATTACHMENT_NOT_IN_TASK",
   "CONCURRENT_CHANGE",
   "DATABASE_UNAVAILABLE",
   "EMAIL_NOT_VERIFIED",
   "EMAIL_TAKEN",
+  "FILE_REQUIRED",
   "FIELD_EXISTS",
   "FIELD_LIMIT",
   "IDEMPOTENCY_KEY_REUSED",
@@ -1840,7 +2150,9 @@ export const ERROR_REASONS = [
   "INVALID_IDEMPOTENCY_KEY",
   "INVALID_IF_MATCH",
   "INVALID_NEIGHBOUR",
+  "INVALID_RECURRENCE",
   "INVALID_RESET_TOKEN",
+  "INVALID_SIGNED_LINK",
   "INVALID_SSO_CODE",
   "INVALID_UNSUBSCRIBE_TOKEN",
   "JSON_TOO_DEEP",
@@ -1864,7 +2176,9 @@ export const ERROR_REASONS = [
   "PASSWORD_LOGIN_DISABLED",
   "PAYLOAD_TOO_LARGE",
   "PROJECT_KEY_TAKEN",
+  "QUOTA_EXCEEDED",
   "RATE_LIMITED",
+  "RECURRENCE_NEEDS_DUE_DATE",
   "RELATION_CYCLE",
   "RELATION_EXISTS",
   "RELATION_TO_SELF",
