@@ -65,8 +65,9 @@ export const TaskSchema = z
         "The task's place in the board's order: an opaque key, unique in the project, that sorts (byte by byte) in the order of the board within each status (`sort=position`). A new task goes to the end; a status change keeps it; `POST /tasks/{id}/move` sets it",
       example: 'a3',
     }),
+    // Values typed as possibly absent: a lookup by any field id may find none (and so the SDK's type, generated from this schema, reads it).
     fields: z
-      .record(z.string(), FieldValueSchema)
+      .record(z.string(), FieldValueSchema.optional())
       .meta({ description: "The task's custom field values by field id (GET /projects/{id}/fields): only the fields that have a value", example: {} }),
     recurrence: RecurrenceSchema.nullable(),
     recurredFromId: IdSchema.nullable().meta({ description: 'The recurring task whose completion made this one (its next occurrence); null for any other task' }),

@@ -174,7 +174,7 @@ export function mergeFieldValues(before: Record<string, FieldValue>, writes: rea
 }
 
 /** The fields whose values differ, as one `fields` change: the old and new value of each (null: none). */
-export function fieldValueChanges(before: Record<string, FieldValue>, after: Record<string, FieldValue>): { old: Record<string, FieldValue | null>; new: Record<string, FieldValue | null> } | undefined {
+export function fieldValueChanges(before: Readonly<Record<string, FieldValue | undefined>>, after: Readonly<Record<string, FieldValue | undefined>>): { old: Record<string, FieldValue | null>; new: Record<string, FieldValue | null> } | undefined {
   const old: Record<string, FieldValue | null> = {};
   const next: Record<string, FieldValue | null> = {};
   for (const id of new Set([...Object.keys(before), ...Object.keys(after)])) {
