@@ -32,6 +32,7 @@ describe('projects: create, list, get, update, delete', () => {
       description: 'Difference engine',
       ownerId: owner.id,
       role: 'ADMIN',
+      estimateUnit: 'points',
       createdAt: expect.stringMatching(ISO_MS),
       updatedAt: expect.stringMatching(ISO_MS),
     });

@@ -125,7 +125,7 @@ describe('the data directory and the operator commands', () => {
     try {
       await register(server, 'since-start@example.com');
       const file = join(scratch, 'live.tar.gz');
-      expect(await runTasklane({ ...env, PORT: String(port) }, 'backup', file)).toMatchObject({ code: 0, stdout: `Backup of the running server written to ${file}.\n` });
+      expect(await runTasklane({ ...env, PORT: String(port) }, 'backup', file)).toMatchObject({ code: 0, stdout: `Backup of the running server written to ${file}.\nAttachment files included: 0.\n` });
       // the channel is not on the network
       expect((await call(server.baseUrl, 'GET', '/backup')).status).toBe(404);
 
