@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { backendCpuSeconds, postgresCpuByPid, startServer, stopAll } from './processes.mjs';
+import { positionKeySql } from './seed.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 const serverMain = join(root, 'apps/server/dist/main.mjs');
@@ -78,15 +79,18 @@ async function fill(projectId, userId, from, to) {
   for (let start = from; start < to; start += 100_000) {
     const end = Math.min(to, start + 100_000) - 1;
     await sql`
-      insert into tasks (id, project_id, title, description, status, priority, due_date, assignee_id, created_by_id, created_at, updated_at)
+      insert into tasks (id, project_id, title, description, status, priority, due_date, assignee_id, created_by_id, number, position, created_at, updated_at)
       select gen_random_uuid(), ${projectId}, 'Task ' || i, 'Details of task ' || i || ' ' || md5(i::text),
-             (array['TODO','IN_PROGRESS','IN_REVIEW','DONE','CANCELLED'])[1 + i % 5]::task_status,
+             (array['TODO','IN_PROGRESS','IN_REVIEW','DONE','CANCELLED'])[1 + i % 5],
              (array['LOW','MEDIUM','HIGH','URGENT'])[1 + i % 4]::task_priority,
              case when i % 3 = 0 then null else timestamptz '2027-01-01' + (i % 365) * interval '1 day' end,
              case when i % 4 = 0 then ${userId}::uuid end,
-             ${userId}, timestamptz '2026-01-01' + i * interval '1 millisecond', timestamptz '2026-01-01' + i * interval '1 millisecond'
+             ${userId}, i + 1, ${sql.unsafe(positionKeySql('i + 1'))},
+             timestamptz '2026-01-01' + i * interval '1 millisecond', timestamptz '2026-01-01' + i * interval '1 millisecond'
       from generate_series(${start}::int, ${end}::int) as i`;
   }
+  // Numbers go on after the filled ones, as the service takes them (migration 0011).
+  await sql`update projects set next_task_number = ${to + 1} where id = ${projectId}`;
   // A settled table, as autovacuum leaves one: otherwise the cell races its first pass over the new rows.
   await sql`vacuum (analyze) tasks`;
 }
@@ -126,9 +130,11 @@ async function measure(path, token) {
 /** Gives `userId` projects number `from` … `to - 1`, each with its membership (ADMIN, as its owner). */
 async function fillProjects(userId, from, to) {
   await sql`
-    insert into projects (id, name, description, owner_id, created_at, updated_at)
-    select gen_random_uuid(), 'Project ' || i, 'Scale project ' || i, ${userId}, now(), now()
+    insert into projects (id, name, description, owner_id, key, created_at, updated_at)
+    select gen_random_uuid(), 'Project ' || i, 'Scale project ' || i, ${userId}, 'SP' || i, now(), now()
     from generate_series(${from}::int, ${to - 1}::int) as i`;
+  // Each key taken, as the service takes one (migration 0011).
+  await sql`insert into project_keys (key, project_id) select key, id from projects where key like 'SP%' on conflict do nothing`;
   await sql`
     insert into memberships (id, project_id, user_id, role, created_at, updated_at)
     select gen_random_uuid(), p.id, ${userId}, 'ADMIN', now(), now()

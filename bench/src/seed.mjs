@@ -35,6 +35,13 @@ export const emailOf = (n) => `user${n}@bench.test`;
 // The same rules in SQL and in JS, so fixtures agree with the rows.
 export const memberCount = (project) => (project === 0 ? 20 : 5 + ((project * 7) % 16));
 export const memberUser = (project, k) => (project * 5 + k) % USERS;
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/**
+ * SQL for a board position (migration 0013): the `fractional-indexing` integer key of the number
+ * `n` (below 62^4), 'd' and four base-62 digits, as the library writes integer keys, so the keys
+ * sort as the numbers do and the service's moves compute between them.
+ */
+export const positionKeySql = (n) => `'d' || ${[3, 2, 1, 0].map((k) => `substr('${BASE62}', ((${n}) / ${62 ** k} % 62)::int + 1, 1)`).join(' || ')}`;
 /** k = 0 is the owner (ADMIN); every fourth a VIEWER; the rest EDITORs. */
 const roleSql = (k) => `case when ${k} = 0 then 'ADMIN' when ${k} % 4 = 3 then 'VIEWER' else 'EDITOR' end::member_role`;
 
@@ -66,16 +73,17 @@ insert into labels (id, project_id, name, color, created_at, updated_at)
     (array['#d73a4a','#0e8a16','#6b7280','#a855f7','#0075ca','#f59e0b'])[1 + k], now(), now()
   from generate_series(0, ${PROJECTS - 1}) p, generate_series(0, ${LABELS_PER_PROJECT - 1}) k;
 insert into tasks (id, project_id, title, description, status, priority, due_date, assignee_id, created_by_id, completed_at,
-  label_ids, comment_count, number, created_at, updated_at)
+  label_ids, comment_count, number, position, created_at, updated_at)
   select ${id('task', 'n')}, ${id('project', 'p')}, 'Task ' || n || ': ship the thing',
     'A realistic description of task ' || n || ', a few words long, as people write them.',
-    (array['TODO','IN_PROGRESS','IN_REVIEW','DONE','CANCELLED'])[1 + n % 5]::task_status,
+    (array['TODO','IN_PROGRESS','IN_REVIEW','DONE','CANCELLED'])[1 + n % 5],
     (array['LOW','MEDIUM','HIGH','URGENT'])[1 + n % 4]::task_priority,
     case when n % 3 = 0 then null else now() + (n % 90) * interval '1 day' end,
     case when n % 7 = 6 then null else ${id('user', `(p * 5 + n % ${members('p')}) % ${USERS}`)} end,
     ${id('user', `(p * 5) % ${USERS}`)},
     case when n % 5 = 3 then now() else null end,
     ${labelIds}, ${commentCount}, row_number() over (partition by p order by n),
+    ${positionKeySql('row_number() over (partition by p order by n)')},
     now() - (${TASKS} - n) * interval '1 second', now() - (${TASKS} - n) * interval '1 second'
   from (select n, ${projectOfTask('n')} as p from generate_series(0, ${TASKS - 1}) n) t;
 insert into comments (id, task_id, author_id, text, created_at, updated_at)
@@ -95,9 +103,9 @@ insert into memberships (id, project_id, user_id, role, created_at, updated_at)
   select ${id('membership', `${HOT_PROJECT * 100} + k`)}, ${id('project', HOT_PROJECT)}, ${id('user', `${HOT_OWNER} + k`)},
     case when k = 0 then 'ADMIN' else 'EDITOR' end::member_role, now(), now()
   from generate_series(0, ${HOT_EDITORS}) k;
-insert into tasks (id, project_id, title, description, status, priority, created_by_id, number, created_at, updated_at)
+insert into tasks (id, project_id, title, description, status, priority, created_by_id, number, position, created_at, updated_at)
   select ${id('task', 'n')}, ${id('project', HOT_PROJECT)}, case when n = ${HOT_TASK} then 'The hot task' else 'Probe task ' || n end,
-    'Written by every connection at once.', 'TODO', 'MEDIUM', ${id('user', HOT_OWNER)}, n - ${HOT_TASK} + 1, now(), now()
+    'Written by every connection at once.', 'TODO', 'MEDIUM', ${id('user', HOT_OWNER)}, n - ${HOT_TASK} + 1, ${positionKeySql(`n - ${HOT_TASK} + 1`)}, now(), now()
   from generate_series(${HOT_TASK}, ${HOT_TASK + PROBE_TASKS}) n;
 insert into task_watchers (task_id, user_id, subscribed, created_at, updated_at)
   select ${id('task', 'n')}, ${id('user', HOT_OWNER)}, true, now(), now() from generate_series(${HOT_TASK}, ${HOT_TASK + PROBE_TASKS}) n;
@@ -110,6 +118,14 @@ insert into project_task_counts (project_id, status, count)
 update projects set next_task_number = numbered.last + 1
   from (select project_id, max(number) as last from tasks group by project_id) as numbered where projects.id = numbered.project_id;
 insert into project_keys (key, project_id) select key, id from projects;
+-- Each project's workflow states: the five every new project starts with (migration 0010).
+insert into project_states (id, project_id, key, name, category, color, position)
+  select gen_random_uuid(), p.id, d.key, d.name, d.category, d.color, d.position
+  from projects as p cross join (values
+    ('TODO', 'To do', 'unstarted', '#6b7280', 0), ('IN_PROGRESS', 'In progress', 'started', '#2563eb', 1),
+    ('IN_REVIEW', 'In review', 'started', '#9333ea', 2), ('DONE', 'Done', 'completed', '#16a34a', 3),
+    ('CANCELLED', 'Cancelled', 'cancelled', '#dc2626', 4)
+  ) as d(key, name, category, color, position);
 analyze;
 `;
 }
