@@ -1,4 +1,4 @@
-import type { Attachment, Label, Member, Project, Task, TaskPriority } from '@tasklane/schemas';
+import type { Attachment, Field, Label, Member, Project, Task, TaskPriority } from '@tasklane/schemas';
 import { queryClient } from './hooks';
 import { client } from './session';
 
@@ -140,3 +140,16 @@ export function storeTask(task: Task | undefined, removedId?: string) {
   for (const parentId of parents) void queryClient.invalidateQueries({ queryKey: keys.subtasks(parentId) });
   if (projectId || removedId) void queryClient.invalidateQueries({ queryKey: keys.myTasks, refetchType: 'none' });
 }
+
+/** Custom fields (issue 36): the cache's keys of a project's fields, and of the list's server queries. */
+export const fieldKeys = {
+  fields: (projectId: string) => ['fields', projectId] as const,
+  /**
+   * A page run of the list filtered or sorted by a custom field, asked of the server. Not under
+   * `tasks` (those hold a project's whole array); every task change invalidates these at once.
+   */
+  taskQueries: (projectId: string) => ['task-query', projectId] as const,
+};
+
+/** A project's custom fields, in order. */
+export const loadFields = (projectId: string): Promise<Field[]> => client.fields.list({ id: projectId });

@@ -1,7 +1,7 @@
 import type { Task } from '@tasklane/schemas';
 import type { EventSubscription, ProjectEvent } from '@tasklane/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { keys, storeTask } from './data';
+import { fieldKeys, keys, storeTask } from './data';
 import { queryClient } from './hooks';
 import { client, describeError } from './session';
 
@@ -39,6 +39,10 @@ export function applyEvent(event: ProjectEvent) {
     void queryClient.invalidateQueries({ queryKey: keys.project(projectId) });
   }
   if (type === 'project.updated') void queryClient.invalidateQueries({ queryKey: keys.project(projectId) });
+  // Custom fields: the project's fields (an option deleted clears tasks, which come as task updates),
+  // and the list's server-side filtered or sorted pages, which any task or field change may reorder.
+  if (type.startsWith('field.')) void queryClient.invalidateQueries({ queryKey: fieldKeys.fields(projectId) });
+  if (type.startsWith('field.') || type.startsWith('task.')) void queryClient.invalidateQueries({ queryKey: fieldKeys.taskQueries(projectId) });
   if (type.startsWith('relation.')) void refreshRelated(event.resource as unknown as { taskId: string; relatedTaskId: string });
 }
 

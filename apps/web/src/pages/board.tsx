@@ -33,6 +33,7 @@ import { changeTask, moveTask } from '../task-actions';
 import { Avatar, EnumOptions, ErrorNote, Icon, LabelChips, Loading, MemberOptions, Page, SubtaskProgress } from '../ui';
 import { NewTaskDialog } from './new-task';
 import { StatesEditor } from './states-editor';
+import { FieldsEditor } from './fields-editor';
 import { TaskList } from './task-list';
 import { TaskDetail } from './task-detail';
 
@@ -53,6 +54,7 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
   const labels = useQuery(keys.labels(projectId), () => loadLabels(projectId));
   const states = useStates(projectId);
   const [editingStates, setEditingStates] = useState(false);
+  const [editingFields, setEditingFields] = useState(false);
   const [filters, setFilters] = useState<TaskFilters>(NO_FILTERS);
   const [creating, setCreating] = useState<TaskStatus | undefined>(undefined);
   const search = useRef<HTMLInputElement>(null);
@@ -102,6 +104,11 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
               Edit workflow
             </button>
           )}
+          {canAdminister(role) && (
+            <button type="button" onClick={() => setEditingFields(true)}>
+              Edit fields
+            </button>
+          )}
           <span class="muted" role="status">
             {live}
           </span>
@@ -113,7 +120,7 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
       {view === 'board' ? (
         <Board tasks={visible} states={columns} members={members.data ?? []} labels={labels.data ?? []} editable={editable} loading={tasks.loading || states.loading} onNew={setCreating} />
       ) : (
-        <TaskList tasks={visible} members={members.data ?? []} labels={labels.data ?? []} states={columns} editable={editable} />
+        <TaskList projectId={projectId} filters={filters} tasks={visible} members={members.data ?? []} labels={labels.data ?? []} states={columns} editable={editable} />
       )}
       {creating && (
         <NewTaskDialog
@@ -126,6 +133,7 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
         />
       )}
       {editingStates && <StatesEditor projectId={projectId} onClose={() => setEditingStates(false)} />}
+      {editingFields && <FieldsEditor projectId={projectId} onClose={() => setEditingFields(false)} />}
       {taskId && (
         <TaskDetail
           key={taskId}

@@ -13,6 +13,7 @@ import { Relations } from './task-relations';
 import { TaskHistory } from './task-history';
 import { ParentLink, Subtasks } from './task-subtasks';
 import { RecurrencePicker } from './recurrence-picker';
+import { TaskFields } from './task-fields';
 
 interface Props {
   taskId: string;
@@ -78,6 +79,7 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
               close();
             }}
           />
+          <TaskFields task={task.data} project={project} members={members} />
           <Subtasks task={task.data} editable={canEditTasks(project.role)} />
           <Relations task={task.data} project={project} editable={canEditTasks(project.role)} />
           <Attachments task={task.data} project={project} />

@@ -1,10 +1,15 @@
-import type { Label, Member, State, Task } from '@tasklane/schemas';
-import { useMemo, useState } from 'preact/hooks';
+import type { Field, Label, Member, State, Task } from '@tasklane/schemas';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
+import { fieldKeys, type TaskFilters } from '../data';
+import { FieldValueView, useFields } from '../fields';
 import { formatDay, isOverdue, PRIORITIES, PRIORITY_LABELS } from '../format';
+import { useQuery } from '../hooks';
+import { client } from '../session';
 import { closedKeys, StateOptions, stateName } from '../states';
 import { changeTask, type TaskPatch } from '../task-actions';
-import { announce, Avatar, LabelChips, MemberOptions, SubtaskProgress } from '../ui';
+import { announce, Avatar, ErrorNote, LabelChips, MemberOptions, SubtaskProgress } from '../ui';
 
 type SortKey = 'title' | 'status' | 'priority' | 'assignee' | 'dueDate';
 const COLUMNS: [SortKey, string][] = [
@@ -14,20 +19,56 @@ const COLUMNS: [SortKey, string][] = [
   ['assignee', 'Assignee'],
   ['dueDate', 'Due'],
 ];
+/** The built-in sorts the server also knows, for a list it pages (status and assignee it does not: creation order). */
+const SERVER_SORTS: Partial<Record<SortKey, string>> = { title: 'title', priority: 'priority', dueDate: 'dueDate' };
 
-/** The same filtered tasks as the board, as a sortable table with multi-select and bulk changes. */
-export function TaskList({ tasks, members, labels, states, editable }: { tasks: Task[]; members: Member[]; labels: Label[]; states: State[]; editable: boolean }) {
-  const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({ key: 'status', descending: false });
+/** A sort: a built-in column, or a custom field by its id (`field`), which the server sorts. */
+type Sort = { key: SortKey; field?: undefined; descending: boolean } | { key?: undefined; field: string; descending: boolean };
+
+/** The filter by one custom field: its id, and an equal value or (number, date) a range. */
+interface FieldFilter {
+  fieldId: string;
+  value: string;
+  from: string;
+  to: string;
+}
+const NO_FIELD_FILTER: FieldFilter = { fieldId: '', value: '', from: '', to: '' };
+
+/** How many tasks a page of the server's filtered or sorted list holds. */
+const PAGE = 50;
+/** The custom fields shown as columns until the person chooses. */
+const DEFAULT_COLUMNS = 3;
+
+/**
+ * The same filtered tasks as the board, as a sortable table with multi-select and bulk changes, and
+ * the project's custom fields as columns the person chooses. A filter or sort by a custom field is
+ * the server's (`field.<id>` query parameters, paged by cursor): the list then shows the pages it
+ * answers, with the board's other filters sent along.
+ */
+export function TaskList(props: { projectId: string; filters: TaskFilters; tasks: Task[]; members: Member[]; labels: Label[]; states: State[]; editable: boolean }) {
+  const { projectId, tasks, members, labels, states, editable } = props;
+  const [sort, setSort] = useState<Sort>({ key: 'status', descending: false });
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [fieldFilter, setFieldFilter] = useState<FieldFilter>(NO_FIELD_FILTER);
+  const fields = useFields(projectId);
+  const allFields = fields.data ?? [];
+  const [shownIds, setShownIds] = useFieldColumns(projectId, allFields);
+  const shown = allFields.filter((field) => shownIds.includes(field.id));
   const nameOf = (id: string | null) => (id ? (members.find((member) => member.userId === id)?.name ?? 'A former member') : '');
 
-  const rows = useMemo(() => {
+  const filterField = allFields.find((field) => field.id === fieldFilter.fieldId);
+  const params = serverParams(props.filters, filterField, fieldFilter, sort);
+  const served = useServedTasks(projectId, params);
+
+  const localRows = useMemo(() => {
+    if (params) return [];
+    const key = sort.key ?? 'status';
     const value = (task: Task): string | number => {
       // By board order; a status of no state (any more) last.
-      if (sort.key === 'status') return states.findIndex((state) => state.key === task.status) >>> 0;
-      if (sort.key === 'priority') return PRIORITIES.indexOf(task.priority);
-      if (sort.key === 'assignee') return nameOf(task.assigneeId).toLowerCase() || '\uffff';
-      if (sort.key === 'dueDate') return task.dueDate ?? '\uffff';
+      if (key === 'status') return states.findIndex((state) => state.key === task.status) >>> 0;
+      if (key === 'priority') return PRIORITIES.indexOf(task.priority);
+      if (key === 'assignee') return nameOf(task.assigneeId).toLowerCase() || '\uffff';
+      if (key === 'dueDate') return task.dueDate ?? '\uffff';
       return task.title.toLowerCase();
     };
     const sorted = tasks.slice().sort((a, b) => {
@@ -35,7 +76,8 @@ export function TaskList({ tasks, members, labels, states, editable }: { tasks: 
       return x < y ? -1 : x > y ? 1 : a.createdAt.localeCompare(b.createdAt);
     });
     return sort.descending ? sorted.reverse() : sorted;
-  }, [tasks, sort, members, states]);
+  }, [tasks, sort, members, states, Boolean(params)]);
+  const rows = params ? served.rows : localRows;
   const closed = closedKeys(states);
 
   const chosen = rows.filter((task) => selected.has(task.id));
@@ -46,13 +88,26 @@ export function TaskList({ tasks, members, labels, states, editable }: { tasks: 
       return next;
     });
   const allChosen = rows.length > 0 && chosen.length === rows.length;
+  const sortedBy = sort.field ? (allFields.find((field) => field.id === sort.field)?.name ?? 'a field') : params && !SERVER_SORTS[sort.key ?? 'status'] ? 'creation' : COLUMNS.find(([key]) => key === sort.key)?.[1];
+  const sortState = (active: boolean) => (active ? (sort.descending ? 'descending' : 'ascending') : undefined);
+  const sortButton = (label: ComponentChildren, active: boolean, next: () => Sort) => (
+    <button type="button" class="sort" onClick={() => setSort(next)}>
+      {label}
+      <span aria-hidden="true">{active ? (sort.descending ? ' ▼' : ' ▲') : ''}</span>
+    </button>
+  );
 
   return (
     <>
+      <div class="row list-tools">
+        <FieldFilterForm fields={allFields} members={members} filter={fieldFilter} setFilter={setFieldFilter} />
+        <ColumnChooser fields={allFields} shownIds={shownIds} setShownIds={setShownIds} />
+      </div>
+      <ErrorNote error={fields.error ?? served.error} />
       {editable && <BulkBar count={chosen.length} tasks={chosen} members={members} labels={labels} states={states} onDone={() => setSelected(new Set())} />}
       <div class="table-wrap">
-        <table class="task-table">
-          <caption class="visually-hidden">Tasks, sorted by {COLUMNS.find(([key]) => key === sort.key)?.[1]}</caption>
+        <table class="task-table" aria-busy={params ? served.loading : undefined}>
+          <caption class="visually-hidden">Tasks, sorted by {sortedBy}</caption>
           <thead>
             <tr>
               {editable && (
@@ -66,15 +121,13 @@ export function TaskList({ tasks, members, labels, states, editable }: { tasks: 
                 </th>
               )}
               {COLUMNS.map(([key, label]) => (
-                <th key={key} scope="col" aria-sort={sort.key === key ? (sort.descending ? 'descending' : 'ascending') : undefined}>
-                  <button
-                    type="button"
-                    class="sort"
-                    onClick={() => setSort((current) => ({ key, descending: current.key === key ? !current.descending : false }))}
-                  >
-                    {label}
-                    <span aria-hidden="true">{sort.key === key ? (sort.descending ? ' ▼' : ' ▲') : ''}</span>
-                  </button>
+                <th key={key} scope="col" aria-sort={sortState(sort.key === key)}>
+                  {sortButton(label, sort.key === key, () => ({ key, descending: sort.key === key ? !sort.descending : false }))}
+                </th>
+              ))}
+              {shown.map((field) => (
+                <th key={field.id} scope="col" class="field-column" aria-sort={sortState(sort.field === field.id)}>
+                  {sortButton(field.name, sort.field === field.id, () => ({ field: field.id, descending: sort.field === field.id ? !sort.descending : false }))}
                 </th>
               ))}
             </tr>
@@ -109,13 +162,184 @@ export function TaskList({ tasks, members, labels, states, editable }: { tasks: 
                   )}
                 </td>
                 <td class="due">{task.dueDate ? <time dateTime={task.dueDate}>{formatDay(task.dueDate)}</time> : ''}</td>
+                {shown.map((field) => (
+                  <td key={field.id} class="field-cell" data-field-id={field.id}>
+                    <FieldValueView field={field} value={task.fields[field.id]} members={members} />
+                  </td>
+                ))}
               </tr>
             ))}
           </tbody>
         </table>
       </div>
-      {rows.length === 0 && <p class="muted">No task matches.</p>}
+      {rows.length === 0 && !(params && served.loading) && <p class="muted">No task matches.</p>}
+      {params && served.more && (
+        <button type="button" disabled={served.loading} onClick={served.loadMore}>
+          Show more tasks
+        </button>
+      )}
     </>
+  );
+}
+
+/**
+ * The list's query for the server when a custom field filters or sorts it (else undefined: the
+ * board's loaded tasks are shown, filtered and sorted in the browser as before). The board's own
+ * filters go along as the API's parameters.
+ */
+function serverParams(filters: TaskFilters, field: Field | undefined, filter: FieldFilter, sort: Sort): Record<string, string | string[]> | undefined {
+  const fieldParams: Record<string, string> = {};
+  if (field) {
+    const key = `field.${field.id}`;
+    if (field.type === 'number' || field.type === 'date') {
+      if (filter.from) fieldParams[`${key}.gte`] = filter.from;
+      if (filter.to) fieldParams[`${key}.lte`] = filter.to;
+    } else if (filter.value) fieldParams[key] = filter.value;
+  }
+  if (Object.keys(fieldParams).length === 0 && !sort.field) return undefined;
+  const params: Record<string, string | string[]> = { ...fieldParams };
+  if (filters.assigneeId) params.assigneeId = filters.assigneeId;
+  if (filters.priority) params.priority = [filters.priority];
+  if (filters.labelId) params.labelId = [filters.labelId];
+  if (filters.text.trim()) params.q = filters.text.trim();
+  const by = sort.field ? `field.${sort.field}` : (SERVER_SORTS[sort.key ?? 'status'] ?? 'createdAt');
+  params.sort = `${sort.descending ? '-' : ''}${by}`;
+  return params;
+}
+
+/**
+ * The server's pages of a filtered or sorted list, as many as asked for (each page by the cursor of
+ * the one before). While another query or page loads, the rows shown before stay.
+ */
+function useServedTasks(projectId: string, params: Record<string, string | string[]> | undefined) {
+  const [pages, setPages] = useState(1);
+  const signature = JSON.stringify(params ?? null);
+  useEffect(() => setPages(1), [signature]);
+  const query = useQuery([...fieldKeys.taskQueries(projectId), signature, pages], async () => {
+    if (!params) return { items: [] as Task[], more: false };
+    const items: Task[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < pages; page += 1) {
+      const answer = await client.tasks.list({ projectId, ...params, limit: PAGE, ...(cursor ? { cursor } : {}) });
+      items.push(...answer.items);
+      cursor = answer.nextCursor ?? undefined;
+      if (!cursor) break;
+    }
+    return { items, more: cursor !== undefined };
+  });
+  const last = useRef<{ items: Task[]; more: boolean }>({ items: [], more: false });
+  if (query.data) last.current = query.data;
+  return { rows: last.current.items, more: last.current.more, loading: query.loading, error: query.error, loadMore: () => setPages((count) => count + 1) };
+}
+
+/** The custom fields shown as columns, remembered per project in this browser (the first few until chosen). */
+function useFieldColumns(projectId: string, fields: Field[]): [string[], (ids: string[]) => void] {
+  const storageKey = `tasklane.fieldColumns.${projectId}`;
+  const [stored, setStored] = useState<string[] | undefined>(() => readColumns(storageKey));
+  useEffect(() => setStored(readColumns(storageKey)), [storageKey]);
+  const choose = (ids: string[]) => {
+    window.localStorage.setItem(storageKey, JSON.stringify(ids));
+    setStored(ids);
+  };
+  return [stored ?? fields.slice(0, DEFAULT_COLUMNS).map((field) => field.id), choose];
+}
+
+function readColumns(storageKey: string): string[] | undefined {
+  try {
+    const value: unknown = JSON.parse(window.localStorage.getItem(storageKey) ?? 'null');
+    return Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function ColumnChooser({ fields, shownIds, setShownIds }: { fields: Field[]; shownIds: string[]; setShownIds: (ids: string[]) => void }) {
+  if (fields.length === 0) return null;
+  return (
+    <details class="column-chooser">
+      <summary>Field columns</summary>
+      <fieldset>
+        <legend>Custom fields shown as columns</legend>
+        {fields.map((field) => (
+          <label key={field.id} class="check">
+            <input
+              type="checkbox"
+              checked={shownIds.includes(field.id)}
+              onChange={(event) => setShownIds(event.currentTarget.checked ? [...shownIds, field.id] : shownIds.filter((id) => id !== field.id))}
+            />
+            {field.name}
+          </label>
+        ))}
+      </fieldset>
+    </details>
+  );
+}
+
+/** The filter by a custom field: the field, then an option, a person, yes or no, a value, or (number, date) a range. */
+function FieldFilterForm({ fields, members, filter, setFilter }: { fields: Field[]; members: Member[]; filter: FieldFilter; setFilter: (filter: FieldFilter) => void }) {
+  if (fields.length === 0) return null;
+  const field = fields.find((item) => item.id === filter.fieldId);
+  const set = (key: keyof FieldFilter) => (event: Event) => setFilter({ ...filter, [key]: (event.currentTarget as HTMLInputElement | HTMLSelectElement).value });
+  let input: ComponentChildren = null;
+  if (field?.type === 'number' || field?.type === 'date') {
+    const type = field.type === 'number' ? 'number' : 'date';
+    input = (
+      <>
+        <label>
+          From
+          <input type={type} step={type === 'number' ? 'any' : undefined} value={filter.from} onInput={set('from')} />
+        </label>
+        <label>
+          To
+          <input type={type} step={type === 'number' ? 'any' : undefined} value={filter.to} onInput={set('to')} />
+        </label>
+      </>
+    );
+  } else if (field) {
+    const choices =
+      field.type === 'select' || field.type === 'multi_select'
+        ? field.options.map((option) => ({ id: option.id, name: option.name }))
+        : field.type === 'user'
+          ? members.map((member) => ({ id: member.userId, name: member.name }))
+          : field.type === 'checkbox'
+            ? [
+                { id: 'true', name: 'Yes' },
+                { id: 'false', name: 'No' },
+              ]
+            : undefined;
+    input = (
+      <label>
+        Value
+        {choices ? (
+          <select value={filter.value} onChange={set('value')}>
+            <option value="">Any</option>
+            {choices.map((choice) => (
+              <option key={choice.id} value={choice.id}>
+                {choice.name}
+              </option>
+            ))}
+          </select>
+        ) : (
+          <input type="search" value={filter.value} onInput={set('value')} />
+        )}
+      </label>
+    );
+  }
+  return (
+    <form class="filters field-filter" role="search" aria-label="Filter by a custom field" onSubmit={(event) => event.preventDefault()}>
+      <label>
+        Field
+        <select value={filter.fieldId} onChange={(event) => setFilter({ ...NO_FIELD_FILTER, fieldId: event.currentTarget.value })}>
+          <option value="">None</option>
+          {fields.map((item) => (
+            <option key={item.id} value={item.id}>
+              {item.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      {input}
+    </form>
   );
 }
 

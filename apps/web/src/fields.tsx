@@ -1,0 +1,65 @@
+import { FIELD_TYPES, type Field, type FieldType, type FieldValue, type Member } from '@tasklane/schemas';
+import { fieldKeys, loadFields } from './data';
+import { useQuery } from './hooks';
+
+/** Custom fields' shared pieces: their types in words, the project's fields, and a value as the list and dialog show it. */
+export const FIELD_TYPE_LABELS = {
+  text: 'Text',
+  number: 'Number',
+  date: 'Date',
+  select: 'Single choice',
+  multi_select: 'Multiple choice',
+  user: 'Person',
+  checkbox: 'Checkbox',
+  url: 'Link',
+} as const satisfies Record<FieldType, string>;
+export { FIELD_TYPES };
+
+/** Whether a field of the type has options (select and multi_select). */
+export const hasOptions = (type: FieldType) => type === 'select' || type === 'multi_select';
+
+/** A project's custom fields, in order; the live stream refreshes them on every field event. */
+export const useFields = (projectId: string) => useQuery(fieldKeys.fields(projectId), () => loadFields(projectId));
+
+const dayFormat = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
+/** A `YYYY-MM-DD` value is a calendar day, not an instant: shown as that day wherever the reader is. */
+const formatCalendarDay = (day: string) => {
+  const [year, month, date] = day.split('-').map(Number);
+  return year && month && date ? dayFormat.format(new Date(year, month - 1, date)) : day;
+};
+
+/** A task's value of a field, for reading (the list's cells, a viewer's dialog); nothing when it has none. */
+export function FieldValueView({ field, value, members }: { field: Field; value: FieldValue | undefined; members: Member[] }) {
+  if (value === undefined || value === null) return <span class="muted">—</span>;
+  switch (field.type) {
+    case 'select':
+    case 'multi_select': {
+      const ids = Array.isArray(value) ? value : [String(value)];
+      const chosen = field.options.filter((option) => ids.includes(option.id));
+      return (
+        <span class="field-options">
+          {chosen.map((option) => (
+            <span key={option.id} class="label-chip">
+              <span class="dot" style={{ background: option.color }} aria-hidden="true" />
+              {option.name}
+            </span>
+          ))}
+        </span>
+      );
+    }
+    case 'user':
+      return <span>{members.find((member) => member.userId === value)?.name ?? 'A former member'}</span>;
+    case 'checkbox':
+      return <span>{value ? 'Yes' : 'No'}</span>;
+    case 'date':
+      return <time dateTime={String(value)}>{formatCalendarDay(String(value))}</time>;
+    case 'url':
+      return (
+        <a href={String(value)} target="_blank" rel="noopener noreferrer">
+          {String(value)}
+        </a>
+      );
+    default:
+      return <span>{String(value)}</span>;
+  }
+}

@@ -1,0 +1,270 @@
+import { DEFAULT_OPTION_COLOR, FIELD_NAME_MAX, FIELD_OPTION_NAME_MAX, type Field, type FieldOption, type FieldType } from '@tasklane/schemas';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { fieldKeys, keys } from '../data';
+import { FIELD_TYPE_LABELS, FIELD_TYPES, hasOptions, useFields } from '../fields';
+import { queryClient, useAction } from '../hooks';
+import { client } from '../session';
+import { announce, ConfirmButton, ErrorNote } from '../ui';
+
+/** An option as the editor sends it back in a PATCH: with its id (kept) or without (new). */
+type OptionChange = { id?: string; name: string; color: string };
+
+/** After a change of the fields: the list of them, and the tasks (a deleted field or option cleared values). */
+function refresh(projectId: string) {
+  for (const key of [fieldKeys.fields(projectId), fieldKeys.taskQueries(projectId), keys.tasks(projectId)]) void queryClient.invalidateQueries({ queryKey: key });
+}
+
+/**
+ * The project's custom fields editor (ADMIN and owner; the board shows its button to them only): the
+ * fields in order, each renamed, moved up or down, its options (select and multi_select) added,
+ * renamed, recoloured or deleted, or the field deleted; a new one added at the end. Every change is
+ * saved at once, as the workflow editor does.
+ */
+export function FieldsEditor({ projectId, onClose }: { projectId: string; onClose: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const fields = useFields(projectId);
+  const { busy, error, run } = useAction();
+  useEffect(() => {
+    if (dialog.current && !dialog.current.open) dialog.current.showModal();
+  }, []);
+
+  const save = async (what: string, action: () => Promise<unknown>) => {
+    const done = (await run(action)) !== undefined;
+    if (done) announce(what);
+    refresh(projectId);
+    return done;
+  };
+  const update = (field: Field, patch: { name?: string; position?: number; options?: OptionChange[] }, what: string) =>
+    save(what, () => client.fields.update({ id: projectId, fieldId: field.id, ...patch }));
+
+  const list = fields.data ?? [];
+  return (
+    <dialog ref={dialog} class="task-dialog fields-editor" aria-labelledby="fields-editor-title" onClose={onClose}>
+      <div class="dialog-head">
+        <h2 id="fields-editor-title">Custom fields</h2>
+        <button type="button" onClick={() => dialog.current?.close()} aria-label="Close">
+          ✕
+        </button>
+      </div>
+      <p class="muted small">The project's own fields for its tasks, in the order the task dialog shows them. A field's type never changes.</p>
+      <ErrorNote error={error ?? fields.error} />
+      {list.length === 0 && !fields.loading && <p class="muted">No custom fields yet.</p>}
+      <ol class="fields-list" aria-busy={busy || fields.loading}>
+        {list.map((field, index) => (
+          <FieldRow
+            key={field.id}
+            field={field}
+            first={index === 0}
+            last={index === list.length - 1}
+            busy={busy}
+            onUpdate={(patch, what) => update(field, patch, what)}
+            onDelete={() => void save(`${field.name} deleted.`, () => client.fields.delete({ id: projectId, fieldId: field.id }))}
+          />
+        ))}
+      </ol>
+      <NewField busy={busy} onAdd={(input) => save(`${input.name} added.`, () => client.fields.create({ id: projectId, ...input }))} />
+    </dialog>
+  );
+}
+
+const optionChanges = (options: FieldOption[]): OptionChange[] => options.map(({ id, name, color }) => ({ id, name, color }));
+
+function FieldRow(props: {
+  field: Field;
+  first: boolean;
+  last: boolean;
+  busy: boolean;
+  onUpdate: (patch: { name?: string; position?: number; options?: OptionChange[] }, what: string) => Promise<boolean>;
+  onDelete: () => void;
+}) {
+  const { field, busy } = props;
+  const [name, setName] = useState(field.name);
+  const [deleting, setDeleting] = useState(false);
+  useEffect(() => setName(field.name), [field.name]);
+  const rename = () => {
+    const trimmed = name.trim();
+    if (trimmed && trimmed !== field.name) void props.onUpdate({ name: trimmed }, `Renamed to ${trimmed}.`);
+    else setName(field.name);
+  };
+  return (
+    <li class="field-row" data-field-id={field.id}>
+      <div class="row">
+        <input
+          class="grow"
+          value={name}
+          maxLength={FIELD_NAME_MAX}
+          aria-label={`Name of ${field.name}`}
+          disabled={busy}
+          onInput={(event) => setName(event.currentTarget.value)}
+          onBlur={rename}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter') {
+              event.preventDefault();
+              rename();
+            }
+          }}
+        />
+        <span class="muted small field-type">{FIELD_TYPE_LABELS[field.type]}</span>
+        <button type="button" class="icon" aria-label={`Move ${field.name} up`} disabled={busy || props.first} onClick={() => void props.onUpdate({ position: field.position - 1 }, `${field.name} moved up.`)}>
+          ↑
+        </button>
+        <button type="button" class="icon" aria-label={`Move ${field.name} down`} disabled={busy || props.last} onClick={() => void props.onUpdate({ position: field.position + 1 }, `${field.name} moved down.`)}>
+          ↓
+        </button>
+        <ConfirmButton
+          label={`Delete ${field.name}`}
+          question={`Delete ${field.name} and its value on every task?`}
+          confirmLabel="Delete field"
+          onConfirm={props.onDelete}
+          busy={busy}
+          open={deleting}
+          setOpen={setDeleting}
+        />
+      </div>
+      {hasOptions(field.type) && <OptionsEditor field={field} busy={busy} onChange={(options, what) => props.onUpdate({ options }, what)} />}
+    </li>
+  );
+}
+
+/** A select's options: each renamed, recoloured or deleted (after a confirmation: it is cleared from tasks), and new ones added. */
+function OptionsEditor({ field, busy, onChange }: { field: Field; busy: boolean; onChange: (options: OptionChange[], what: string) => Promise<boolean> }) {
+  const [name, setName] = useState('');
+  const [color, setColor] = useState<string>(DEFAULT_OPTION_COLOR);
+  const current = optionChanges(field.options);
+  const replace = (id: string, patch: Partial<OptionChange>) => current.map((option) => (option.id === id ? { ...option, ...patch } : option));
+  return (
+    <fieldset class="field-options-editor">
+      <legend>Options of {field.name}</legend>
+      <ul class="stack">
+        {field.options.map((option) => (
+          <OptionRow
+            key={option.id}
+            field={field}
+            option={option}
+            busy={busy}
+            onRename={(next) => void onChange(replace(option.id, { name: next }), `Option renamed to ${next}.`)}
+            onRecolour={(next) => void onChange(replace(option.id, { color: next }), `${option.name} recoloured.`)}
+            onDelete={() => void onChange(current.filter((other) => other.id !== option.id), `${option.name} deleted and cleared from tasks.`)}
+          />
+        ))}
+      </ul>
+      <div class="row" role="group" aria-label={`Add an option to ${field.name}`}>
+        <input type="color" value={color} aria-label="Colour of the new option" disabled={busy} onChange={(event) => setColor(event.currentTarget.value)} />
+        <input class="grow" value={name} maxLength={FIELD_OPTION_NAME_MAX} aria-label={`New option of ${field.name}`} disabled={busy} onInput={(event) => setName(event.currentTarget.value)} />
+        <button
+          type="button"
+          disabled={busy || !name.trim()}
+          onClick={async () => {
+            if (await onChange([...current, { name: name.trim(), color }], `${name.trim()} added.`)) setName('');
+          }}
+        >
+          Add option
+        </button>
+      </div>
+    </fieldset>
+  );
+}
+
+function OptionRow(props: { field: Field; option: FieldOption; busy: boolean; onRename: (name: string) => void; onRecolour: (color: string) => void; onDelete: () => void }) {
+  const { option, busy } = props;
+  const [name, setName] = useState(option.name);
+  const [deleting, setDeleting] = useState(false);
+  useEffect(() => setName(option.name), [option.name]);
+  const rename = () => {
+    const trimmed = name.trim();
+    if (trimmed && trimmed !== option.name) props.onRename(trimmed);
+    else setName(option.name);
+  };
+  return (
+    <li class="row">
+      <input type="color" value={option.color} aria-label={`Colour of option ${option.name}`} disabled={busy} onChange={(event) => props.onRecolour(event.currentTarget.value)} />
+      <input
+        class="grow"
+        value={name}
+        maxLength={FIELD_OPTION_NAME_MAX}
+        aria-label={`Name of option ${option.name}`}
+        disabled={busy}
+        onInput={(event) => setName(event.currentTarget.value)}
+        onBlur={rename}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter') {
+            event.preventDefault();
+            rename();
+          }
+        }}
+      />
+      <ConfirmButton
+        label={`Delete option ${option.name}`}
+        question={`Delete ${option.name}? It is cleared from every task that has it.`}
+        confirmLabel="Delete option"
+        onConfirm={props.onDelete}
+        busy={busy}
+        open={deleting}
+        setOpen={setDeleting}
+      />
+    </li>
+  );
+}
+
+/** A new field: its name, type and (for the choice types) first options with their colours. */
+function NewField({ busy, onAdd }: { busy: boolean; onAdd: (input: { name: string; type: FieldType; options?: { name: string; color: string }[] }) => Promise<boolean> }) {
+  const [name, setName] = useState('');
+  const [type, setType] = useState<FieldType>('text');
+  const [options, setOptions] = useState<{ name: string; color: string }[]>([]);
+  const setOption = (index: number, patch: Partial<{ name: string; color: string }>) => setOptions((list) => list.map((option, at) => (at === index ? { ...option, ...patch } : option)));
+  return (
+    <form
+      class="stack new-field"
+      aria-label="Add a field"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        const chosen = options.map((option) => ({ ...option, name: option.name.trim() })).filter((option) => option.name);
+        const added = await onAdd({ name: name.trim(), type, ...(hasOptions(type) ? { options: chosen } : {}) });
+        if (!added) return;
+        setName('');
+        setOptions([]);
+      }}
+    >
+      <div class="row">
+        <label class="grow">
+          New field
+          <input value={name} required maxLength={FIELD_NAME_MAX} onInput={(event) => setName(event.currentTarget.value)} />
+        </label>
+        <label>
+          Type
+          <select value={type} onChange={(event) => setType(event.currentTarget.value as FieldType)}>
+            {FIELD_TYPES.map((value) => (
+              <option key={value} value={value}>
+                {FIELD_TYPE_LABELS[value]}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {hasOptions(type) && (
+        <fieldset>
+          <legend>Options</legend>
+          <ol class="stack">
+            {options.map((option, index) => (
+              <li key={index} class="row">
+                <input type="color" value={option.color} aria-label={`Colour of option ${index + 1}`} onChange={(event) => setOption(index, { color: event.currentTarget.value })} />
+                <input class="grow" value={option.name} maxLength={FIELD_OPTION_NAME_MAX} aria-label={`Option ${index + 1}`} onInput={(event) => setOption(index, { name: event.currentTarget.value })} />
+                <button type="button" aria-label={`Remove option ${index + 1}`} onClick={() => setOptions((list) => list.filter((_, at) => at !== index))}>
+                  Remove
+                </button>
+              </li>
+            ))}
+          </ol>
+          <button type="button" onClick={() => setOptions((list) => [...list, { name: '', color: DEFAULT_OPTION_COLOR }])}>
+            Add an option
+          </button>
+        </fieldset>
+      )}
+      <div class="row">
+        <button type="submit" class="primary" disabled={busy}>
+          Add field
+        </button>
+      </div>
+    </form>
+  );
+}
