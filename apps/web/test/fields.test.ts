@@ -265,4 +265,20 @@ describe('custom fields in Chromium', () => {
     await expect.poll(() => fields.locator('dl dt').allTextContents()).toEqual(['Tier', 'Points', 'Checked']);
     expect(people.victor.pageErrors).toEqual([]);
   });
+  it('pages a list sorted by a field: the next page on asking', async () => {
+    const pointsId = await fieldId('Points');
+    for (let index = 0; index < 50; index += 1) await api.tasks.create({ projectId, title: `Extra ${index}`, fields: { [pointsId]: 100 + index } });
+    const { page } = people.ada;
+    // Sorted by Points, most first: the first page holds the 50 extras.
+    await page.reload();
+    await page.getByRole('button', { name: 'Points', exact: true }).click();
+    await page.getByRole('button', { name: 'Points', exact: true }).click();
+    await expect.poll(() => rowTitles(page)).toHaveLength(50);
+    expect((await rowTitles(page)).slice(0, 2)).toEqual(['Extra 49', 'Extra 48']);
+    await page.getByRole('button', { name: 'Show more tasks' }).click();
+    await expect.poll(() => rowTitles(page)).toHaveLength(53);
+    expect((await rowTitles(page)).slice(-3)).toEqual(['Gamma', 'Alpha', 'Beta']);
+    expect(await page.getByRole('button', { name: 'Show more tasks' }).count()).toBe(0);
+    expect(people.ada.pageErrors).toEqual([]);
+  });
 });
