@@ -140,3 +140,11 @@ export function storeTask(task: Task | undefined, removedId?: string) {
   for (const parentId of parents) void queryClient.invalidateQueries({ queryKey: keys.subtasks(parentId) });
   if (projectId || removedId) void queryClient.invalidateQueries({ queryKey: keys.myTasks, refetchType: 'none' });
 }
+
+/** Time tracking's cache keys (estimates and time: task-time.tsx, timer.tsx, pages/time-report.tsx). */
+export const timeKeys = {
+  /** The signed-in person's running timer (null: none). */
+  timer: ['timer'] as const,
+  entries: (taskId: string) => ['time-entries', taskId] as const,
+  report: (projectId: string, from: string, to: string, groupBy: string) => ['time-report', projectId, from, to, groupBy] as const,
+};

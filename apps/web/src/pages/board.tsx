@@ -35,6 +35,7 @@ import { NewTaskDialog } from './new-task';
 import { StatesEditor } from './states-editor';
 import { TaskList } from './task-list';
 import { TaskDetail } from './task-detail';
+import { TimeSummary } from '../time';
 
 export type View = 'board' | 'list';
 
@@ -97,6 +98,7 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
             List
           </a>
           <a href={`/projects/${projectId}/members`}>Members</a>
+          <a href={`/projects/${projectId}/time`}>Time</a>
           {canAdminister(role) && (
             <button type="button" onClick={() => setEditingStates(true)}>
               Edit workflow
@@ -462,6 +464,7 @@ function CardFace({ task, members, labels, closed, link = false }: { task: Task;
           </span>
         ) : null}
         <SubtaskProgress task={task} />
+        <TimeSummary task={task} />
         <span class="spacer" />
         {assignee ? <Avatar name={assignee} /> : <span class="visually-hidden">Unassigned</span>}
       </div>
