@@ -1,5 +1,5 @@
 import { type EstimateUnit, ESTIMATE_UNITS, TIME_REPORT_GROUPS } from '@tasklane/schemas';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { keys, timeKeys } from '../data';
 import { canAdminister } from '../format';
 import { queryClient, useAction, useQuery } from '../hooks';
@@ -60,6 +60,9 @@ export function TimeReportPage({ params }: { params: { projectId: string } }) {
     valid ? client.time.report({ id: projectId, from: range.from, to: range.to, groupBy }) : Promise.resolve([]),
   );
   const download = useAction();
+  // The estimate totals follow every task's change, which no live event of the project's carries:
+  // read the project afresh on opening (the cache shows what it had meanwhile).
+  useEffect(() => project.reload(), [projectId]);
 
   if (project.error) return <Page title="Time"><ErrorNote error={project.error} /></Page>;
   if (!project.data) return <Loading what="the project" />;
