@@ -146,5 +146,7 @@ export const timeKeys = {
   /** The signed-in person's running timer (null: none). */
   timer: ['timer'] as const,
   entries: (taskId: string) => ['time-entries', taskId] as const,
+  /** Every report (the prefix of `report`): any entry's change may alter them. */
+  reports: ['time-report'] as const,
   report: (projectId: string, from: string, to: string, groupBy: string) => ['time-report', projectId, from, to, groupBy] as const,
 };

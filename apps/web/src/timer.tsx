@@ -18,13 +18,18 @@ onSessionChange((user) => {
 /** The task a timer runs on, for its title (from the cache when a board has it). */
 const useTimerTask = (timer: Timer | null | undefined) => useQuery(keys.task(timer?.taskId ?? 'none'), () => (timer ? client.tasks.get({ id: timer.taskId }) : Promise.resolve(null as Task | null)));
 
-/** An entry was logged on a task: its list and its total (timeSpentMinutes) are read again. */
-async function refreshLogged(entry: TimeEntry | null) {
-  if (!entry) return;
-  void queryClient.invalidateQueries({ queryKey: timeKeys.entries(entry.taskId) });
-  const task = await client.tasks.get({ id: entry.taskId }).catch(() => undefined);
+/**
+ * A task's time entries changed (here, or by anyone: the live stream's `time_entry.*` events): its
+ * list, the reports, and its total (`timeSpentMinutes`, on the card too) are read again.
+ */
+export async function refreshTaskTime(taskId: string) {
+  void queryClient.invalidateQueries({ queryKey: timeKeys.entries(taskId) });
+  void queryClient.invalidateQueries({ queryKey: timeKeys.reports });
+  const task = await client.tasks.get({ id: taskId }).catch(() => undefined);
   if (task) storeTask(task);
 }
+
+const refreshLogged = async (entry: TimeEntry | null) => entry && (await refreshTaskTime(entry.taskId));
 
 /** What stopping logged, said to screen readers and shown by the dialog. */
 const loggedMessage = (entry: TimeEntry | null, title: string | undefined) =>

@@ -1,12 +1,12 @@
 import type { Member, Project, Task, TimeEntry } from '@tasklane/schemas';
 import { useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
-import { storeTask, timeKeys } from '../data';
+import { timeKeys } from '../data';
 import { canAdminister, canEditTasks, formatDay } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { client } from '../session';
 import { formatEstimate, formatMinutes, parseDuration, todayUtc } from '../time';
-import { Elapsed, startTimer, stopTimer, useTimer } from '../timer';
+import { Elapsed, refreshTaskTime, startTimer, stopTimer, useTimer } from '../timer';
 import { ErrorNote } from '../ui';
 
 const DURATION_HINT = 'Minutes, or like 1h 30m';
@@ -28,11 +28,7 @@ export function TaskTime({ task, project, members }: { task: Task; project: Proj
   const mayChangeAny = canAdminister(project.role);
   const nameOf = (userId: string) => members.find((member) => member.userId === userId)?.name ?? 'A former member';
 
-  /** After a change to the entries: the task's total is read again (the card shows it too). */
-  const refreshTotal = async () => {
-    const fresh = await client.tasks.get({ id: task.id }).catch(() => undefined);
-    if (fresh) storeTask(fresh);
-  };
+  const refresh = () => refreshTaskTime(task.id);
 
   return (
     <section class="task-time" aria-labelledby="time-title">
@@ -67,8 +63,7 @@ export function TaskTime({ task, project, members }: { task: Task; project: Proj
           submitLabel="Log time"
           onSubmit={async (fields) => {
             await client.time.createEntry({ id: task.id, ...fields });
-            entries.reload();
-            await refreshTotal();
+            await refresh();
           }}
         />
       )}
@@ -95,10 +90,7 @@ export function TaskTime({ task, project, members }: { task: Task; project: Proj
                 entry={entry}
                 who={nameOf(entry.userId)}
                 changeable={editable && (entry.userId === me.id || mayChangeAny)}
-                onChanged={() => {
-                  entries.reload();
-                  void refreshTotal();
-                }}
+                onChanged={() => void refresh()}
               />
             ))}
           </tbody>
