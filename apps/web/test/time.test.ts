@@ -8,7 +8,8 @@ import { accessibilityViolations, card, column, launchChromium, register, type S
  * ("1h 30m") and its total, the timer started and stopped from the dialog, the header and the
  * command palette (one timer at a time: starting another stops the first), and the project's time
  * report with its CSV download. A timer stopped under a minute logs nothing, as the API documents
- * (DELETE /auth/me/timer → { entry: null }). The browser runs in UTC, as entries are dated.
+ * (DELETE /auth/me/timer → { entry: null }). Time logged elsewhere reaches the card live. The browser
+ * runs in UTC, as entries are dated.
  */
 describe('estimates, time entries, the timer and the time report in Chromium', () => {
   let server: Server;
@@ -179,6 +180,21 @@ describe('estimates, time entries, the timer and the time report in Chromium', (
 
     await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Board' }).click();
     await expect.poll(() => summary('Prune the trees').textContent()).toBe('Estimate 3 h · Time spent 2h');
+
+    // Time logged elsewhere (another device, through the API) reaches the card through the live stream.
+    const href = await card(page, 'Prune the trees').getByRole('link', { name: 'Prune the trees' }).getAttribute('href');
+    const taskId = href!.split('/').at(-1)!;
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('status').filter({ hasText: 'Live' }).waitFor();
+    const status = await page.evaluate(async (id) => {
+      const response = await fetch(`/api/v1/tasks/${id}/time-entries`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${localStorage.getItem('tasklane.token')}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ minutes: 30 }),
+      });
+      return response.status;
+    }, taskId);
+    expect(status).toBe(201);
+    await expect.poll(() => summary('Prune the trees').textContent()).toBe('Estimate 3 h · Time spent 2h 30m');
     expect(pageErrors).toEqual([]);
   });
 });
