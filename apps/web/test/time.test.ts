@@ -109,7 +109,7 @@ describe('estimates, time entries, the timer and the time report in Chromium', (
     const dialog = page.getByRole('dialog', { name: 'Prune the trees' });
     const time = timeSection(dialog);
     await time.getByRole('button', { name: 'Start timer' }).click();
-    await time.getByRole('status').filter({ hasText: 'Timer running' }).waitFor();
+    await time.getByText('Timer running').waitFor();
     await header().getByRole('link', { name: 'Prune the trees' }).waitFor();
     // It ticks: the elapsed time moves on from where it was.
     const first = await header().locator('time.elapsed').textContent();

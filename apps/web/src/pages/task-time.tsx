@@ -41,7 +41,8 @@ export function TaskTime({ task, project, members }: { task: Task; project: Proj
         <div class="row timer-row">
           {timing && timer.data ? (
             <>
-              <span role="status">
+              {/* No live region: a time ticking every second would be read out every second. */}
+              <span class="timer-running">
                 Timer running <Elapsed since={timer.data.startedAt} />
               </span>
               <button type="button" disabled={timerAction.busy} onClick={() => void timerAction.run(stopTimer).then((message) => message && setSaid(message))}>
