@@ -10,6 +10,8 @@ import { MembersPage } from './pages/members';
 import { MyTasksPage } from './pages/my-tasks';
 import { ForgotPasswordPage, ResetPasswordPage } from './pages/password-reset';
 import { ProjectsPage } from './pages/projects';
+import { TimeReportPage } from './pages/time-report';
+import { TimerIndicator, useTimerCommands } from './timer';
 import { client, describeError, hasStoredToken, onSessionChange, signOut } from './session';
 import { queryClient } from './hooks';
 import { useOnline } from './live';
@@ -47,6 +49,7 @@ function Session() {
   const online = useOnline();
   useGlobalKeys((which) => user && setOverlay(which));
   const projectId = /^\/projects\/([^/]+)/.exec(path)?.[1];
+  const timerCommands = useTimerCommands(/^\/projects\/[^/]+\/tasks\/([^/]+)/.exec(path)?.[1]);
   const actions = useMemo<Command[]>(
     () => [
       ...(projectId
@@ -57,6 +60,7 @@ function Session() {
             { id: 'members', label: 'Show the members', group: 'Actions' as const, run: () => route(`/projects/${projectId}/members`) },
           ]
         : []),
+      ...timerCommands,
       { id: 'projects', label: 'Go to projects', group: 'Actions', run: () => route('/') },
       { id: 'my-tasks', label: 'Go to my tasks', group: 'Actions', run: () => route('/my-tasks') },
       { id: 'account', label: 'Go to account', group: 'Actions', run: () => route('/account') },
@@ -64,7 +68,7 @@ function Session() {
       { id: 'theme', label: theme === 'dark' ? 'Use the light theme' : 'Use the dark theme', group: 'Actions', run: toggleTheme },
       { id: 'help', label: 'Show keyboard shortcuts', group: 'Actions', run: () => setTimeout(() => setOverlay('help')) },
     ],
-    [projectId, theme],
+    [projectId, theme, timerCommands],
   );
 
   useEffect(
@@ -120,6 +124,7 @@ function Session() {
             Account
           </a>
         </nav>
+        <TimerIndicator />
         <Bell current={path === '/inbox'} />
         <button type="button" class="palette-button" onClick={() => setOverlay('palette')} aria-keyshortcuts="Control+K Meta+K">
           Search <kbd>Ctrl K</kbd>
@@ -148,6 +153,7 @@ function Session() {
         <Route path="/projects/:projectId/list" component={ListPage} />
         <Route path="/projects/:projectId/tasks/:taskId" component={BoardPage} />
         <Route path="/projects/:projectId/members" component={MembersPage} />
+        <Route path="/projects/:projectId/time" component={TimeReportPage} />
         <Route default component={ProjectsPage} />
       </Router>
       {overlay?.kind === 'palette' && <CommandPalette key={overlay.id} actions={actions} onClose={closeOverlay(overlay.id)} />}

@@ -153,3 +153,12 @@ export const fieldKeys = {
 
 /** A project's custom fields, in order. */
 export const loadFields = (projectId: string): Promise<Field[]> => client.fields.list({ id: projectId });
+/** Time tracking's cache keys (estimates and time: task-time.tsx, timer.tsx, pages/time-report.tsx). */
+export const timeKeys = {
+  /** The signed-in person's running timer (null: none). */
+  timer: ['timer'] as const,
+  entries: (taskId: string) => ['time-entries', taskId] as const,
+  /** Every report (the prefix of `report`): any entry's change may alter them. */
+  reports: ['time-report'] as const,
+  report: (projectId: string, from: string, to: string, groupBy: string) => ['time-report', projectId, from, to, groupBy] as const,
+};

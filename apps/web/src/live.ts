@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { fieldKeys, keys, storeTask } from './data';
 import { queryClient } from './hooks';
 import { client, describeError } from './session';
+import { refreshTaskTime } from './timer';
 
 export type { ProjectEvent };
 
@@ -27,6 +28,8 @@ export function applyEvent(event: ProjectEvent) {
     void queryClient.invalidateQueries({ queryKey: keys.attachments(taskId) });
     void queryClient.invalidateQueries({ queryKey: keys.comments(taskId) });
   }
+  // Time logged by anyone: the task's entries and total (no task event carries the new total).
+  if (type.startsWith('time_entry.') && taskId) void refreshTaskTime(taskId);
   if (taskId) void queryClient.invalidateQueries({ queryKey: keys.history(taskId) });
   if (type.startsWith('member.')) {
     void queryClient.invalidateQueries({ queryKey: keys.members(projectId) });

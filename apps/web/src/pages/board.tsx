@@ -36,6 +36,7 @@ import { StatesEditor } from './states-editor';
 import { FieldsEditor } from './fields-editor';
 import { TaskList } from './task-list';
 import { TaskDetail } from './task-detail';
+import { TimeSummary } from '../time';
 
 export type View = 'board' | 'list';
 
@@ -99,6 +100,7 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
             List
           </a>
           <a href={`/projects/${projectId}/members`}>Members</a>
+          <a href={`/projects/${projectId}/time`}>Time</a>
           {canAdminister(role) && (
             <button type="button" onClick={() => setEditingStates(true)}>
               Edit workflow
@@ -470,6 +472,7 @@ function CardFace({ task, members, labels, closed, link = false }: { task: Task;
           </span>
         ) : null}
         <SubtaskProgress task={task} />
+        <TimeSummary task={task} />
         <span class="spacer" />
         {assignee ? <Avatar name={assignee} /> : <span class="visually-hidden">Unassigned</span>}
       </div>

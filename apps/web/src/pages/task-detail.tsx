@@ -14,6 +14,8 @@ import { TaskHistory } from './task-history';
 import { ParentLink, Subtasks } from './task-subtasks';
 import { RecurrencePicker } from './recurrence-picker';
 import { TaskFields } from './task-fields';
+import { TaskTime } from './task-time';
+import { UNIT_LABELS } from '../time';
 
 interface Props {
   taskId: string;
@@ -82,6 +84,7 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
           <TaskFields task={task.data} project={project} members={members} />
           <Subtasks task={task.data} editable={canEditTasks(project.role)} />
           <Relations task={task.data} project={project} editable={canEditTasks(project.role)} />
+          <TaskTime task={task.data} project={project} members={members} />
           <Attachments task={task.data} project={project} />
           <Comments task={task.data} project={project} members={members} editable={canEditTasks(project.role)} onAdded={history.reload} />
           <TaskHistory history={history} members={members} states={states.data} />
@@ -91,7 +94,7 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
   );
 }
 
-type Draft = { title: string; description: string; status: TaskStatus; priority: TaskPriority; assigneeId: string; day: string; labelIds: string; recurrence: string };
+type Draft = { title: string; description: string; status: TaskStatus; priority: TaskPriority; assigneeId: string; day: string; labelIds: string; recurrence: string; estimate: string };
 
 const draftOf = (task: Task): Draft => ({
   title: task.title,
@@ -103,6 +106,7 @@ const draftOf = (task: Task): Draft => ({
   // Kept as one string so that comparing drafts stays a comparison of values.
   labelIds: task.labelIds.join(','),
   recurrence: task.recurrence ?? '',
+  estimate: task.estimate === null ? '' : String(task.estimate),
 });
 
 const sameDraft = (a: Draft, b: Draft) => (Object.keys(a) as (keyof Draft)[]).every((key) => a[key] === b[key]);
@@ -162,6 +166,7 @@ function TaskForm(props: {
       dueDate: dueDateFromDay(draft.day),
       labelIds: draft.labelIds ? draft.labelIds.split(',') : [],
       recurrence: draft.recurrence || null,
+      estimate: draft.estimate.trim() === '' ? null : Number(draft.estimate),
     };
     // Saved only if nobody changed the task since this form loaded it (If-Match); else 412.
     const saved = await run(() =>
@@ -229,6 +234,10 @@ function TaskForm(props: {
           <label>
             Due date
             <input type="date" value={draft.day} onInput={(e) => set('day')(e.currentTarget.value)} />
+          </label>
+          <label>
+            Estimate ({UNIT_LABELS[props.project.estimateUnit].toLowerCase()})
+            <input type="number" name="estimate" min={0} step={0.01} value={draft.estimate} onInput={(e) => set('estimate')(e.currentTarget.value)} />
           </label>
         </div>
         <RecurrencePicker value={draft.recurrence} hasDueDate={draft.day !== ''} onChange={set('recurrence')} />
