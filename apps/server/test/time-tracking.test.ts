@@ -39,6 +39,46 @@ describe('time tracking: estimates, time entries, the timer and reports', () => 
   const log = (user: TestUser, taskId: string, body: Record<string, unknown>) => t.request('POST', `/api/v1/tasks/${taskId}/time-entries`, { token: user.token, body });
   const getTask = async (user: TestUser, taskId: string) => (await t.request('GET', `/api/v1/tasks/${taskId}`, { token: user.token })).body;
 
+  it('pages a task\'s time entries, newest date first, through the Link header and over tRPC', async () => {
+    const { taskId } = await cast();
+    // Seven entries over four dates, two logged on some dates: the order is date, then newest logged.
+    const dates = ['2026-03-01', '2026-03-03', '2026-03-02', '2026-03-03', '2026-03-01', '2026-03-04', '2026-03-02'];
+    const created: { id: string; date: string }[] = [];
+    for (const [index, date] of dates.entries()) {
+      const response = await log(editor, taskId, { minutes: index + 1, date });
+      expect(response.status).toBe(201);
+      created.push(response.body);
+    }
+    const expected = created
+      .map((entry, index) => ({ ...entry, index }))
+      .sort((a, b) => b.date.localeCompare(a.date) || b.index - a.index)
+      .map((entry) => entry.id);
+
+    const seen: string[] = [];
+    let pages = 0;
+    let url: string | undefined = `/api/v1/tasks/${taskId}/time-entries?limit=3`;
+    while (url) {
+      const response = await t.request('GET', url, { token: viewer.token });
+      expect(response.status).toBe(200);
+      expect(response.body.length).toBeLessThanOrEqual(3);
+      seen.push(...response.body.map((entry: { id: string }) => entry.id));
+      pages += 1;
+      url = /^<([^>]+)>; rel="next"$/.exec(String(response.headers.link ?? ''))?.[1];
+    }
+    expect(seen).toEqual(expected);
+    expect(pages).toBe(3);
+
+    const page = await t.request('GET', `/api/trpc/time.listEntries?input=${encodeURIComponent(JSON.stringify({ id: taskId, limit: 5 }))}`, { token: viewer.token });
+    expect(page.body.result.data.items.map((entry: { id: string }) => entry.id)).toEqual(expected.slice(0, 5));
+    const rest = await t.request('GET', `/api/v1/tasks/${taskId}/time-entries?cursor=${page.body.result.data.nextCursor}`, { token: viewer.token });
+    expect(rest.body.map((entry: { id: string }) => entry.id)).toEqual(expected.slice(5));
+    expect(rest.headers.link).toBeUndefined();
+
+    for (const query of ['cursor=nonsense', 'limit=0', 'limit=501']) {
+      expect((await t.request('GET', `/api/v1/tasks/${taskId}/time-entries?${query}`, { token: viewer.token })).status, query).toBe(400);
+    }
+  });
+
   it('takes estimates on create and PATCH, totals them per state, and keeps the project unit', async () => {
     const { projectId, taskId } = await cast();
     expect(await getTask(owner, taskId)).toMatchObject({ estimate: null, timeSpentMinutes: 0 });
