@@ -2,7 +2,7 @@ import { timers } from '@tasklane/db';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describePermissions } from './support/permissions';
-import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
+import { castProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestResponse, type TestUser } from './support/harness';
 
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -27,11 +27,8 @@ describe('time tracking: estimates, time entries, the timer and reports', () => 
   afterAll(() => t.close());
 
   async function cast() {
-    const projectId = (await createProject(t, owner, 'Timed')).id;
-    await invite(t, owner, projectId, admin, 'ADMIN');
-    await invite(t, owner, projectId, editor, 'EDITOR');
+    const { projectId } = await castProject(t, { owner, ADMIN: admin, EDITOR: editor, VIEWER: viewer }, 'Timed');
     await invite(t, owner, projectId, otherEditor, 'EDITOR');
-    await invite(t, owner, projectId, viewer, 'VIEWER');
     const taskId = (await createTask(t, owner, projectId)).id;
     return { projectId, taskId };
   }
@@ -58,7 +55,7 @@ describe('time tracking: estimates, time entries, the timer and reports', () => 
     let pages = 0;
     let url: string | undefined = `/api/v1/tasks/${taskId}/time-entries?limit=3`;
     while (url) {
-      const response = await t.request('GET', url, { token: viewer.token });
+      const response: TestResponse = await t.request('GET', url, { token: viewer.token });
       expect(response.status).toBe(200);
       expect(response.body.length).toBeLessThanOrEqual(3);
       seen.push(...response.body.map((entry: { id: string }) => entry.id));
@@ -268,6 +265,27 @@ describe('time tracking: estimates, time entries, the timer and reports', () => 
     const usersCsv = String((await report('user', { accept: 'text/csv' })).body).split('\r\n');
     expect(usersCsv).toContain(`${userTitled.id},'=cmd|calc!A1,1`);
     for (const line of usersCsv.slice(1)) expect(line.split(',')[1] ?? '').not.toMatch(/^[=+\-@\t\r]/);
+
+    // Every prefix a spreadsheet evaluates (=, +, -, @, tab, carriage return) is neutralised; a
+    // name the server keeps as given starts its cell (one it trims cannot).
+    const hostileNames = ['+SUM(1,2)', '-2+3', '@A1', '\tTAB', '\rCR'];
+    const named = new Map<string, TestUser>();
+    for (const name of hostileNames) {
+      const user = await registerUser(t, name);
+      await invite(t, owner, projectId, user, 'EDITOR');
+      await log(user, taskId, { minutes: 2, date: '2026-11-04' });
+      named.set(user.id, user);
+    }
+    const hostileCsv = String((await report('user', { accept: 'text/csv' })).body);
+    for (const [id, user] of named) {
+      const row = (await report('user')).body.find((candidate: { key: string }) => candidate.key === id);
+      expect(row.label).toBe(user.name);
+      if (/^[=+\-@\t\r]/.test(user.name)) {
+        // Quoted when it holds a CR (RFC 4180); either way the cell starts with the apostrophe.
+        expect(hostileCsv).toMatch(new RegExp(`${id},"?'${user.name.replace(/[+()\\]/g, '\\$&')}"?,2\r\n`));
+      }
+    }
+    expect([...named.values()].filter((user) => /^[=+\-@\t\r]/.test(user.name)).length).toBeGreaterThanOrEqual(3);
 
     expect((await report('week')).status).toBe(400);
     expect((await t.request('GET', `/api/v1/projects/${projectId}/time-report?from=2026-11-30&to=2026-11-01&groupBy=day`, { token: owner.token })).status).toBe(400);
