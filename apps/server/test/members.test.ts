@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { castProject, createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
+import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
 import { describePermissions } from './support/permissions';
 
 const nextLink = (headers: Record<string, unknown>) => /^<([^>]+)>; rel="next"$/.exec(String(headers.link ?? ''))?.[1];
@@ -26,8 +26,12 @@ describe('members: list, remove, leave, transfer ownership; project summary', ()
 
   /** A project of the test's own with the whole cast as members, and their membership ids. */
   async function cast() {
-    const { projectId, memberIds: byUser } = await castProject(t, { owner, ADMIN: admin, EDITOR: editor, VIEWER: viewer }, 'Members');
-    const memberIds: Record<string, string> = { admin: byUser.get(admin.id)!, editor: byUser.get(editor.id)!, viewer: byUser.get(viewer.id)! };
+    // Invited one by one, not castProject: the list tests read the order they joined in.
+    const projectId = (await createProject(t, owner, 'Members')).id;
+    const memberIds: Record<string, string> = {};
+    memberIds.admin = (await invite(t, owner, projectId, admin, 'ADMIN')).id;
+    memberIds.editor = (await invite(t, owner, projectId, editor, 'EDITOR')).id;
+    memberIds.viewer = (await invite(t, owner, projectId, viewer, 'VIEWER')).id;
     memberIds.owner = (await members(projectId, owner)).body.find((member: { userId: string }) => member.userId === owner.id).id;
     return { projectId, memberIds };
   }
