@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectErrorBody } from './support/checks';
-import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestResponse, type TestUser } from './support/harness';
+import { castProject, createProject, createTask, registerUser, startTestApp, type TestApp, type TestResponse, type TestUser } from './support/harness';
 import { describePermissions } from './support/permissions';
 
 interface Field {
@@ -43,10 +43,7 @@ describe('custom fields', () => {
   });
   afterAll(() => t.close());
   beforeEach(async () => {
-    projectId = (await createProject(t, owner, 'Fielded')).id;
-    await invite(t, owner, projectId, admin, 'ADMIN');
-    await invite(t, owner, projectId, editor, 'EDITOR');
-    await invite(t, owner, projectId, viewer, 'VIEWER');
+    projectId = (await castProject(t, { owner, ADMIN: admin, EDITOR: editor, VIEWER: viewer }, 'Fielded')).projectId;
   });
 
   const fieldsPath = (path = '') => `/api/v1/projects/${projectId}/fields${path}`;

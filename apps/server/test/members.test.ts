@@ -26,6 +26,7 @@ describe('members: list, remove, leave, transfer ownership; project summary', ()
 
   /** A project of the test's own with the whole cast as members, and their membership ids. */
   async function cast() {
+    // Invited one by one, not castProject: the list tests read the order they joined in.
     const projectId = (await createProject(t, owner, 'Members')).id;
     const memberIds: Record<string, string> = {};
     memberIds.admin = (await invite(t, owner, projectId, admin, 'ADMIN')).id;
@@ -148,6 +149,49 @@ describe('members: list, remove, leave, transfer ownership; project summary', ()
     expect((await t.request('GET', `/api/v1/tasks/${elsewhere.id}`, { token: owner.token })).body.assigneeId).toBe(editor.id);
     expect((await members(projectId, owner)).body.map((member: { userId: string }) => member.userId)).not.toContain(editor.id);
     expect((await t.request('GET', `/api/v1/projects/${projectId}`, { token: editor.token })).status).toBe(404);
+  });
+
+  it("clears the user field values naming a removed or leaving member, as their assignments, in this project only", async () => {
+    const { projectId, memberIds } = await cast();
+    const userField = async (project: string, name: string) => {
+      const response = await t.request('POST', `/api/v1/projects/${project}/fields`, { token: owner.token, body: { name, type: 'user' } });
+      expect(response.status).toBe(201);
+      return response.body.id as string;
+    };
+    const reviewer = await userField(projectId, 'Reviewer');
+    const approver = await userField(projectId, 'Approver');
+    const note = (await t.request('POST', `/api/v1/projects/${projectId}/fields`, { token: owner.token, body: { name: 'Note', type: 'text' } })).body.id as string;
+    const other = await createProject(t, owner, 'Elsewhere');
+    await invite(t, owner, other.id, editor, 'EDITOR');
+    const otherReviewer = await userField(other.id, 'Reviewer');
+    const elsewhere = await createTask(t, owner, other.id, { fields: { [otherReviewer]: editor.id } });
+    const both = await createTask(t, owner, projectId, { fields: { [reviewer]: editor.id, [approver]: editor.id, [note]: 'kept' } });
+    const mixed = await createTask(t, owner, projectId, { fields: { [reviewer]: viewer.id, [approver]: editor.id } });
+    const untouched = await createTask(t, owner, projectId, { fields: { [reviewer]: admin.id } });
+    const fieldsOf = async (taskId: string) => (await t.request('GET', `/api/v1/tasks/${taskId}`, { token: owner.token })).body.fields;
+    const etag = async (taskId: string) => (await t.request('GET', `/api/v1/tasks/${taskId}`, { token: owner.token })).headers.etag;
+    const [bothTag, untouchedTag] = [await etag(both.id), await etag(untouched.id)];
+
+    expect((await t.request('DELETE', `/api/v1/projects/${projectId}/members/${memberIds.editor}`, { token: admin.token })).status).toBe(200);
+    expect(await fieldsOf(both.id)).toEqual({ [note]: 'kept' });
+    expect(await fieldsOf(mixed.id)).toEqual({ [reviewer]: viewer.id });
+    expect(await fieldsOf(untouched.id)).toEqual({ [reviewer]: admin.id });
+    expect(await fieldsOf(elsewhere.id)).toEqual({ [otherReviewer]: editor.id });
+    expect(await etag(both.id)).not.toBe(bothTag);
+    expect(await etag(untouched.id)).toBe(untouchedTag);
+    // Recorded as the remover's change of the task's fields, as an unassignment is.
+    const history = (await t.request('GET', `/api/v1/tasks/${both.id}/activity`, { token: owner.token })).body;
+    expect(history[0]).toMatchObject({
+      type: 'task.updated',
+      actorId: admin.id,
+      changes: { fields: { old: { [reviewer]: editor.id, [approver]: editor.id }, new: { [reviewer]: null, [approver]: null } } },
+    });
+
+    // Leaving clears them too.
+    expect((await t.request('DELETE', `/api/v1/projects/${projectId}/members/${memberIds.viewer}`, { token: viewer.token })).status).toBe(200);
+    expect(await fieldsOf(mixed.id)).toEqual({});
+    const left = (await t.request('GET', `/api/v1/tasks/${mixed.id}/activity`, { token: owner.token })).body;
+    expect(left[0]).toMatchObject({ type: 'task.updated', actorId: viewer.id, changes: { fields: { old: { [reviewer]: viewer.id }, new: { [reviewer]: null } } } });
   });
 
   it('lets any member leave (remove themselves), VIEWER included', async () => {

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
 import { startSecondInstance } from './support/second-instance';
@@ -168,6 +169,111 @@ describe('recurring tasks', () => {
     } finally {
       await second.close();
     }
+  });
+
+  it('the next occurrence copies the custom field values of every type (as it copies labels)', async () => {
+    const field = async (name: string, type: string, options?: string[]) => {
+      const response = await t.request('POST', `/api/v1/projects/${projectId}/fields`, { token: owner.token, body: { name, type, options: options?.map((option) => ({ name: option })) } });
+      expect(response.status, JSON.stringify(response.body)).toBe(201);
+      return response.body as { id: string; options: { id: string; name: string }[] };
+    };
+    const [text, number, date, select, multi, user, checkbox, url] = [
+      await field('Account', 'text'),
+      await field('Amount', 'number'),
+      await field('Signed', 'date'),
+      await field('Bank', 'select', ['Giro', 'Savings']),
+      await field('Tags', 'multi_select', ['fixed', 'shared', 'monthly']),
+      await field('Payer', 'user'),
+      await field('Direct debit', 'checkbox'),
+      await field('Portal', 'url'),
+    ];
+    const fields = {
+      [text!.id]: 'DE89 3704',
+      [number!.id]: 950.5,
+      [date!.id]: '2025-12-01',
+      [select!.id]: select!.options[1]!.id,
+      [multi!.id]: [multi!.options[0]!.id, multi!.options[2]!.id],
+      [user!.id]: colleague.id,
+      [checkbox!.id]: false,
+      [url!.id]: 'https://bank.example/portal',
+    };
+    const first = await recurring('FREQ=MONTHLY', '2026-01-01T09:00:00.000Z', { fields });
+    expect(first.fields).toEqual(fields);
+    const second = await next(first);
+    expect(second.fields).toEqual(fields);
+    // As read back, and as the occurrence's creation event gives it (webhooks, live streams, history).
+    expect((await t.request('GET', `/api/v1/tasks/${second.id}`, { token: owner.token })).body.fields).toEqual(fields);
+    const history = await t.request('GET', `/api/v1/tasks/${second.id}/activity`, { token: owner.token });
+    expect(history.body.find((event: { type: string }) => event.type === 'task.created').resource.fields).toEqual(fields);
+    // The copy is the occurrence's own: changing it leaves the completed task's alone.
+    expect((await t.request('PATCH', `/api/v1/tasks/${second.id}`, { token: owner.token, body: { fields: { [number!.id]: 1, [text!.id]: null } } })).status).toBe(200);
+    expect((await t.request('GET', `/api/v1/tasks/${first.id}`, { token: owner.token })).body.fields).toEqual(fields);
+    const { [text!.id]: _cleared, ...rest } = fields;
+    expect((await next({ ...second })).fields).toEqual({ ...rest, [number!.id]: 1 });
+  });
+
+  it('deleting a state with moveTo a completed state completes its recurring tasks: each makes its next occurrence, once', async () => {
+    const waiting = await t.request('POST', `/api/v1/projects/${projectId}/states`, { token: owner.token, body: { name: 'Waiting', category: 'started' } });
+    expect(waiting.status).toBe(201);
+    const field = (await t.request('POST', `/api/v1/projects/${projectId}/fields`, { token: owner.token, body: { name: 'Cost centre', type: 'text' } })).body;
+    const a = await recurring('FREQ=WEEKLY', '2026-09-07T10:00:00.000Z', { status: 'WAITING', fields: { [field.id]: 'CC-1' } });
+    const b = await recurring('FREQ=DAILY;COUNT=2', '2026-09-07T10:00:00.000Z', { status: 'WAITING' });
+    const last = await recurring('FREQ=DAILY;COUNT=1', '2026-09-07T10:00:00.000Z', { status: 'WAITING' });
+    // Made its occurrence before, reopened into WAITING: its completion by the deletion makes none.
+    const reopened = await recurring('FREQ=DAILY', '2026-09-07T10:00:00.000Z');
+    await next(reopened);
+    expect((await t.request('PATCH', `/api/v1/tasks/${reopened.id}`, { token: owner.token, body: { status: 'WAITING' } })).status).toBe(200);
+
+    const deleted = await t.request('DELETE', `/api/v1/projects/${projectId}/states/${waiting.body.id}?moveTo=DONE`, { token: owner.token });
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    for (const task of [a, b, last, reopened]) expect((await t.request('GET', `/api/v1/tasks/${task.id}`, { token: owner.token })).body).toMatchObject({ status: 'DONE', completedAt: expect.any(String) });
+    expect(await occurrencesOf(a.id)).toMatchObject([{ status: 'TODO', dueDate: '2026-09-14T10:00:00.000Z', fields: { [field.id]: 'CC-1' }, recurrence: 'FREQ=WEEKLY' }]);
+    expect(await occurrencesOf(b.id)).toMatchObject([{ status: 'TODO', dueDate: '2026-09-08T10:00:00.000Z', recurrence: 'FREQ=DAILY;COUNT=1', nextDueDate: null }]);
+    expect(await occurrencesOf(last.id)).toEqual([]);
+    expect(await occurrencesOf(reopened.id)).toHaveLength(1);
+    // Each occurrence's creation is recorded, after the moved task's update, as a completion by PATCH records them.
+    const [occurrence] = await occurrencesOf(a.id);
+    const history = await t.request('GET', `/api/v1/tasks/${occurrence!.id}/activity`, { token: owner.token });
+    expect(history.body).toMatchObject([{ type: 'task.created', actorId: owner.id, resource: { recurredFromId: a.id } }]);
+  });
+
+  it('deleting the first unstarted state with moveTo a completed one puts the occurrences in the next unstarted state', async () => {
+    const own = (await createProject(t, owner, 'Shifts')).id;
+    const states = (await t.request('GET', `/api/v1/projects/${own}/states`, { token: owner.token })).body as { id: string; key: string }[];
+    expect((await t.request('POST', `/api/v1/projects/${own}/states`, { token: owner.token, body: { name: 'Backlog', category: 'unstarted' } })).status).toBe(201);
+    const task = (await t.request('POST', '/api/v1/tasks', { token: owner.token, body: { title: 'Rota', projectId: own, recurrence: 'FREQ=DAILY', dueDate: '2026-10-01T10:00:00.000Z' } })).body as Task;
+    expect(task.status).toBe('TODO');
+    const todo = states.find((state) => state.key === 'TODO')!;
+    expect((await t.request('DELETE', `/api/v1/projects/${own}/states/${todo.id}?moveTo=DONE`, { token: owner.token })).status).toBe(200);
+    const listed = (await t.request('GET', `/api/v1/tasks/project/${own}`, { token: owner.token })).body as Task[];
+    expect(listed.filter((candidate) => candidate.recurredFromId === task.id)).toMatchObject([{ status: 'BACKLOG', dueDate: '2026-10-02T10:00:00.000Z' }]);
+  });
+
+  it('nextDueDate is stored with the rule and the due date; a row from before migration 0019 reads it, and stores it on its next write', async () => {
+    const task = await recurring('FREQ=WEEKLY', '2026-03-02T08:00:00.000Z');
+    expect(task.nextDueDate).toBe('2026-03-09T08:00:00.000Z');
+    const stored = async () => {
+      const rows = await t.database.db.execute(sql`select next_due_date from tasks where id = ${task.id}::uuid`);
+      const [row] = (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as { next_due_date: Date | string | null }[];
+      return row!.next_due_date === null ? null : new Date(row!.next_due_date).toISOString();
+    };
+    expect(await stored()).toBe('2026-03-09T08:00:00.000Z');
+    const moved = await t.request('PATCH', `/api/v1/tasks/${task.id}`, { token: owner.token, body: { dueDate: '2026-03-04T08:00:00.000Z' } });
+    expect(moved.body.nextDueDate).toBe('2026-03-11T08:00:00.000Z');
+    expect(await stored()).toBe('2026-03-11T08:00:00.000Z');
+    const ruled = await t.request('PATCH', `/api/v1/tasks/${task.id}`, { token: owner.token, body: { recurrence: 'FREQ=DAILY' } });
+    expect(ruled.body.nextDueDate).toBe('2026-03-05T08:00:00.000Z');
+    expect(await stored()).toBe('2026-03-05T08:00:00.000Z');
+
+    // As a row written before the column existed.
+    await t.database.db.execute(sql`update tasks set next_due_date = null where id = ${task.id}::uuid`);
+    expect((await t.request('GET', `/api/v1/tasks/${task.id}`, { token: owner.token })).body.nextDueDate).toBe('2026-03-05T08:00:00.000Z');
+    expect((await t.request('PATCH', `/api/v1/tasks/${task.id}`, { token: owner.token, body: { title: 'Renamed' } })).body.nextDueDate).toBe('2026-03-05T08:00:00.000Z');
+    expect(await stored()).toBe('2026-03-05T08:00:00.000Z');
+
+    const cleared = await t.request('PATCH', `/api/v1/tasks/${task.id}`, { token: owner.token, body: { recurrence: null } });
+    expect(cleared.body.nextDueDate).toBeNull();
+    expect(await stored()).toBeNull();
   });
 
   it('PATCH sets, changes and clears the rule; the change is in the history', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectErrorBody } from './support/checks';
-import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestResponse, type TestUser } from './support/harness';
+import { castProject, createProject, createTask, registerUser, startTestApp, type TestApp, type TestResponse, type TestUser } from './support/harness';
 import { describePermissions } from './support/permissions';
 import { startReceiver } from './support/webhook-receiver';
 
@@ -48,10 +48,7 @@ describe('workflow states', () => {
   });
   afterAll(() => t.close());
   beforeEach(async () => {
-    projectId = (await createProject(t, owner, 'Flow')).id;
-    await invite(t, owner, projectId, admin, 'ADMIN');
-    await invite(t, owner, projectId, editor, 'EDITOR');
-    await invite(t, owner, projectId, viewer, 'VIEWER');
+    projectId = (await castProject(t, { owner, ADMIN: admin, EDITOR: editor, VIEWER: viewer }, 'Flow')).projectId;
   });
 
   const states = (path = '') => `/api/v1/projects/${projectId}/states${path}`;

@@ -2,7 +2,7 @@ import { timers } from '@tasklane/db';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describePermissions } from './support/permissions';
-import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
+import { castProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestResponse, type TestUser } from './support/harness';
 
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -27,17 +27,54 @@ describe('time tracking: estimates, time entries, the timer and reports', () => 
   afterAll(() => t.close());
 
   async function cast() {
-    const projectId = (await createProject(t, owner, 'Timed')).id;
-    await invite(t, owner, projectId, admin, 'ADMIN');
-    await invite(t, owner, projectId, editor, 'EDITOR');
+    const { projectId } = await castProject(t, { owner, ADMIN: admin, EDITOR: editor, VIEWER: viewer }, 'Timed');
     await invite(t, owner, projectId, otherEditor, 'EDITOR');
-    await invite(t, owner, projectId, viewer, 'VIEWER');
     const taskId = (await createTask(t, owner, projectId)).id;
     return { projectId, taskId };
   }
 
   const log = (user: TestUser, taskId: string, body: Record<string, unknown>) => t.request('POST', `/api/v1/tasks/${taskId}/time-entries`, { token: user.token, body });
   const getTask = async (user: TestUser, taskId: string) => (await t.request('GET', `/api/v1/tasks/${taskId}`, { token: user.token })).body;
+
+  it('pages a task\'s time entries, newest date first, through the Link header and over tRPC', async () => {
+    const { taskId } = await cast();
+    // Seven entries over four dates, two logged on some dates: the order is date, then newest logged.
+    const dates = ['2026-03-01', '2026-03-03', '2026-03-02', '2026-03-03', '2026-03-01', '2026-03-04', '2026-03-02'];
+    const created: { id: string; date: string }[] = [];
+    for (const [index, date] of dates.entries()) {
+      const response = await log(editor, taskId, { minutes: index + 1, date });
+      expect(response.status).toBe(201);
+      created.push(response.body);
+    }
+    const expected = created
+      .map((entry, index) => ({ ...entry, index }))
+      .sort((a, b) => b.date.localeCompare(a.date) || b.index - a.index)
+      .map((entry) => entry.id);
+
+    const seen: string[] = [];
+    let pages = 0;
+    let url: string | undefined = `/api/v1/tasks/${taskId}/time-entries?limit=3`;
+    while (url) {
+      const response: TestResponse = await t.request('GET', url, { token: viewer.token });
+      expect(response.status).toBe(200);
+      expect(response.body.length).toBeLessThanOrEqual(3);
+      seen.push(...response.body.map((entry: { id: string }) => entry.id));
+      pages += 1;
+      url = /^<([^>]+)>; rel="next"$/.exec(String(response.headers.link ?? ''))?.[1];
+    }
+    expect(seen).toEqual(expected);
+    expect(pages).toBe(3);
+
+    const page = await t.request('GET', `/api/trpc/time.listEntries?input=${encodeURIComponent(JSON.stringify({ id: taskId, limit: 5 }))}`, { token: viewer.token });
+    expect(page.body.result.data.items.map((entry: { id: string }) => entry.id)).toEqual(expected.slice(0, 5));
+    const rest = await t.request('GET', `/api/v1/tasks/${taskId}/time-entries?cursor=${page.body.result.data.nextCursor}`, { token: viewer.token });
+    expect(rest.body.map((entry: { id: string }) => entry.id)).toEqual(expected.slice(5));
+    expect(rest.headers.link).toBeUndefined();
+
+    for (const query of ['cursor=nonsense', 'limit=0', 'limit=501']) {
+      expect((await t.request('GET', `/api/v1/tasks/${taskId}/time-entries?${query}`, { token: viewer.token })).status, query).toBe(400);
+    }
+  });
 
   it('takes estimates on create and PATCH, totals them per state, and keeps the project unit', async () => {
     const { projectId, taskId } = await cast();
@@ -228,6 +265,27 @@ describe('time tracking: estimates, time entries, the timer and reports', () => 
     const usersCsv = String((await report('user', { accept: 'text/csv' })).body).split('\r\n');
     expect(usersCsv).toContain(`${userTitled.id},'=cmd|calc!A1,1`);
     for (const line of usersCsv.slice(1)) expect(line.split(',')[1] ?? '').not.toMatch(/^[=+\-@\t\r]/);
+
+    // Every prefix a spreadsheet evaluates (=, +, -, @, tab, carriage return) is neutralised; a
+    // name the server keeps as given starts its cell (one it trims cannot).
+    const hostileNames = ['+SUM(1,2)', '-2+3', '@A1', '\tTAB', '\rCR'];
+    const named = new Map<string, TestUser>();
+    for (const name of hostileNames) {
+      const user = await registerUser(t, name);
+      await invite(t, owner, projectId, user, 'EDITOR');
+      await log(user, taskId, { minutes: 2, date: '2026-11-04' });
+      named.set(user.id, user);
+    }
+    const hostileCsv = String((await report('user', { accept: 'text/csv' })).body);
+    for (const [id, user] of named) {
+      const row = (await report('user')).body.find((candidate: { key: string }) => candidate.key === id);
+      expect(row.label).toBe(user.name);
+      if (/^[=+\-@\t\r]/.test(user.name)) {
+        // Quoted when it holds a CR (RFC 4180); either way the cell starts with the apostrophe.
+        expect(hostileCsv).toMatch(new RegExp(`${id},"?'${user.name.replace(/[+()\\]/g, '\\$&')}"?,2\r\n`));
+      }
+    }
+    expect([...named.values()].filter((user) => /^[=+\-@\t\r]/.test(user.name)).length).toBeGreaterThanOrEqual(3);
 
     expect((await report('week')).status).toBe(400);
     expect((await t.request('GET', `/api/v1/projects/${projectId}/time-report?from=2026-11-30&to=2026-11-01&groupBy=day`, { token: owner.token })).status).toBe(400);

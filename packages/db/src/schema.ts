@@ -111,6 +111,13 @@ export const tasks = pgTable(
     recurrence: text('recurrence'),
     /** The task whose completion made this one (its next occurrence); no foreign key: it keeps the id after that task's deletion. */
     recurredFromId: uuid('recurred_from_id'),
+    /**
+     * The due date the next occurrence would get (migration 0019), set by the tasks service with
+     * `recurrence` and `dueDate` (recurrence.ts steps the rule): null for a task that does not recur
+     * or whose rule has no further date. A recurring row written before 0019 has null too, and its
+     * read steps the rule (toTask) until its next write stores it: SQL cannot step an RRULE.
+     */
+    nextDueDate: timestamptz('next_due_date'),
     /** A number ≥ 0 in the project's estimateUnit, or null (migration 0017). */
     estimate: numeric('estimate', { mode: 'number' }),
     ...timestamps,

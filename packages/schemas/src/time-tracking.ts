@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IdSchema, PathIdSchema, TimestampSchema } from './common';
+import { IdSchema, PageQueryShape, PathIdSchema, TimestampSchema } from './common';
 import { text } from './text';
 
 export const TIME_ENTRY_MINUTES_MAX = 1_440;
@@ -53,7 +53,7 @@ export const CreateTimeEntryInput = z
   .strict()
   .meta({ examples: [{ minutes: 90, date: '2026-11-27', note: 'Reviewed the draft' }] });
 
-export const TaskTimeEntriesInput = z.object({ id: PathIdSchema }).strict();
+export const TaskTimeEntriesInput = z.object({ id: PathIdSchema, ...PageQueryShape }).strict();
 
 export const TimeEntryPathInput = z.object({ id: PathIdSchema }).strict();
 
@@ -107,6 +107,7 @@ export const TimeReportSchema = z.array(TimeReportRowSchema);
 export type TimeEntry = z.infer<typeof TimeEntrySchema>;
 export type CreateTimeEntryInput = z.infer<typeof CreateTimeEntryInput>;
 export type UpdateTimeEntryInput = z.infer<typeof UpdateTimeEntryInput>;
+export type TaskTimeEntriesInput = z.infer<typeof TaskTimeEntriesInput>;
 export type Timer = z.infer<typeof TimerSchema>;
 export type TimeReportInput = z.infer<typeof TimeReportInput>;
 export type TimeReportRow = z.infer<typeof TimeReportRowSchema>;

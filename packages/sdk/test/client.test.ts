@@ -122,6 +122,11 @@ describe('resource methods', () => {
     const done = [];
     for await (const task of tl.paginate(tl.tasks.list, { projectId: project.id, status: ['DONE'], limit: 1 })) done.push(task.status);
     expect(done).toEqual(['DONE', 'DONE']);
+    // A task's time entries are a paged list too, newest date first.
+    for (const date of ['2026-03-01', '2026-03-03', '2026-03-02']) await tl.time.createEntry({ id: created[0]!.id, minutes: 5, date });
+    const entries = [];
+    for await (const entry of tl.paginate(tl.time.listEntries, { id: created[0]!.id, limit: 1 })) entries.push(entry.date);
+    expect(entries).toEqual(['2026-03-03', '2026-03-02', '2026-03-01']);
   });
 
   it('tl.tasks.move places a task in the board order, read back with sort: position', async () => {

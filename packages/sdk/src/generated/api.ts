@@ -1031,6 +1031,14 @@ export interface ProcedureInputs {
      * Resource id (UUIDv7); a malformed or unknown id is a 404
      */
     id: string;
+    /**
+     * Page size, 1–500 (default 100)
+     */
+    limit?: number;
+    /**
+     * Opaque cursor from the `Link: rel="next"` header of the previous page
+     */
+    cursor?: string;
   };
   "time.createEntry": {
     /**
@@ -1226,7 +1234,10 @@ export interface ProcedureOutputs {
   "watching.get": Subscription;
   "watching.subscribe": Subscription;
   "watching.unsubscribe": Subscription;
-  "time.listEntries": TimeEntry[];
+  "time.listEntries": {
+    items: TimeEntry[];
+    nextCursor: string | null;
+  };
   "time.createEntry": TimeEntry;
   "time.getEntry": TimeEntry;
   "time.updateEntry": TimeEntry;

@@ -10,7 +10,7 @@ import { authorize } from '../policy/policy';
 import { recordEvent } from '../../events/record';
 import { changedFields } from '../../events/changes';
 import { transactionIn } from '../../events/scope';
-import { unassignTasksOf } from '../tasks/service';
+import { clearUserFieldValuesOf, unassignTasksOf } from '../tasks/service';
 import { DomainError, notFound } from '../../platform/errors';
 import * as store from './store';
 
@@ -94,7 +94,8 @@ export function createMembersService(db: Db) {
 
     /**
      * ADMIN and owner remove anyone but the owner; every member may remove themselves (leave).
-     * The membership goes and the member's tasks in the project are unassigned, in one transaction.
+     * The membership goes, the member's tasks in the project are unassigned and the user field values
+   * naming them cleared, in one transaction.
      */
     async remove(userId: string, { id: projectId, memberId }: MemberPathInput, versions?: Date[]): Promise<{ message: string }> {
       const access = await requireProjectAccess(db, projectId, userId);
@@ -112,6 +113,7 @@ export function createMembersService(db: Db) {
         await store.deleteMember(tx, member.id);
         await recordEvent(tx, { projectId, actorId: userId, type: 'member.removed', resource: toMember(member) });
         await unassignTasksOf(tx, projectId, member.userId, userId);
+        await clearUserFieldValuesOf(tx, projectId, member.userId, userId);
       });
       return { message: leaving ? 'You left the project' : 'Member removed' };
     },

@@ -61,6 +61,13 @@ export async function addDefaultStates(tx: Db, projectId: string): Promise<void>
   );
 }
 
+/**
+ * The project's first unstarted state once `deleted` is gone: where the next occurrences of the
+ * recurring tasks its deletion moves into a completed state go. There is one (requireOthersOfCategory).
+ */
+const firstUnstarted = (states: store.StateRow[], deleted: store.StateRow): store.StateRow =>
+  states.filter((other) => other.category === 'unstarted' && other.id !== deleted.id).sort((a, b) => a.position - b.position)[0]!;
+
 export function createStatesService(db: Db) {
   /**
    * A change of the project's states, in one transaction: the project's row (transactionIn), the
@@ -169,7 +176,7 @@ export function createStatesService(db: Db) {
         if (moveTo !== undefined && !target) throw invalidField(['moveTo'], `moveTo must be the key of another state of the project`, 'UNKNOWN_STATE');
         // Every task write that named the state has committed once this lock is held, and none can come after.
         await store.lockStateForDeletion(tx, state.id);
-        if (target) await moveTasksToState(tx, state.projectId, state.key, { key: target.key, category: target.category }, userId);
+        if (target) await moveTasksToState(tx, state.projectId, state.key, { key: target.key, category: target.category }, userId, firstUnstarted(states, state));
         else if (await store.stateHasTasks(tx, state.projectId, state.key)) {
           throw new DomainError('CONFLICT', `The state "${state.key}" still holds tasks: give moveTo, the key of the state to move them to`, 'STATE_IN_USE');
         }

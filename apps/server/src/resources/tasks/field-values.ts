@@ -5,6 +5,8 @@ import { membersAmong } from '../policy/access';
 import { isId } from '../../platform/ids';
 import { type DomainError, invalidField } from '../../platform/errors';
 import type { CursorCheck } from '../../platform/paging';
+import { rowsOf } from '../../platform/sql';
+import { type CompletingTasks, completingTaskIds } from './completing';
 
 
 /*
@@ -56,6 +58,68 @@ export async function writeTaskValues(db: Db, taskId: string, writes: (StoredVal
       .execute();
   }
 }
+/**
+ * The fields the tasks `which` have values of, locked FOR KEY SHARE before the tasks' rows (a
+ * completion that may copy them to a next occurrence: copyTaskValues), so no change of their
+ * options comes between.
+ */
+export const lockFieldsOfTasks = async (db: Db, which: CompletingTasks): Promise<string[]> =>
+  (
+    await db
+      .select({ id: projectFields.id })
+      .from(projectFields)
+      .where(sql`${projectFields.id} in (select ${taskFieldValues.fieldId} from ${taskFieldValues} where ${taskFieldValues.taskId} in (${completingTaskIds(which)}))`)
+      .orderBy(projectFields.id)
+      .for('key share')
+      .execute()
+  ).map((row) => row.id);
+
+/**
+ * Copies `fromTaskId`'s values of the fields `fieldIds` (locked: lockFieldsOfTask) to `toTaskId`,
+ * a new task of the same project (a next occurrence), and returns them as a task shows them. A
+ * user field's value whose user is no longer a member of the project is not copied (an option
+ * since deleted is gone from the task already: the fields service clears it).
+ */
+export async function copyTaskValues(db: Db, fromTaskId: string, toTaskId: string, fieldIds: readonly string[]): Promise<Record<string, FieldValue>> {
+  if (fieldIds.length === 0) return {};
+  const rows = rowsOf<{ field_id: string; value: string }>(
+    await db.execute(sql`
+      insert into ${taskFieldValues} (task_id, field_id, value, sort_text, sort_number)
+      select ${toTaskId}::uuid, source.field_id, source.value, source.sort_text, source.sort_number
+      from ${taskFieldValues} as source join ${projectFields} as field on field.id = source.field_id
+      where source.task_id = ${fromTaskId}::uuid and source.field_id = any(${arrayLiteral(fieldIds)}::uuid[])
+        and (field.type <> 'user' or exists (
+          select 1 from ${memberships} as member where member.project_id = field.project_id and member.user_id = (source.value #>> '{}')::uuid))
+      returning field_id, value::text as value`),
+  );
+  // Returned as text: the drivers differ in whether a raw statement's jsonb comes parsed.
+  return Object.fromEntries(rows.map((row) => [row.field_id, JSON.parse(row.value) as FieldValue]));
+}
+
+/** The project's tasks whose user fields name `userId` (from task_field_values_text_idx: a user value's sort_text is its id), in id order. */
+export const tasksWithUserValue = async (db: Db, projectId: string, userId: string): Promise<string[]> =>
+  (
+    await db
+      .selectDistinct({ taskId: taskFieldValues.taskId })
+      .from(taskFieldValues)
+      .innerJoin(projectFields, eq(projectFields.id, taskFieldValues.fieldId))
+      .where(and(eq(projectFields.projectId, projectId), eq(projectFields.type, 'user'), eq(taskFieldValues.sortText, userId)))
+      .orderBy(taskFieldValues.taskId)
+      .execute()
+  ).map((row) => row.taskId);
+
+/** Clears the project's user field values naming `userId` (a member who left). */
+export const clearUserValues = (db: Db, projectId: string, userId: string) =>
+  db
+    .delete(taskFieldValues)
+    .where(
+      and(
+        eq(taskFieldValues.sortText, userId),
+        sql`${taskFieldValues.fieldId} in (select ${projectFields.id} from ${projectFields} where ${and(eq(projectFields.projectId, projectId), eq(projectFields.type, 'user'))})`,
+      ),
+    )
+    .execute();
+
 /** Of `fieldIds`, the fields of the project, or (`memberId`) of any project the user is a member of. */
 export const findFieldsIn = (db: Db, scope: { projectId: string } | { memberId: string }, fieldIds: readonly string[]): Promise<FieldRow[]> =>
   db

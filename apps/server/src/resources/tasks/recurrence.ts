@@ -120,3 +120,9 @@ export function nextDueDate(rule: string, due: Date): Date | null {
 
 /** The rule the next occurrence carries: the same, with COUNT one less. */
 export const nextRule = (rule: string): string => rule.replace(/(^|;)COUNT=([0-9]+)/, (_match, head: string, count: string) => `${head}COUNT=${Number(count) - 1}`);
+
+/**
+ * The `next_due_date` a task stores with its rule and due date (migration 0019): the next
+ * occurrence's due date, or null for a task that does not recur (or whose rule has no further date).
+ */
+export const storedNextDueDate = (rule: string | null, due: Date | null): Date | null => (rule !== null && due !== null ? nextDueDate(rule, due) : null);

@@ -6,14 +6,15 @@ import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../../p
 import type { FieldFilter } from './field-values';
 import { nextVersion, requireVersion } from '../../platform/versions';
 import { authorize, currentGrant, grantedProjects, type ProjectAccess, requireReach } from '../policy/policy';
-import { recordEvent } from '../../events/record';
+import { type ChangeEvent, recordEvent } from '../../events/record';
 import { changedFields } from '../../events/changes';
 import { lockTaskScope, transactionIn } from '../../events/scope';
 import { DomainError, invalidField, notFound } from '../../platform/errors';
 import * as store from './store';
 import { positionBetween, positionOfNewTask } from './placement';
-import { fieldCursorCheck, fieldQueryOf, fieldValueChanges, findFieldsIn, mergeFieldValues, planFieldWrites, type ValueWrite, writeTaskValues } from './field-values';
-import { checkRecurrence, nextDueDate, nextRule } from './recurrence';
+import { clearUserValues, copyTaskValues, fieldCursorCheck, fieldQueryOf, fieldValueChanges, findFieldsIn, lockFieldsOfTasks, mergeFieldValues, planFieldWrites, tasksWithUserValue, type ValueWrite, writeTaskValues } from './field-values';
+import type { CompletingTasks } from './completing';
+import { checkRecurrence, nextDueDate, nextRule, storedNextDueDate } from './recurrence';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -47,7 +48,9 @@ export const toTask = (row: store.TaskRow): Task => ({
   fields: row.fields,
   recurrence: row.recurrence,
   recurredFromId: row.recurredFromId,
-  nextDueDate: row.recurrence && row.dueDate ? iso(nextDueDate(row.recurrence, row.dueDate)) : null,
+  // Stored with the rule and the due date (columnsToSet); a recurring row written before migration
+  // 0019 has none stored yet, and steps its rule here until its next write.
+  nextDueDate: iso(row.nextDueDate ?? storedNextDueDate(row.recurrence, row.dueDate)),
   estimate: row.estimate,
   timeSpentMinutes: row.timeSpentMinutes,
 });
@@ -94,8 +97,21 @@ function columnsToSet(patch: TaskChange, before: store.TaskRow, category: StateC
     ...(patch.recurrence !== undefined ? { recurrence: patch.recurrence } : {}),
     ...(patch.estimate !== undefined ? { estimate: patch.estimate } : {}),
     ...(entering ? { completedAt: now } : leaving ? { completedAt: null } : {}),
+    ...nextDueDateColumn(patch, before),
     updatedAt: nextVersion(before.updatedAt, now),
   };
+}
+
+/**
+ * The stored next due date (migration 0019) when a change sets the rule or the due date, or when
+ * the row has none stored yet (a recurring row written before 0019); a change of neither writes none.
+ */
+function nextDueDateColumn(patch: TaskChange, before: store.TaskRow): Pick<store.TaskRow, 'nextDueDate'> | Record<string, never> {
+  const legacy = before.nextDueDate === null && before.recurrence !== null;
+  if (patch.recurrence === undefined && patch.dueDate === undefined && !legacy) return {};
+  const rule = patch.recurrence !== undefined ? patch.recurrence : before.recurrence;
+  const due = patch.dueDate !== undefined ? (patch.dueDate === null ? null : new Date(patch.dueDate)) : before.dueDate;
+  return { nextDueDate: storedNextDueDate(rule, due) };
 }
 
 /** What an update of `before` writes, the task it leaves, and the tracked fields it changes (null: none). */
@@ -151,17 +167,21 @@ async function inProjectRefusal(
 const recurrenceNeedsDueDate = () => invalidField(['recurrence'], 'A recurring task needs a dueDate: its rule is stepped from it', 'RECURRENCE_NEEDS_DUE_DATE');
 
 /**
- * What a status change locks before the task's row (platform/locks.ts), in case it completes a
- * recurring task and makes its next occurrence: the project's first unstarted state (the
- * occurrence's), the labels the task carries and its parent (which the occurrence copies), FOR KEY SHARE.
- * Sent in the pipeline before the row's lock; undefined when the change sets no status.
+ * What a status change locks before the rows of the tasks it changes (platform/locks.ts), in case
+ * it completes recurring tasks and makes their next occurrences: the project's first unstarted
+ * state (the occurrences'; given when the caller holds the project's states already), the labels
+ * the tasks carry, their parents and the custom fields they have values of (which an occurrence
+ * copies), FOR KEY SHARE. Sent in the pipeline before the rows' locks.
  */
-const lockForOccurrence = (tx: Db, projectId: string, taskId: string, status: string | undefined) =>
-  status === undefined
-    ? undefined
-    : Promise.all([store.lockState(tx, projectId, undefined), store.lockLabelsOfTask(tx, taskId), store.lockParentOfTask(tx, taskId)]).then(([unstarted, labelIds]) => ({ unstarted, labelIds }));
+const lockForOccurrences = (tx: Db, projectId: string, which: CompletingTasks, unstarted?: { key: string }) =>
+  Promise.all([
+    unstarted ?? store.lockState(tx, projectId, undefined),
+    store.lockLabelsOfTasks(tx, which),
+    lockFieldsOfTasks(tx, which),
+    store.lockParentsOfTasks(tx, which),
+  ]).then(([unstarted, labelIds, fieldIds]) => ({ unstarted, labelIds, fieldIds }));
 
-type OccurrenceLocks = Awaited<ReturnType<typeof lockForOccurrence>>;
+type OccurrenceLocks = Awaited<ReturnType<typeof lockForOccurrences>>;
 
 /**
  * The start of every change of a task, a PATCH's or a move's, in its transaction `tx` (which holds
@@ -170,14 +190,14 @@ type OccurrenceLocks = Awaited<ReturnType<typeof lockForOccurrence>>;
  * it (platform/locks.ts); then the checks in their order: 404 for non-members, 403, the patch's
  * 400s (custom field values among them). The task as locked (its version is the caller's to check, after any check of its own),
  * the category of the state the patch sets (undefined when it sets none), the field values it writes
- * and, for a status change, the locks a next occurrence needs (lockForOccurrence).
+ * and, for a status change, the locks a next occurrence needs (lockForOccurrences).
  */
 async function lockForChange(tx: Db, userId: string, projectId: string, taskId: string, patch: TaskChange) {
   const [state, refusal, fieldPlan, locks, found] = await Promise.all([
     patch.status === undefined ? undefined : store.lockState(tx, projectId, patch.status),
     inProjectRefusal(tx, projectId, patch),
     patch.fields ? planFieldWrites(tx, projectId, patch.fields) : { writes: [] },
-    lockForOccurrence(tx, projectId, taskId, patch.status),
+    patch.status === undefined ? undefined : lockForOccurrences(tx, projectId, { taskId }),
     store.findTaskForUser(tx, taskId, userId, { lock: 'no key update' }),
   ]);
   const { task, access } = accessOf(userId, found);
@@ -205,14 +225,9 @@ async function applyChange(
 ): Promise<Task> {
   const { set, after, changes } = planUpdate(patch, before, category, fieldWrites);
   if (after.recurrence !== null && after.dueDate === null) throw recurrenceNeedsDueDate();
-  const recurs = before.completedAt === null && set.completedAt instanceof Date && locks && after.recurrence !== null && after.dueDate !== null;
-  if (fieldWrites.length > 0 || recurs) {
-    // The row's change and its values first, then any next occurrence, then the records, last
-    // (recordEvent takes the project's lock last: platform/locks.ts).
-    await Promise.all([store.updateTask(tx, before.id, set), fieldWrites.length > 0 && writeTaskValues(tx, before.id, [...fieldWrites])]);
-    const occurrence = recurs ? await makeOccurrence(tx, userId, { ...before, ...set }, locks) : undefined;
-    if (changes) await recordEvent(tx, { projectId: before.projectId, taskId: before.id, actorId: userId, type: 'task.updated', resource: after, changes });
-    if (occurrence) await recordEvent(tx, { projectId: before.projectId, taskId: occurrence.id, actorId: userId, type: 'task.created', resource: occurrence });
+  if (fieldWrites.length > 0 || completesRecurring(before, set, after, locks)) {
+    const { events } = await writeChange(tx, userId, before, { set, after, changes }, { fieldWrites, locks });
+    for (const event of events) await recordEvent(tx, event);
     return after;
   }
   // The update and its record sent together: one round trip while the row is locked.
@@ -223,14 +238,40 @@ async function applyChange(
   return after;
 }
 
+/** Whether a change (`set`, leaving `after`) completes a recurring task, with the locks (`locks`) to make its next occurrence. */
+const completesRecurring = (before: store.TaskRow, set: Partial<store.TaskRow>, after: Task, locks: OccurrenceLocks | undefined): locks is OccurrenceLocks =>
+  before.completedAt === null && set.completedAt instanceof Date && locks !== undefined && after.recurrence !== null && after.dueDate !== null;
+
+/**
+ * A planned change (planUpdate) written, in `tx` with the task's row locked: the row and its
+ * values first, then any next occurrence (makeOccurrence), in the same transaction. Returns the
+ * events to record: the caller records them last, after every lock of its write (recordEvent
+ * takes the project's lock last: platform/locks.ts), so a change of many tasks (moveTasksToState)
+ * makes every occurrence before its first record.
+ */
+async function writeChange(
+  tx: Db,
+  userId: string,
+  before: store.TaskRow,
+  { set, after, changes }: ReturnType<typeof planUpdate>,
+  { fieldWrites = [], locks }: { fieldWrites?: readonly ValueWrite[]; locks?: OccurrenceLocks },
+): Promise<{ events: ChangeEvent[] }> {
+  await Promise.all([store.updateTask(tx, before.id, set), fieldWrites.length > 0 && writeTaskValues(tx, before.id, [...fieldWrites])]);
+  const occurrence = completesRecurring(before, set, after, locks) ? await makeOccurrence(tx, userId, { ...before, ...set }, locks) : undefined;
+  const events: ChangeEvent[] = [];
+  if (changes) events.push({ projectId: before.projectId, taskId: before.id, actorId: userId, type: 'task.updated', resource: after, changes });
+  if (occurrence) events.push({ projectId: before.projectId, taskId: occurrence.id, actorId: userId, type: 'task.created', resource: occurrence });
+  return { events };
+}
+
 /**
  * The next occurrence of `done`, a recurring task its change just completed (its row locked by
- * the change, and the project's first unstarted state and its labels before it: lockForOccurrence),
+ * the change, and the project's first unstarted state and its labels before it: lockForOccurrences),
  * inserted in the change's transaction; undefined when it makes none: its rule has no further date
  * (COUNT or UNTIL reached), or it made one before (reopened and completed again, or another
  * instance's or a retry's completion: the check, under the row's lock, and behind it the unique
  * index on recurred_from_id). A new task as a create makes it (same title, description, priority, estimate,
- * assignee, labels and parent; number and position taken as a create takes them, after the row's lock:
+ * assignee, labels, parent and custom field values: copyTaskValues; number and position taken as a create takes them, after the row's lock:
  * the project's counter row and position lock are taken by no write that then waits for a task's
  * row), carrying the rule with COUNT one less and naming the task it came from.
  *
@@ -239,7 +280,7 @@ async function applyChange(
  * and the new task's `task.created` (as POST /tasks records it, so webhooks, live streams and
  * history see a created task like any other), both recorded last, after every lock.
  */
-async function makeOccurrence(tx: Db, userId: string, done: store.TaskRow, locks: NonNullable<OccurrenceLocks>): Promise<Task | undefined> {
+async function makeOccurrence(tx: Db, userId: string, done: store.TaskRow, locks: OccurrenceLocks): Promise<Task | undefined> {
   const due = nextDueDate(done.recurrence!, done.dueDate!);
   if (!due || !locks.unstarted || (await store.hasOccurrence(tx, done.id))) return undefined;
   const { number, projectKey } = await store.takeTaskNumber(tx, done.projectId);
@@ -256,7 +297,7 @@ async function makeOccurrence(tx: Db, userId: string, done: store.TaskRow, locks
     assigneeId: done.assigneeId,
     createdById: userId,
     completedAt: null,
-    // Those still there: each locked before the task's row (lockForOccurrence).
+    // Those still there: each locked before the task's row (lockForOccurrences).
     labelIds: done.labelIds.filter((id) => locks.labelIds.includes(id)),
     commentCount: 0,
     parentId: done.parentId,
@@ -266,10 +307,12 @@ async function makeOccurrence(tx: Db, userId: string, done: store.TaskRow, locks
     updatedAt: now,
     recurrence: nextRule(done.recurrence!),
     recurredFromId: done.id,
+    nextDueDate: storedNextDueDate(nextRule(done.recurrence!), due),
     estimate: done.estimate,
   };
   if (!(await store.insertOccurrence(tx, columns))) return undefined;
-  return toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false, attachmentCount: 0, timeSpentMinutes: 0, fields: {} });
+  const fields = await copyTaskValues(tx, done.id, columns.id, locks.fieldIds);
+  return toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false, attachmentCount: 0, timeSpentMinutes: 0, fields });
 }
 
 export function createTasksService(db: Db) {
@@ -425,6 +468,7 @@ export function createTasksService(db: Db) {
           updatedAt: now,
           recurrence,
           recurredFromId: null,
+          nextDueDate: storedNextDueDate(recurrence, input.dueDate ? new Date(input.dueDate) : null),
         };
         // A new task has no subtasks and no relations yet.
         const task = toTask({ ...columns, projectKey, subtaskCount: 0, subtasksDone: 0, blocked: false, attachmentCount: 0, timeSpentMinutes: 0, fields: mergeFieldValues({}, fieldPlan.writes) });
@@ -545,16 +589,39 @@ export async function unassignTasksOf(tx: Db, projectId: string, memberUserId: s
 }
 
 /**
- * For the states service, in its transaction, which holds the deleted state's row FOR UPDATE (so no
- * task can enter it meanwhile): the project's tasks in state `fromKey` move to `to`, each an update
- * as PATCH makes it (completedAt follows the category) recorded as `actorId`'s.
+ * For the members service, in its transaction (which holds the project's row FOR UPDATE, so no task
+ * write is between): a member who leaves is named by no user field either, as by no assignee, so
+ * the project's user field values naming them are cleared, each task's change a new version and a
+ * `task.updated` of its `fields`, recorded as `actorId`'s.
  */
-export async function moveTasksToState(tx: Db, projectId: string, fromKey: string, to: { key: string; category: StateCategory }, actorId: string): Promise<void> {
+export async function clearUserFieldValuesOf(tx: Db, projectId: string, memberUserId: string, actorId: string): Promise<void> {
+  const taskIds = await tasksWithUserValue(tx, projectId, memberUserId);
+  await changeFieldValuesOf(tx, projectId, taskIds, actorId, () => clearUserValues(tx, projectId, memberUserId));
+}
+
+/**
+ * For the states service, in its transaction, which holds the project's states (so no task can
+ * enter the deleted one meanwhile): the project's tasks in state `fromKey` move to `to`, each an
+ * update as PATCH makes it (completedAt follows the category) recorded as `actorId`'s. Moved into a
+ * completed state, a recurring task makes its next occurrence as a PATCH completing it does, in
+ * `unstarted` (the project's first unstarted state, another than `fromKey`): its locks are taken
+ * for all the tasks before their rows (lockForOccurrences), and every record comes after every
+ * occurrence (writeChange).
+ */
+export async function moveTasksToState(
+  tx: Db,
+  projectId: string,
+  fromKey: string,
+  to: { key: string; category: StateCategory },
+  actorId: string,
+  unstarted: { key: string },
+): Promise<void> {
+  const locks = to.category === 'completed' ? await lockForOccurrences(tx, projectId, { projectId, status: fromKey }, unstarted) : undefined;
+  const events: ChangeEvent[] = [];
   for (const before of await store.lockTasksInState(tx, projectId, fromKey)) {
-    const { set, after, changes } = planUpdate({ status: to.key }, before, to.category);
-    await store.updateTask(tx, before.id, set);
-    if (changes) await recordEvent(tx, { projectId, taskId: before.id, actorId, type: 'task.updated', resource: after, changes });
+    events.push(...(await writeChange(tx, actorId, before, planUpdate({ status: to.key }, before, to.category), { locks })).events);
   }
+  for (const event of events) await recordEvent(tx, event);
 }
 
 /** Each task a bulk update changed, recorded as `actorId`'s `task.updated` with the changes `changesOf` tells. */

@@ -1,6 +1,7 @@
 import { arrayLiteral, attachments, type Db, labels, memberships, projectKeys, projects, projectStates, stateCategoryIn, taskFieldValues, tasks, users } from '@tasklane/db';
 import { type FieldValue, type Role, type StateCategory, TASK_PRIORITIES, type TaskPriority, type TaskSortField } from '@tasklane/schemas';
 import type { FieldFilter, FieldSort } from './field-values';
+import { type CompletingTasks, completingTaskIds } from './completing';
 import { type SQL, and, asc, desc, eq, getTableColumns, gt, ilike, inArray, isNull, lt, max, min, ne, or, sql } from 'drizzle-orm';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../../platform/paging';
 import { nextVersionSql } from '../../platform/versions';
@@ -184,26 +185,28 @@ export const lockState = async (db: Db, projectId: string, key: string | undefin
   )[0];
 
 /**
- * The labels the task carries now, each locked FOR KEY SHARE to the end of the caller's transaction
- * (as lockProjectLabels), taken before the task's row: what a completion copies to the task's next
+ * The labels the tasks carry now, each locked FOR KEY SHARE to the end of the caller's transaction
+ * (as lockProjectLabels), taken before the tasks' rows: what a completion copies to a task's next
  * occurrence (service.ts) cannot be deleted before that occurrence commits.
  */
-export const lockLabelsOfTask = (db: Db, taskId: string): Promise<string[]> =>
+export const lockLabelsOfTasks = (db: Db, which: CompletingTasks): Promise<string[]> =>
   db
     .select({ id: labels.id })
     .from(labels)
-    .where(sql`${labels.id} = any(select unnest(${tasks.labelIds}) from ${tasks} where ${eq(tasks.id, taskId)})`)
+    .where(sql`${labels.id} = any(select unnest(${tasks.labelIds}) from ${tasks} where ${tasks.id} in (${completingTaskIds(which)}))`)
     .for('key share', { of: labels })
     .execute()
     .then((rows) => rows.map((row) => row.id));
 
 /**
- * The task's parent, locked FOR KEY SHARE (as lockParent) before the task's row: the next
+ * The tasks' parents, locked FOR KEY SHARE (as lockParent) before the tasks' rows: the next
  * occurrence a completion makes is a subtask of it too, and the parent's deletion (which locks it
  * FOR UPDATE, then its subtasks' rows) waits rather than crossing the completion's locks.
  */
-export const lockParentOfTask = (db: Db, taskId: string) =>
-  db.execute(sql`select ${tasks.id} from ${tasks} where ${tasks.id} = (select parent_id from ${tasks} as child where child.id = ${taskId}::uuid) for key share`);
+export const lockParentsOfTasks = (db: Db, which: CompletingTasks) =>
+  db.execute(
+    sql`select ${tasks.id} from ${tasks} where ${tasks.id} in (select parent_id from ${tasks} as child where child.id in (${completingTaskIds(which)})) order by ${tasks.id} for key share`,
+  );
 
 /** Whether the task already made its next occurrence (served by tasks_recurred_from_key). */
 export const hasOccurrence = (db: Db, taskId: string): Promise<boolean> =>

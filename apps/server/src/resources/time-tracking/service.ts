@@ -1,7 +1,9 @@
 import type { Db } from '@tasklane/db';
-import { type CreateTimeEntryInput, TIMER_MAX_MINUTES, type TimeEntry, type TimeReportInput, type TimeReportRow, type Timer, type UpdateTimeEntryInput } from '@tasklane/schemas';
+import { type CreateTimeEntryInput, TIMER_MAX_MINUTES, type TimeEntry, type TaskTimeEntriesInput, type TimeReportInput, type TimeReportRow, type Timer, type UpdateTimeEntryInput } from '@tasklane/schemas';
 import { isId, newId } from '../../platform/ids';
 import { nextVersion } from '../../platform/versions';
+import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../../platform/paging';
+import { isDate } from '../tasks/field-values';
 import { authorize } from '../policy/policy';
 import { requireProjectAccess } from '../policy/access';
 import { recordEvent } from '../../events/record';
@@ -26,6 +28,9 @@ const toTimer = (row: store.TimerRow): Timer => ({ taskId: row.taskId, userId: r
 const utcDate = (time: Date) => time.toISOString().slice(0, 10);
 
 const MINUTE = 60_000;
+
+/** A page cursor's entry date: a `YYYY-MM-DD` that exists. */
+const isCalendarDate = (value: unknown) => typeof value === 'string' && isDate(value);
 
 /**
  * What a timer started at `startedAt` and stopped at `now` logs: its whole minutes, at most
@@ -98,9 +103,13 @@ export function createTimeTrackingService(db: Db, tasks: TasksService) {
       });
     },
 
-    async listEntries(userId: string, taskId: string): Promise<TimeEntry[]> {
+    /** Newest date first, then newest logged; paged by (date, createdAt, id). */
+    async listEntries(userId: string, { id: taskId, ...query }: TaskTimeEntriesInput): Promise<Page<TimeEntry>> {
       const { task } = await tasks.loadTask(userId, taskId);
-      return (await store.listEntries(db, task.id)).map(toTimeEntry);
+      const limit = pageSize(query.limit);
+      const cursor = decodeCursor(query.cursor, [isCalendarDate, cursorChecks.timestamp, cursorChecks.id]);
+      const rows = await store.listEntries(db, task.id, cursor, limit + 1);
+      return toPage(rows, limit, toTimeEntry, (row) => [row.date, row.createdAt.toISOString(), row.id]);
     },
 
     /** An entry, for members of its task's project (404 for others, as for unknown ids). */

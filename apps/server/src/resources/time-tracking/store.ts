@@ -1,6 +1,7 @@
 import { type Db, projects, tasks, timeEntries, timers, users } from '@tasklane/db';
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { TIMER_LOCK_CLASS } from '../../platform/locks';
+import type { CursorValue } from '../../platform/paging';
 import { rowsOf } from '../../platform/sql';
 
 export type TimeEntryRow = typeof timeEntries.$inferSelect;
@@ -28,9 +29,19 @@ export async function findEntry(db: Db, id: string, options: { lock?: boolean } 
   return (await (options.lock ? query.for('update', { of: timeEntries }) : query).execute())[0];
 }
 
-/** A task's entries, newest date first (then newest logged); a task has at most a few hundred. */
-export const listEntries = (db: Db, taskId: string) =>
-  db.select().from(timeEntries).where(eq(timeEntries.taskId, taskId)).orderBy(desc(timeEntries.date), desc(timeEntries.createdAt), desc(timeEntries.id));
+/** A page of a task's entries, newest date first (then newest logged), after `cursor` (date, createdAt, id). */
+export const listEntries = (db: Db, taskId: string, cursor: CursorValue[] | undefined, limit: number) =>
+  db
+    .select()
+    .from(timeEntries)
+    .where(
+      and(
+        eq(timeEntries.taskId, taskId),
+        cursor ? sql`(${timeEntries.date}, ${timeEntries.createdAt}, ${timeEntries.id}) < (${cursor[0]}::date, ${cursor[1]}::timestamptz, ${cursor[2]}::uuid)` : undefined,
+      ),
+    )
+    .orderBy(desc(timeEntries.date), desc(timeEntries.createdAt), desc(timeEntries.id))
+    .limit(limit);
 
 /** Serialises the starts and stops of one user's timer: the first statement of their transaction. */
 export const lockUserTimer = (db: Db, userId: string) => db.execute(sql`select pg_advisory_xact_lock(${TIMER_LOCK_CLASS}, hashtext(${userId}::uuid::text))`);

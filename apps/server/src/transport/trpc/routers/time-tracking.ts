@@ -15,15 +15,17 @@ import {
 import { z } from 'zod';
 import { toCsv, wantsCsv } from '../../../platform/csv';
 import { protectedProcedure, router } from '../init';
+import { pagedList } from '../paged-list';
 
 const tags = ['time'];
 
 export const timeTrackingRouter = router({
-  listEntries: protectedProcedure
-    .meta({ openapi: { method: 'GET', path: '/tasks/{id}/time-entries', tags, summary: "List a task's time entries", description: 'Newest date first. Members of the project.' } })
-    .input(TaskTimeEntriesInput)
-    .output(z.array(TimeEntrySchema))
-    .query(({ ctx, input }) => ctx.services.timeTracking.listEntries(ctx.userId, input.id)),
+  ...pagedList('listEntries', {
+    meta: { openapi: { method: 'GET', path: '/tasks/{id}/time-entries', tags, summary: "List a task's time entries", description: 'Newest date first, paged by cursor. Members of the project.' } },
+    input: TaskTimeEntriesInput,
+    item: TimeEntrySchema,
+    list: (ctx, input) => ctx.services.timeTracking.listEntries(ctx.userId, input),
+  }),
 
   createEntry: protectedProcedure
     .meta({
