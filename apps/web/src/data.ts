@@ -91,6 +91,8 @@ export const loadLabels = (projectId: string): Promise<Label[]> => collect(clien
 export const loadMembers = (projectId: string): Promise<Member[]> => collect(client.paginate(client.members.list, { id: projectId, limit: 500 }));
 
 export const loadComments = (taskId: string) => collect(client.paginate(client.comments.list, { id: taskId, limit: 500 }));
+/** A task's time entries, newest date first (every page: a task's entries are a person's days, not a project). */
+export const loadTimeEntries = (taskId: string) => collect(client.paginate(client.time.listEntries, { id: taskId, limit: 500 }));
 
 /** A task's attachments, oldest first (its comments' files among them). */
 export const loadAttachments = (taskId: string): Promise<Attachment[]> => client.attachments.list({ id: taskId });

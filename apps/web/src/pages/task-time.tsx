@@ -1,7 +1,7 @@
 import type { Member, Project, Task, TimeEntry } from '@tasklane/schemas';
 import { useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
-import { timeKeys } from '../data';
+import { loadTimeEntries, timeKeys } from '../data';
 import { canAdminister, canEditTasks, formatDay } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { client } from '../session';
@@ -19,7 +19,7 @@ const DURATION_HINT = 'Minutes, or like 1h 30m';
 export function TaskTime({ task, project, members }: { task: Task; project: Project; members: Member[] }) {
   const me = useCurrentUser();
   const editable = canEditTasks(project.role);
-  const entries = useQuery(timeKeys.entries(task.id), () => client.time.listEntries({ id: task.id }));
+  const entries = useQuery(timeKeys.entries(task.id), () => loadTimeEntries(task.id));
   const timer = useTimer();
   const timing = timer.data?.taskId === task.id;
   const [said, setSaid] = useState<string | undefined>(undefined);
