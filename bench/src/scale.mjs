@@ -2,8 +2,10 @@
 // gives ONE user 10 … 100 000 projects (generate_series, straight in PostgreSQL), and measures at
 // each size, through the real server over HTTP, sequential requests' median and p99 latency and the
 // CPU per request of the server process and of PostgreSQL's backends: the first page, a deep page
-// (cursor 90 % in), a filtered page and a text search of the big project; the first page of the
-// user's project list. Prints both curves as tables (also in bench/results/scale-<time>.md and as the
+// (cursor 90 % in), a filtered page and a text search of the big project; pages filtered and sorted
+// by its custom fields (a select, a number, a date, their values straight in PostgreSQL too): a
+// common option (20 %), a rare one (50 tasks), a number range of ~50 tasks and one of half, and the
+// sort by the number, first page and a deep one; the first page of the user's project list. Prints both curves as tables (also in bench/results/scale-<time>.md and as the
 // scale section of bench/results/latest.md, which `npm run bench` keeps) and the
 // EXPLAIN plans of the task queries at the largest size. Drops its database at the end.
 //
@@ -95,6 +97,55 @@ async function fill(projectId, userId, from, to) {
   await sql`vacuum (analyze) tasks`;
 }
 
+/** The big project's custom fields (through the API, as a user makes them). */
+async function makeFields(projectId, token) {
+  const post = (body) => api('POST', `/projects/${projectId}/fields`, token, body);
+  const stage = await post({ name: 'Stage', type: 'select', options: ['Idea', 'Design', 'Build', 'Verify', 'Ship', 'Rare'].map((name) => ({ name })) });
+  const points = await post({ name: 'Points', type: 'number' });
+  const review = await post({ name: 'Review', type: 'date' });
+  return { stage, points, review };
+}
+
+// A number each task has, distinct and unrelated to its age: task i's is i · 7919 mod 1 000 003 (a prime).
+const POINTS_MOD = 1_000_003;
+const pointsSql = (i) => `(${i}::bigint * 7919 % ${POINTS_MOD})::double precision`;
+
+/**
+ * Values of tasks number `from` … `to - 1` (task i is number i + 1): every task the number, one
+ * of the first five options each (1 in 5 each), every other task the date; then the rare option
+ * moved to 50 tasks spread over the whole project (their number a multiple of `to` / 50).
+ */
+async function fillValues(projectId, fields, from, to) {
+  const optionIds = fields.stage.options.map((option) => option.id);
+  const select = (index) => `(array[${optionIds.map((id) => `'${id}'`).join(',')}])[1 + ${index}]`;
+  for (let start = from; start < to; start += 100_000) {
+    const end = Math.min(to, start + 100_000) - 1;
+    const tasksOf = sql.unsafe(`select id, number - 1 as i from tasks where project_id = '${projectId}' and number between ${start + 1} and ${end + 1}`);
+    await sql`
+      insert into task_field_values (task_id, field_id, value, sort_text, sort_number)
+      select t.id, ${fields.stage.id}::uuid, to_jsonb(${sql.unsafe(select('t.i % 5'))}), ${sql.unsafe(select('t.i % 5'))}, t.i % 5 from (${tasksOf}) as t
+      union all
+      select t.id, ${fields.points.id}::uuid, to_jsonb(${sql.unsafe(pointsSql('t.i'))}), null, ${sql.unsafe(pointsSql('t.i'))} from (${tasksOf}) as t
+      union all
+      select t.id, ${fields.review.id}::uuid, to_jsonb(d), d, null
+      from (${tasksOf}) as t, lateral (select to_char(date '2027-01-01' + (t.i % 730)::int, 'YYYY-MM-DD') as d) as day
+      where t.i % 2 = 0`;
+  }
+  // The rare option: back to its common one where it was, then on 50 tasks spread over all of them.
+  const rare = optionIds.length - 1;
+  await sql`update task_field_values set value = to_jsonb(${sql.unsafe(select('(t.number - 1) % 5'))}), sort_text = ${sql.unsafe(select('(t.number - 1) % 5'))}, sort_number = (t.number - 1) % 5
+    from tasks as t where t.id = task_field_values.task_id and task_field_values.field_id = ${fields.stage.id} and task_field_values.sort_number = ${rare}::double precision`;
+  await sql`update task_field_values set value = to_jsonb(${optionIds[rare]}::text), sort_text = ${optionIds[rare]}, sort_number = ${rare}
+    from tasks as t where t.id = task_field_values.task_id and task_field_values.field_id = ${fields.stage.id} and t.project_id = ${projectId} and t.number % ${Math.max(1, Math.floor(to / 50))} = 0`;
+  await sql`vacuum (analyze) task_field_values`;
+}
+
+/** The cursor of the task `position` rows into the sort by the number (every task has one). */
+const pointsCursorAt = async (fieldId, position) => {
+  const [row] = await sql`select sort_number, task_id from task_field_values where field_id = ${fieldId} order by sort_number, task_id offset ${position} limit 1`;
+  return Buffer.from(JSON.stringify([row.sort_number, row.task_id])).toString('base64url');
+};
+
 const cursorAt = async (projectId, position) => {
   const [row] = await sql`select created_at, id from tasks where project_id = ${projectId} order by created_at, id offset ${position} limit 1`;
   return Buffer.from(JSON.stringify([row.created_at.toISOString(), row.id])).toString('base64url');
@@ -163,14 +214,18 @@ function curve(title, unit, sizeList, rows) {
 }
 
 const results = [];
+const fieldResults = [];
 try {
   const auth = await api('POST', '/auth/register', undefined, { name: 'Scale', email: 'scale@example.com', password: 'scale-benchmark' });
   const token = auth.access_token;
   const project = await api('POST', '/projects', token, { name: 'One big project' });
+  const fields = await makeFields(project.id, token);
+  const [commonOption, rareOption] = [fields.stage.options[1].id, fields.stage.options.at(-1).id];
   let filled = 0;
   for (const size of sizes) {
     const started = Date.now();
     await fill(project.id, auth.user.id, filled, size);
+    await fillValues(project.id, fields, filled, size);
     filled = size;
     console.log(`filled ${size.toLocaleString('en')} tasks in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const scenarios = {
@@ -179,9 +234,18 @@ try {
       'filtered page (status=IN_PROGRESS)': `/tasks/project/${project.id}?limit=${PAGE}&status=IN_PROGRESS`,
       'text search (q=task 77)': `/tasks/project/${project.id}?limit=${PAGE}&q=${encodeURIComponent('task 77')}`,
     };
-    for (const [scenario, path] of Object.entries(scenarios)) {
+    const rareWidth = Math.ceil((POINTS_MOD * 50) / size);
+    const fieldScenarios = {
+      'select = a common option (20 %)': `/tasks/project/${project.id}?limit=${PAGE}&field.${fields.stage.id}=${commonOption}`,
+      'select = a rare option (50 tasks)': `/tasks/project/${project.id}?limit=${PAGE}&field.${fields.stage.id}=${rareOption}`,
+      'number range of ~50 tasks (.gte & .lte)': `/tasks/project/${project.id}?limit=${PAGE}&field.${fields.points.id}.gte=500000&field.${fields.points.id}.lte=${500000 + rareWidth - 1}`,
+      'number range of half (.gte)': `/tasks/project/${project.id}?limit=${PAGE}&field.${fields.points.id}.gte=500000`,
+      'sort=field.number, first page': `/tasks/project/${project.id}?limit=${PAGE}&sort=field.${fields.points.id}`,
+      'sort=field.number, deep page (cursor 90 % in)': `/tasks/project/${project.id}?limit=${PAGE}&sort=field.${fields.points.id}&cursor=${await pointsCursorAt(fields.points.id, Math.floor(size * 0.9))}`,
+    };
+    for (const [group, list] of [[results, scenarios], [fieldResults, fieldScenarios]]) for (const [scenario, path] of Object.entries(list)) {
       const timing = await measure(path, token);
-      results.push({ size, scenario, ...timing });
+      group.push({ size, scenario, ...timing });
       console.log(`${size}\t${scenario}\tmedian ${timing.median.toFixed(2)} ms\tp99 ${timing.p99.toFixed(2)} ms\tCPU ${Math.round(timing.serverUs)} + ${Math.round(timing.databaseUs)} µs`);
     }
   }
@@ -201,11 +265,12 @@ try {
 
   print(`Scale run ${stamp}: ${samples} sequential requests per cell (after 20 unmeasured); median / p99 latency, then the server's + PostgreSQL's CPU per request; load average ${loadavg().map((value) => value.toFixed(2)).join(' ')} at the end.`);
   curve(`Tasks in one project (pages of ${PAGE}):`, 'tasks', sizes, results);
+  curve(`Pages of ${PAGE} of the same project by its custom fields:`, 'tasks', sizes, fieldResults);
   curve('Projects of one user:', 'projects', projectCounts, projectResults);
   writeFileSync(join(resultsDir, `scale-${stamp}.md`), `${lines.join('\n')}\n`);
   withScaleSection(lines.join('\n'));
 
-  // The plans of the same queries the service sends (see apps/server/src/tasks/store.ts).
+  // The plans of the same queries the service sends (see apps/server/src/resources/tasks/store.ts).
   const [deep] = await sql`select created_at, id from tasks where project_id = ${project.id} order by created_at, id offset ${Math.floor(filled * 0.9)} limit 1`;
   const plans = {
     'first page': sql`explain (analyze, costs off, timing off, summary on) select * from tasks where project_id = ${project.id} order by created_at, id limit 51`,
@@ -213,6 +278,24 @@ try {
     filtered: sql`explain (analyze, costs off, timing off, summary on) select * from tasks where project_id = ${project.id} and status in ('IN_PROGRESS') order by created_at, id limit 51`,
     'text search': sql`explain (analyze, costs off, timing off, summary on) select * from tasks where project_id = ${project.id} and (title ilike '%task 77%' or description ilike '%task 77%') order by created_at, id limit 51`,
   };
+  // The field pages' statements (fieldConditions and listTasksByField in the same file): their
+  // values inline, as the server sends them, so the planner sees how many tasks they match.
+  const pointsId = fields.points.id;
+  const rareWidth = Math.ceil((POINTS_MOD * 50) / filled);
+  const [deepPoints] = await sql`select sort_number, task_id from task_field_values where field_id = ${pointsId} order by sort_number, task_id offset ${Math.floor(filled * 0.9)} limit 1`;
+  const byOption = (optionId) =>
+    sql.unsafe(`explain (analyze, costs off, timing off, summary on) select * from tasks where project_id = '${project.id}' and exists (select 1 from task_field_values as filtered where filtered.task_id = tasks.id and filtered.field_id = '${fields.stage.id}'::uuid and filtered.sort_text = any('{${optionId}}'::text[])) order by created_at, id limit 51`);
+  const byPoints = (after) =>
+    sql.unsafe(`explain (analyze, costs off, timing off, summary on) select tasks.*, task_field_values.sort_number from tasks inner join task_field_values on task_field_values.task_id = tasks.id and task_field_values.field_id = '${pointsId}' where tasks.project_id = '${project.id}'${after} order by task_field_values.sort_number, task_field_values.task_id limit 51`);
+  Object.assign(plans, {
+    'select = a common option': byOption(commonOption),
+    'select = a rare option': byOption(rareOption),
+    'number range of ~50 tasks': sql.unsafe(
+      `explain (analyze, costs off, timing off, summary on) select * from tasks where project_id = '${project.id}' and exists (select 1 from task_field_values as filtered where filtered.task_id = tasks.id and filtered.field_id = '${pointsId}'::uuid and filtered.sort_number >= 500000::double precision and filtered.sort_number <= ${500000 + rareWidth - 1}::double precision) order by created_at, id limit 51`,
+    ),
+    'sort=field.number, first page': byPoints(''),
+    'sort=field.number, deep page': byPoints(` and (task_field_values.sort_number, task_field_values.task_id) > (${deepPoints.sort_number}::double precision, '${deepPoints.task_id}'::uuid)`),
+  });
   for (const [name, query] of Object.entries(plans)) {
     console.log(`\nEXPLAIN ${name} (${filled.toLocaleString('en')} tasks):`);
     for (const line of await query) console.log(`  ${line['QUERY PLAN']}`);

@@ -248,6 +248,9 @@ describe('custom fields', () => {
     expect(await filtered(`field.${who.id}=${admin.id}`)).toEqual(['T4']);
     expect(await filtered(`field.${note.id}=alpha`)).toEqual(['T2']);
     expect(await filtered(`field.${tier.id}=${gold}&field.${points.id}.lte=0`)).toEqual(['T5']);
+    // A range's two ends hold for the same value; filters of two fields each hold.
+    expect(await filtered(`field.${points.id}.gte=2&field.${points.id}.lte=2`)).toEqual([]);
+    expect(await filtered(`field.${points.id}.gte=1&field.${points.id}.lte=3&field.${tier.id}=${gold},${silver}`)).toEqual(['T1', 'T2']);
     // Across the caller's projects too.
     const mine = await t.request('GET', `/api/v1/tasks?field.${points.id}=3`, { token: viewer.token });
     expect((mine.body as Task[]).map((task) => task.title).sort()).toEqual(['T1', 'T4']);

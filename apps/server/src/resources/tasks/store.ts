@@ -469,27 +469,37 @@ function filterConditions(filters: TaskFilters): (SQL | undefined)[] {
     filters.text === undefined ? undefined : or(ilike(tasks.title, value('pattern')), ilike(tasks.description, value('pattern')), keyMatch),
     labelIds.length > 0 ? sql`${tasks.labelIds} && ${value('labelIds')}::uuid[]` : undefined,
     parentId === null ? isNull(tasks.parentId) : parentId !== undefined ? eq(tasks.parentId, value('parentId')) : undefined,
-    ...(filters.fields ?? []).map(fieldCondition),
+    ...fieldConditions(filters.fields ?? []),
   ];
 }
 
 /**
- * A task has a value of the field that the filter matches: an EXISTS on the values' primary key,
- * probed per task in the page's order. Its values are parameters of the statement (such a list
- * is built each time, not kept prepared: listTasks).
+ * A task has a value of each filtered field that all of the field's filters match: one EXISTS per
+ * field on the values' primary key (a task has one value of a field). One per field, not per
+ * filter, so the planner sees a range (`.gte` and `.lte`) as one condition on the field's index
+ * and knows how few tasks it matches: a page of a rare value is then driven from that index (its
+ * matches, joined to tasks), a page of a common one walks the project's tasks in the page's order
+ * and probes; either reads rows in proportion to the page, not the project. Its values are
+ * parameters of the statement (such a list is built each time, not kept prepared: listTasks).
  */
-function fieldCondition(filter: FieldFilter): SQL {
-  const column = sql.raw(filter.column === 'number' ? 'filtered.sort_number' : 'filtered.sort_text');
-  const cast = sql.raw(filter.column === 'number' ? 'double precision' : 'text');
-  const [first] = filter.values;
-  const matches = {
-    eq: sql`${column} = ${first}::${cast}`,
-    gte: sql`${column} >= ${first}::${cast}`,
-    lte: sql`${column} <= ${first}::${cast}`,
-    any: sql`${column} = any(${arrayLiteral(filter.values)}::text[])`,
-    overlaps: sql`filtered.value ?| ${arrayLiteral(filter.values)}::text[]`,
-  }[filter.op];
-  return sql`exists (select 1 from ${taskFieldValues} as filtered where filtered.task_id = "tasks"."id" and filtered.field_id = ${filter.fieldId}::uuid and ${matches})`;
+function fieldConditions(filters: readonly FieldFilter[]): SQL[] {
+  // (Map.groupBy is not in Node 20.)
+  const fieldIds = [...new Set(filters.map((filter) => filter.fieldId))];
+  return fieldIds.map((fieldId) => {
+    const matches = filters.filter((filter) => filter.fieldId === fieldId).map((filter) => {
+      const column = sql.raw(filter.column === 'number' ? 'filtered.sort_number' : 'filtered.sort_text');
+      const cast = sql.raw(filter.column === 'number' ? 'double precision' : 'text');
+      const [first] = filter.values;
+      return {
+        eq: sql`${column} = ${first}::${cast}`,
+        gte: sql`${column} >= ${first}::${cast}`,
+        lte: sql`${column} <= ${first}::${cast}`,
+        any: sql`${column} = any(${arrayLiteral(filter.values)}::text[])`,
+        overlaps: sql`filtered.value ?| ${arrayLiteral(filter.values)}::text[]`,
+      }[filter.op];
+    });
+    return sql`exists (select 1 from ${taskFieldValues} as filtered where filtered.task_id = "tasks"."id" and filtered.field_id = ${fieldId}::uuid and ${and(...matches)})`;
+  });
 }
 
 /**
