@@ -2,7 +2,6 @@ import type { Db } from '@tasklane/db';
 import type { Attachment, AttachmentPathInput, ListAttachmentsInput } from '@tasklane/schemas';
 import { lockAttachmentFiles, removeUnnamedFiles } from '../../events/attachment-files';
 import { recordEvent } from '../../events/record';
-import { transactionIn } from '../../events/scope';
 import { DomainError, notFound } from '../../platform/errors';
 import { isId, newId } from '../../platform/ids';
 import { type BlobStore, contentKey, thumbnailKey } from '../../platform/storage';
@@ -161,9 +160,10 @@ export function createAttachmentsService(db: Db, tasks: TasksService, options: A
 
     /** The uploader (while they may upload), or ADMIN and owner. The file goes after the commit (events/attachment-files.ts). */
     async remove(userId: string, { id }: AttachmentPathInput): Promise<{ message: string }> {
-      const found = isId(id) ? await store.findAttachment(db, id) : undefined;
-      if (!found) throw notFound('Attachment');
-      await transactionIn(db, { projectId: found.projectId, taskId: found.taskId }, 'Attachment', async (tx) => {
+      if (!isId(id)) throw notFound('Attachment');
+      await db.transaction(async (tx) => {
+        // Its project's and task's locks first (the lock order), then its row's, then the checks.
+        if (!(await store.lockAttachmentScope(tx, id))) throw notFound('Attachment');
         const { row, access } = await loadAttachment(userId, id, { tx, lock: true });
         const own = row.uploaderId === userId && can(access, 'attachments.upload');
         if (!own) authorize(access, 'attachments.deleteAny');

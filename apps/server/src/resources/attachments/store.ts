@@ -1,5 +1,6 @@
-import { attachments, type Db } from '@tasklane/db';
+import { attachments, type Db, projectStorage } from '@tasklane/db';
 import { asc, eq, sql } from 'drizzle-orm';
+import { lockedScope } from '../../events/scope';
 import { rowsOf } from '../../platform/sql';
 
 export type AttachmentRow = typeof attachments.$inferSelect;
@@ -19,15 +20,32 @@ export const listAttachments = (db: Db, taskId: string): Promise<AttachmentRow[]
   db.select().from(attachments).where(eq(attachments.taskId, taskId)).orderBy(asc(attachments.createdAt), asc(attachments.id)).execute();
 
 /**
- * The project's bytes in use, each blob counted once, and whether a row already names `sha256`
- * (whose bytes then cost nothing more): read under the project's files lock by an upload.
+ * The project's bytes in use, each blob counted once (project_storage, kept by migration 0018's
+ * triggers under this same lock), and whether a row already names `sha256` (whose bytes then cost
+ * nothing more): read under the project's files lock by an upload.
  */
 export async function projectUsage(db: Db, projectId: string, sha256: string): Promise<{ bytes: number; named: boolean }> {
   const [row] = rowsOf<{ bytes: number; named: boolean }>(
     await db.execute(sql`
       select
-        coalesce((select sum(blob.size) from (select distinct on (sha256) size from ${attachments} where project_id = ${projectId}::uuid) as blob), 0)::float8 as bytes,
-        exists (select 1 from ${attachments} where project_id = ${projectId}::uuid and sha256 = ${sha256}) as named`),
+        coalesce((select ${projectStorage.bytes} from ${projectStorage} where ${projectStorage.projectId} = ${projectId}::uuid), 0)::float8 as bytes,
+        exists (select 1 from ${attachments} where ${attachments.projectId} = ${projectId}::uuid and ${attachments.sha256} = ${sha256}) as named`),
   );
   return { bytes: Number(row?.bytes ?? 0), named: row?.named === true };
+}
+
+
+/**
+ * An attachment's write's first statement (as events/scope.ts lockTaskScope for a task): its
+ * project and task read from its row, then lockedScope's locks in their order (the project's row,
+ * the task's, FOR KEY SHARE). The read takes no lock (an attachment never changes task or project);
+ * the caller then locks the row itself and checks it again. The scope; undefined when the
+ * attachment, its task or its project is gone.
+ */
+export async function lockAttachmentScope(db: Db, id: string): Promise<{ projectId: string; taskId: string } | undefined> {
+  const held = lockedScope({ projectId: sql`found.project_id`, taskId: sql`found.task_id` });
+  const [row] = rowsOf<{ projectId: string; taskId: string; held: boolean }>(
+    await db.execute(sql`select found.project_id as "projectId", found.task_id as "taskId", ${held} as held from ${attachments} as found where found.id = ${id}::uuid`),
+  );
+  return row?.held === true ? { projectId: row.projectId, taskId: row.taskId } : undefined;
 }
