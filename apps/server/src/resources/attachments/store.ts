@@ -1,5 +1,6 @@
-import { attachments, type Db, projectStorage } from '@tasklane/db';
-import { asc, eq, sql } from 'drizzle-orm';
+import { attachments, type Db, projects, projectStorage } from '@tasklane/db';
+import { asc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { callerRoleIn } from '../policy/access';
 import { lockedScope } from '../../events/scope';
 import { rowsOf } from '../../platform/sql';
 
@@ -12,6 +13,24 @@ export const deleteAttachment = (db: Db, id: string) => db.delete(attachments).w
 /** An attachment by id; `lock` holds its row FOR UPDATE to the end of the caller's transaction. */
 export const findAttachment = async (db: Db, id: string, options: { lock?: boolean } = {}): Promise<AttachmentRow | undefined> => {
   const query = db.select().from(attachments).where(eq(attachments.id, id)).limit(1);
+  return (await (options.lock ? query.for('update') : query).execute())[0];
+};
+
+/**
+ * An attachment with the caller's role in its project and the project's owner, in one statement
+ * (the role and the owner as scalar subqueries, which `lock`'s FOR UPDATE leaves unlocked): the
+ * access check of a read or a download, without reading its task.
+ */
+export const findAttachmentForUser = async (db: Db, id: string, userId: string, options: { lock?: boolean } = {}) => {
+  const query = db
+    .select({
+      row: getTableColumns(attachments),
+      role: callerRoleIn(sql.raw('"attachments"."project_id"'), userId),
+      ownerId: sql<string>`(select ${projects.ownerId} from ${projects} where ${projects.id} = "attachments"."project_id")`,
+    })
+    .from(attachments)
+    .where(eq(attachments.id, id))
+    .limit(1);
   return (await (options.lock ? query.for('update') : query).execute())[0];
 };
 
