@@ -2,22 +2,22 @@
 -- GET /projects/{id} reads a few rows instead of summing the project's tasks and files.
 --
 -- The estimate total per state sits beside the count of the same state, kept by the same trigger,
--- which now also fires on an estimate's change. Lock order as before (0004): the count rows, then,
--- at a task's insert or deletion, the project's advisory lock (class 7415).
+-- which now also fires on an estimate's change. Lock order as before (0004): the project's advisory
+-- lock (class 7415), then the count rows.
 ALTER TABLE "project_task_counts" ADD COLUMN "estimate" numeric DEFAULT 0 NOT NULL;--> statement-breakpoint
 CREATE OR REPLACE FUNCTION tasklane_count_tasks() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'DELETE' AND NOT EXISTS (SELECT 1 FROM projects WHERE id = OLD.project_id) THEN
     RETURN NULL;
   END IF;
+  -- Before any count row, also for an estimate's change: a count row locked first would wait on a
+  -- writer holding this lock while the writer waits for that row.
+  PERFORM pg_advisory_xact_lock(7415, hashtext(CASE WHEN TG_OP = 'DELETE' THEN OLD.project_id ELSE NEW.project_id END::text));
   IF TG_OP = 'UPDATE' AND (OLD.project_id, OLD.status) = (NEW.project_id, NEW.status) THEN
-    -- Only the estimate changed: one row, no advisory lock (an update takes none here, as before).
+    -- Only the estimate changed: its state's row.
     UPDATE project_task_counts SET estimate = estimate - coalesce(OLD.estimate, 0) + coalesce(NEW.estimate, 0)
       WHERE project_id = NEW.project_id AND status = NEW.status;
-    RETURN NULL;
-  END IF;
-  PERFORM pg_advisory_xact_lock(7415, hashtext(CASE WHEN TG_OP = 'DELETE' THEN OLD.project_id ELSE NEW.project_id END::text));
-  IF TG_OP = 'INSERT' THEN
+  ELSIF TG_OP = 'INSERT' THEN
     INSERT INTO project_task_counts (project_id, status, count, estimate) VALUES (NEW.project_id, NEW.status, 1, coalesce(NEW.estimate, 0))
       ON CONFLICT (project_id, status) DO UPDATE SET count = project_task_counts.count + 1, estimate = project_task_counts.estimate + excluded.estimate;
   ELSIF TG_OP = 'DELETE' THEN
