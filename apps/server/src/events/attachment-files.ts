@@ -19,6 +19,10 @@ import { type BlobStore, contentKey, isBlobKey, TEMPORARY_PREFIX, thumbnailKey }
  *  - a removal (removeUnnamedFiles below) takes the lock in a transaction of its own, then asks
  *    which of its sha256s any row names, and removes the blobs of the others.
  *
+ * Every deletion of attachment rows takes it too (migration 0018's count of the project's bytes,
+ * and a task's deletion before its cascade: filesOfDeletedTask), so that count sees every
+ * committed row; a deletion only ever makes a removal keep less, which the reasoning below allows.
+ *
  * The removal's question is a statement after the lock, so under READ COMMITTED it sees every
  * transaction committed before it got the lock. An upload holding the lock is either (a) before
  * it: then the removal waits for the upload's commit and sees its row, and keeps the blob; or, if
