@@ -372,4 +372,55 @@ describe('attachments', () => {
       rmSync(join(files, fresh), { force: true });
     }
   });
+  it("removes a deleted task's now-unnamed files only: a file another task names stays, and so does a stray file no event names", async () => {
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const project = (await createProject(t, cast.owner, 'Task files')).id;
+    const [doomed, other] = [await createTask(t, cast.owner, project), await createTask(t, cast.owner, project)];
+    await upload(t, cast.owner.token, doomed.id, 'own.txt', 'doomed own bytes');
+    await upload(t, cast.owner.token, doomed.id, 'own-again.txt', 'doomed own bytes');
+    await upload(t, cast.owner.token, doomed.id, 'shared.txt', 'doomed shared bytes');
+    await upload(t, cast.owner.token, other.id, 'shared.txt', 'doomed shared bytes');
+    // A blob no row names (as a crash leaves one): the sweep's to remove, not a task deletion's.
+    const stray = contentKeyOf(project, 'stray bytes');
+    mkdirSync(join(dataDir.dir, 'files', project), { recursive: true });
+    writeFileSync(join(dataDir.dir, 'files', stray), 'stray bytes');
+    expect((await t.request('DELETE', `/api/v1/tasks/${doomed.id}`, { token: cast.owner.token })).status).toBe(200);
+    await eventually(() => !storedKeys(dataDir.dir).includes(contentKeyOf(project, 'doomed own bytes')), "the deleted task's own file removed");
+    expect(storedKeys(dataDir.dir).filter((key) => key.startsWith(`${project}/`))).toEqual([contentKeyOf(project, 'doomed shared bytes'), stray].sort());
+    const history = await t.request('GET', `/api/v1/projects/${project}/activity`, { token: cast.owner.token });
+    const deleted = history.body.find((entry: { type: string }) => entry.type === 'task.deleted');
+    expect(deleted.resource.attachmentSha256s).toEqual([sha256('doomed own bytes'), sha256('doomed shared bytes')].sort());
+    expect((await t.request('GET', `/api/v1/projects/${project}`, { token: cast.owner.token })).body.storageBytes).toBe('doomed shared bytes'.length);
+  });
+
+  it('keeps storageBytes exact under concurrent uploads of the same bytes, a deletion racing an upload, and task deletions', async () => {
+    const project = (await createProject(t, cast.owner, 'Storage')).id;
+    const storage = async () => (await t.request('GET', `/api/v1/projects/${project}`, { token: cast.owner.token })).body.storageBytes as number;
+    const [one, two] = [await createTask(t, cast.owner, project), await createTask(t, cast.owner, project)];
+    const same = Buffer.alloc(10_000, 's');
+    const uploads = await Promise.all([0, 1, 2, 3].map((n) => upload(t, cast.owner.token, n % 2 ? one.id : two.id, `same${n}.bin`, same)));
+    expect(uploads.map((response) => response.status)).toEqual([201, 201, 201, 201]);
+    expect(await storage()).toBe(10_000);
+    // Every copy but one deleted while the same bytes are uploaded again, twice over.
+    const racing = Buffer.alloc(3_000, 'r');
+    const first = await upload(t, cast.owner.token, one.id, 'racing.bin', racing);
+    const [deleted, again] = await Promise.all([
+      t.request('DELETE', `/api/v1/attachments/${first.body.id}`, { token: cast.owner.token }),
+      upload(t, cast.owner.token, two.id, 'racing-again.bin', racing),
+    ]);
+    expect([deleted.status, again.status]).toEqual([200, 201]);
+    expect(await storage()).toBe(13_000);
+    await t.request('DELETE', `/api/v1/attachments/${again.body.id}`, { token: cast.owner.token });
+    expect(await storage()).toBe(10_000);
+    // Task one's two copies go with it; task two's keep the bytes counted; then they go too.
+    expect((await t.request('DELETE', `/api/v1/tasks/${one.id}`, { token: cast.owner.token })).status).toBe(200);
+    expect(await storage()).toBe(10_000);
+    const small = await upload(t, cast.owner.token, two.id, 'small.bin', 'tiny');
+    expect(small.status).toBe(201);
+    expect(await storage()).toBe(10_004);
+    expect((await t.request('DELETE', `/api/v1/tasks/${two.id}`, { token: cast.owner.token })).status).toBe(200);
+    expect(await storage()).toBe(0);
+    await eventually(() => !storedKeys(dataDir.dir).some((key) => key.startsWith(`${project}/`)), "the tasks' files removed");
+  });
 });

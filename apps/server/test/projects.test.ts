@@ -219,6 +219,55 @@ describe('taskCounts of GET /projects/{id} follow every change of the tasks', ()
     expect(Object.values(counts).reduce((sum, n) => sum + n, 0)).toBe(8 + 8 + 6 - 3);
   });
 
+  const totalsOf = async (projectId: string) => (await t.request('GET', `/api/v1/projects/${projectId}`, { token: owner.token })).body.estimateTotals as Record<string, number>;
+
+  /** What the estimate totals must be: the project's tasks, listed page by page and summed here. */
+  const summedFromList = async (projectId: string) => {
+    const totals: Record<string, number> = Object.fromEntries(DEFAULT_STATES.map(({ key }) => [key, 0]));
+    let url: string | undefined = `/api/v1/tasks/project/${projectId}?limit=100`;
+    while (url) {
+      const page: Awaited<ReturnType<TestApp['request']>> = await t.request('GET', url, { token: owner.token });
+      for (const task of page.body as { status: string; estimate: number | null }[]) totals[task.status]! += task.estimate ?? 0;
+      url = /<([^>]+)>;\s*rel="next"/.exec(String(page.headers.link ?? ''))?.[1];
+    }
+    return totals;
+  };
+
+  it('estimateTotals follow estimates set, changed and cleared, status changes, deletes and a state moving its tasks', async () => {
+    const projectId = (await createProject(t, owner, 'Estimates')).id;
+    expect(await totalsOf(projectId)).toEqual({ TODO: 0, IN_PROGRESS: 0, IN_REVIEW: 0, DONE: 0, CANCELLED: 0 });
+    const a = await createTask(t, owner, projectId, { estimate: 2.5 });
+    const b = await createTask(t, owner, projectId, { estimate: 1.25, status: 'IN_REVIEW' });
+    const c = await createTask(t, owner, projectId);
+    expect(await totalsOf(projectId)).toEqual({ TODO: 2.5, IN_PROGRESS: 0, IN_REVIEW: 1.25, DONE: 0, CANCELLED: 0 });
+    const patch = (taskId: string, body: object) => t.request('PATCH', `/api/v1/tasks/${taskId}`, { token: owner.token, body });
+    expect((await patch(a.id, { estimate: 4 })).status).toBe(200);
+    expect((await patch(c.id, { estimate: 8, status: 'IN_REVIEW' })).status).toBe(200);
+    expect((await patch(b.id, { estimate: null })).status).toBe(200);
+    expect(await totalsOf(projectId)).toEqual({ TODO: 4, IN_PROGRESS: 0, IN_REVIEW: 8, DONE: 0, CANCELLED: 0 });
+    expect((await patch(a.id, { status: 'DONE', estimate: 0.5 })).status).toBe(200);
+    expect((await t.request('DELETE', `/api/v1/tasks/${b.id}`, { token: owner.token })).status).toBe(200);
+    expect(await totalsOf(projectId)).toEqual({ TODO: 0, IN_PROGRESS: 0, IN_REVIEW: 8, DONE: 0.5, CANCELLED: 0 });
+    // Deleting a state moves its tasks, and their estimates with them.
+    const states = (await t.request('GET', `/api/v1/projects/${projectId}/states`, { token: owner.token })).body as { id: string; key: string }[];
+    const review = states.find((state) => state.key === 'IN_REVIEW')!.id;
+    expect((await t.request('DELETE', `/api/v1/projects/${projectId}/states/${review}?moveTo=TODO`, { token: owner.token })).status).toBe(200);
+    expect(await totalsOf(projectId)).toEqual({ TODO: 8, IN_PROGRESS: 0, DONE: 0.5, CANCELLED: 0 });
+  });
+
+  it('estimateTotals stay exact under racing estimate and status changes, creates and deletes', async () => {
+    const projectId = (await createProject(t, owner, 'Estimate race')).id;
+    const tasks = await Promise.all(Array.from({ length: 10 }, (_, n) => createTask(t, owner, projectId, { estimate: n + 0.5 })));
+    const responses = await Promise.all([
+      ...tasks.slice(0, 4).map((task, n) => t.request('PATCH', `/api/v1/tasks/${task.id}`, { token: owner.token, body: { estimate: n * 2 } })),
+      ...tasks.slice(2, 6).map((task) => setStatus(task.id, 'DONE')),
+      ...tasks.slice(5, 8).map((task) => t.request('DELETE', `/api/v1/tasks/${task.id}`, { token: owner.token })),
+      ...Array.from({ length: 4 }, () => t.request('POST', '/api/v1/tasks', { token: owner.token, body: { projectId, title: 'Racing', estimate: 0.25 } })),
+    ]);
+    for (const response of responses) expect([200, 201, 404]).toContain(response.status);
+    expect(await totalsOf(projectId)).toEqual(await summedFromList(projectId));
+  });
+
   it('counts only its own project, and a deleted project takes its counts along', async () => {
     const kept = (await createProject(t, owner, 'Kept')).id;
     const gone = (await createProject(t, owner, 'Gone')).id;

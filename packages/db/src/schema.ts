@@ -259,9 +259,22 @@ export const projectTaskCounts = pgTable(
     /** A state's key (tasks.status). */
     status: text('status').notNull(),
     count: integer('count').notNull(),
+    /** The sum of their estimates (migration 0018), kept by the same trigger. */
+    estimate: numeric('estimate', { mode: 'number' }).notNull().default(0),
   },
   (table) => [primaryKey({ columns: [table.projectId, table.status] })],
 );
+
+/**
+ * The bytes of each project's stored files, each distinct sha256 once, kept by statement triggers
+ * on `attachments` (migration 0018) under the project's files lock; no row until its first file.
+ */
+export const projectStorage = pgTable('project_storage', {
+  projectId: uuid('project_id')
+    .primaryKey()
+    .references(() => projects.id, { onDelete: 'cascade' }),
+  bytes: bigint('bytes', { mode: 'number' }).notNull(),
+});
 
 export const comments = pgTable(
   'comments',

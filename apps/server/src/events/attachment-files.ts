@@ -19,6 +19,10 @@ import { type BlobStore, contentKey, isBlobKey, TEMPORARY_PREFIX, thumbnailKey }
  *  - a removal (removeUnnamedFiles below) takes the lock in a transaction of its own, then asks
  *    which of its sha256s any row names, and removes the blobs of the others.
  *
+ * Every deletion of attachment rows takes it too (migration 0018's count of the project's bytes,
+ * and a task's deletion before its cascade: filesOfDeletedTask), so that count sees every
+ * committed row; a deletion only ever makes a removal keep less, which the reasoning below allows.
+ *
  * The removal's question is a statement after the lock, so under READ COMMITTED it sees every
  * transaction committed before it got the lock. An upload holding the lock is either (a) before
  * it: then the removal waits for the upload's commit and sees its row, and keeps the blob; or, if
@@ -38,6 +42,19 @@ import { type BlobStore, contentKey, isBlobKey, TEMPORARY_PREFIX, thumbnailKey }
 /** In a transaction: the project's files lock, to its end. */
 export async function lockAttachmentFiles(tx: Db, projectId: string): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(${ATTACHMENT_FILES_LOCK_CLASS}, hashtext(${projectId}::uuid::text))`);
+}
+
+/**
+ * In a task's deletion, under its row's FOR UPDATE (which keeps uploads and removals of its
+ * attachments out): the distinct sha256s of its attachments, for its `task.deleted` event
+ * (`attachmentSha256s`), so that the removal after the commit checks only those; and, when it has
+ * any, the project's files lock, taken here before the cascade's own (migration 0018's count) so
+ * the lock order holds: the files lock before recordEvent's project lock (platform/locks.ts).
+ */
+export async function filesOfDeletedTask(tx: Db, projectId: string, taskId: string): Promise<string[]> {
+  const rows = await tx.selectDistinct({ sha256: attachments.sha256 }).from(attachments).where(eq(attachments.taskId, taskId));
+  if (rows.length > 0) await lockAttachmentFiles(tx, projectId);
+  return rows.map((row) => row.sha256).sort();
 }
 
 /** Checked per this many sha256s (one statement each). */
@@ -76,20 +93,24 @@ async function storedSha256s(files: BlobStore, projectId: string): Promise<strin
 
 /**
  * The files of attachments deleted by a batch of dispatched events, removed after their commit
- * (events/dispatcher.ts): an attachment's deletion names its blob; a task's or a project's
- * deletion removed its attachment rows by cascade without naming them, so the project's stored
- * blobs are checked, each still kept while any row names it.
+ * (events/dispatcher.ts): an attachment's deletion names its blob, a task's deletion the blobs of
+ * its attachments (`attachmentSha256s`, filesOfDeletedTask); a project's deletion removed its rows
+ * by cascade without naming them, so the project's stored blobs are listed (and so are they for a
+ * task's deletion recorded before its event named them). Each is still kept while any row names it.
  */
 export async function removeFilesOfEvents(db: Db, files: BlobStore, events: readonly Activity[]): Promise<void> {
   const named = new Map<string, Set<string>>();
   const wholeProjects = new Set<string>();
+  const name = (projectId: string, sha256s: readonly unknown[]) => {
+    const set = named.get(projectId) ?? new Set<string>();
+    for (const sha256 of sha256s) if (typeof sha256 === 'string') set.add(sha256);
+    named.set(projectId, set);
+  };
   for (const event of events) {
     if (event.type === 'attachment.deleted') {
-      const sha256 = (event.resource as { sha256?: unknown }).sha256;
-      if (typeof sha256 !== 'string') continue;
-      const set = named.get(event.projectId) ?? new Set<string>();
-      set.add(sha256);
-      named.set(event.projectId, set);
+      name(event.projectId, [event.resource.sha256]);
+    } else if (event.type === 'task.deleted' && Array.isArray(event.resource.attachmentSha256s)) {
+      name(event.projectId, event.resource.attachmentSha256s);
     } else if (event.type === 'task.deleted' || event.type === 'project.deleted') {
       wholeProjects.add(event.projectId);
     }
@@ -98,7 +119,7 @@ export async function removeFilesOfEvents(db: Db, files: BlobStore, events: read
     await removeUnnamedFiles(db, files, projectId, await storedSha256s(files, projectId));
     named.delete(projectId);
   }
-  for (const [projectId, sha256s] of named) await removeUnnamedFiles(db, files, projectId, [...sha256s]);
+  for (const [projectId, sha256s] of named) if (sha256s.size > 0) await removeUnnamedFiles(db, files, projectId, [...sha256s]);
 }
 
 /**

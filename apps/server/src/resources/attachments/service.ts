@@ -2,11 +2,10 @@ import type { Db } from '@tasklane/db';
 import type { Attachment, AttachmentPathInput, ListAttachmentsInput } from '@tasklane/schemas';
 import { lockAttachmentFiles, removeUnnamedFiles } from '../../events/attachment-files';
 import { recordEvent } from '../../events/record';
-import { transactionIn } from '../../events/scope';
 import { DomainError, notFound } from '../../platform/errors';
 import { isId, newId } from '../../platform/ids';
 import { type BlobStore, contentKey, thumbnailKey } from '../../platform/storage';
-import { authorize, can, type ProjectAccess } from '../policy/policy';
+import { authorize, can, type ProjectAccess, requireReach } from '../policy/policy';
 import type { TasksService } from '../tasks/service';
 import { makeThumbnail, sanitizeFilename, sniffContentType, THUMBNAIL_TYPES } from './content';
 import type { AttachmentLinks } from './links';
@@ -40,17 +39,16 @@ export function createAttachmentsService(db: Db, tasks: TasksService, options: A
   const { files, links } = options;
   const toAttachment = (row: store.AttachmentRow): Attachment => ({ ...toRecorded(row), downloadUrl: links.urlFor(row.id) });
 
-  /** The attachment and the caller's access to its project; 404 for non-members as for unknown ids (in `tx`, with `lock`, its row FOR UPDATE). */
+  /**
+   * The attachment and the caller's access to its project; 404 for non-members as for unknown ids,
+   * and for a project the request's token does not reach (in `tx`, with `lock`, its row FOR UPDATE).
+   * One statement: the row with the caller's role, not the attachment's task read in full.
+   */
   async function loadAttachment(userId: string, id: string, options: { tx?: Db; lock?: boolean } = {}): Promise<{ row: store.AttachmentRow; access: ProjectAccess }> {
-    const row = isId(id) ? await store.findAttachment(options.tx ?? db, id, { lock: options.lock ?? false }) : undefined;
-    if (!row) throw notFound('Attachment');
-    try {
-      const { access } = await tasks.loadTask(userId, row.taskId, options.tx ? { tx: options.tx } : {});
-      return { row, access };
-    } catch (error) {
-      if (error instanceof DomainError && error.code === 'NOT_FOUND') throw notFound('Attachment');
-      throw error;
-    }
+    const found = isId(id) ? await store.findAttachmentForUser(options.tx ?? db, id, userId, { lock: options.lock ?? false }) : undefined;
+    if (!found?.role) throw notFound('Attachment');
+    requireReach(found.row.projectId, 'Attachment');
+    return { row: found.row, access: { projectId: found.row.projectId, role: found.role, isOwner: found.ownerId === userId } };
   }
 
   return {
@@ -161,9 +159,10 @@ export function createAttachmentsService(db: Db, tasks: TasksService, options: A
 
     /** The uploader (while they may upload), or ADMIN and owner. The file goes after the commit (events/attachment-files.ts). */
     async remove(userId: string, { id }: AttachmentPathInput): Promise<{ message: string }> {
-      const found = isId(id) ? await store.findAttachment(db, id) : undefined;
-      if (!found) throw notFound('Attachment');
-      await transactionIn(db, { projectId: found.projectId, taskId: found.taskId }, 'Attachment', async (tx) => {
+      if (!isId(id)) throw notFound('Attachment');
+      await db.transaction(async (tx) => {
+        // Its project's and task's locks first (the lock order), then its row's, then the checks.
+        if (!(await store.lockAttachmentScope(tx, id))) throw notFound('Attachment');
         const { row, access } = await loadAttachment(userId, id, { tx, lock: true });
         const own = row.uploaderId === userId && can(access, 'attachments.upload');
         if (!own) authorize(access, 'attachments.deleteAny');

@@ -1,48 +1,43 @@
-import { attachments, type Db, memberships, projectKeys, projects, projectStates, projectTaskCounts } from '@tasklane/db';
-import { and, asc, eq, gt, inArray, type SQL, sql } from 'drizzle-orm';
+import { type Db, memberships, projectKeys, projects, projectStates, projectStorage, projectTaskCounts } from '@tasklane/db';
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { callerRoleIn } from '../policy/access';
 import { PROJECT_KEY_LOCK_CLASS } from '../../platform/locks';
 import { rowsOf } from '../../platform/sql';
 
 export type ProjectRow = typeof projects.$inferSelect;
 
-/** A project with the caller's role and its task counts per state key (every state, in board order), in one query; undefined for non-members and unknown projects alike. */
+/**
+ * A project with the caller's role, its task counts and estimate totals per state key (every
+ * state, in board order) and its storage bytes, in one query; undefined for non-members and
+ * unknown projects alike. Every total is kept by the database as the writes change it (migrations
+ * 0004 and 0018), so the read is a few index probes however large the project.
+ */
 export async function findProjectForMember(db: Db, projectId: string, userId: string) {
   const [found] = await db
     .select({
       project: projects,
       role: callerRoleIn(sql.raw('"projects"."id"'), userId),
-      // Kept per status by the database (project_task_counts), read in the same round trip: one
-      // entry per state of the project, 0 for a state no task has been in.
-      taskCounts: sql<Record<string, number>>`(
-        select coalesce(json_object_agg(s.key, coalesce(c.count, 0) order by s.position), '{}'::json)
+      // One entry per state of the project, 0 for a state no task has been in; the count and the
+      // estimate total of a state from the same row of project_task_counts.
+      totals: sql<{ counts: Record<string, number>; estimates: Record<string, number | string> }>`(
+        select json_build_object(
+          'counts', coalesce(json_object_agg(s.key, coalesce(c.count, 0) order by s.position), '{}'::json),
+          'estimates', coalesce(json_object_agg(s.key, coalesce(c.estimate, 0) order by s.position), '{}'::json)
+        )
         from ${projectStates} as s left join ${projectTaskCounts} as c on c.project_id = s.project_id and c.status = s.key
         where s.project_id = "projects"."id"
       )`,
-      // The bytes stored for the project: one blob per distinct sha256 (resources/attachments).
-      storageBytes: storageBytesOf(sql.raw('"projects"."id"')),
-      // The estimates summed per state (migration 0017), every state present.
-      estimateTotals: sql<Record<string, number | string>>`(
-        select coalesce(json_object_agg(s.key, (select coalesce(sum(t.estimate), 0) from tasks as t where t.project_id = s.project_id and t.status = s.key) order by s.position), '{}'::json)
-        from ${projectStates} as s
-        where s.project_id = "projects"."id"
-      )`,
+      // The bytes stored for the project, each distinct file once (project_storage, migration 0018).
+      storageBytes: sql<number>`coalesce((select ${projectStorage.bytes} from ${projectStorage} where ${projectStorage.projectId} = "projects"."id"), 0)::float8`.mapWith(Number),
     })
     .from(projects)
     .where(eq(projects.id, projectId))
     .limit(1);
+  if (!found?.role) return undefined;
   // json_object_agg writes a numeric as a JSON number; Number() also covers a driver giving text.
-  const estimateTotals = found ? Object.fromEntries(Object.entries(found.estimateTotals).map(([key, total]) => [key, Number(total)])) : {};
-  return found?.role ? { project: found.project, role: found.role, taskCounts: found.taskCounts, storageBytes: found.storageBytes, estimateTotals } : undefined;
+  const estimateTotals = Object.fromEntries(Object.entries(found.totals.estimates).map(([key, total]) => [key, Number(total)]));
+  return { project: found.project, role: found.role, taskCounts: found.totals.counts, storageBytes: found.storageBytes, estimateTotals };
 }
-
-/** A project's deduplicated bytes in use: each blob (`<projectId>/<sha256>`) counted once. */
-export const storageBytesOf = (projectId: SQL) =>
-  sql<number>`(
-    select coalesce(sum(blob.size), 0)::float8 from (
-      select distinct on (${attachments.sha256}) ${attachments.size} as size from ${attachments} where ${attachments.projectId} = ${projectId}
-    ) as blob
-  )`.mapWith(Number);
 
 /**
  * With `lock`, the row stays locked to the end of the caller's transaction: `no key update` for a

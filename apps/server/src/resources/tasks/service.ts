@@ -6,6 +6,7 @@ import { cursorChecks, decodeCursor, type Page, pageSize, toPage } from '../../p
 import type { FieldFilter } from './field-values';
 import { nextVersion, requireVersion } from '../../platform/versions';
 import { authorize, currentGrant, grantedProjects, type ProjectAccess, requireReach } from '../policy/policy';
+import { filesOfDeletedTask } from '../../events/attachment-files';
 import { type ChangeEvent, recordEvent } from '../../events/record';
 import { changedFields } from '../../events/changes';
 import { lockTaskScope, transactionIn } from '../../events/scope';
@@ -542,10 +543,13 @@ export function createTasksService(db: Db) {
         authorize(access, 'task.write');
         requireVersion(task, versions, 'Task');
         const detached = await store.detachSubtasks(tx, task.id);
+        // Its files, for their removal after the commit, under the files lock (events/attachment-files.ts).
+        const attachmentSha256s = await filesOfDeletedTask(tx, projectId, task.id);
         // Deleted before the records: recordEvent's project lock is the last one a write takes.
         await store.deleteTask(tx, taskId);
         await recordUpdates(tx, projectId, userId, detached, () => ({ parentId: { old: task.id, new: null } }));
-        await recordEvent(tx, { projectId, taskId: task.id, actorId: userId, type: 'task.deleted', resource: toTask({ ...task, subtaskCount: 0, subtasksDone: 0, attachmentCount: 0 }) });
+        const resource = { ...toTask({ ...task, subtaskCount: 0, subtasksDone: 0, attachmentCount: 0 }), attachmentSha256s };
+        await recordEvent(tx, { projectId, taskId: task.id, actorId: userId, type: 'task.deleted', resource });
       });
       return { message: 'Task deleted' };
     },

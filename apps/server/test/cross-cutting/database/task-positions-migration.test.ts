@@ -1,12 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { migrationsFolder } from '@tasklane/db';
 import { generateKeyBetween, generateNKeysBetween } from 'fractional-indexing';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgresDatabase } from '../../support/harness';
+import { applyMigrations, type Connection, connect } from '../../support/migrations';
 
 /**
  * An upgrade of a database made before task positions (migration 0013): the tasks it holds get
@@ -16,42 +10,6 @@ import { freshPostgresDatabase } from '../../support/harness';
 
 /** The last migration of the release before issue 34: the data below is written as it stood then. */
 const LAST_BEFORE = 9;
-
-interface Connection {
-  run(statement: string): Promise<void>;
-  rows<T>(query: string): Promise<T[]>;
-  close(): Promise<void>;
-}
-
-async function connect(): Promise<Connection> {
-  if (process.env.TEST_DB === 'postgres') {
-    const fresh = await freshPostgresDatabase();
-    const client = postgres(fresh.url(Number(new URL(process.env.TEST_DATABASE_URL!).port || 5432)), { max: 1, onnotice: () => {} });
-    return {
-      run: async (statement) => void (await client.unsafe(statement)),
-      rows: async <T>(query: string) => (await client.unsafe(query)) as unknown as T[],
-      close: async () => {
-        await client.end();
-        await fresh.drop();
-      },
-    };
-  }
-  const client = await PGlite.create({ extensions: { pg_trgm } });
-  return {
-    run: async (statement) => void (await client.exec(statement)),
-    rows: async <T>(query: string) => (await client.query<T>(query)).rows,
-    close: () => client.close(),
-  };
-}
-
-/** Applies the journal's migrations that `which` selects, statement by statement, as the migrator does. */
-async function applyMigrations(db: Connection, which: (idx: number) => boolean) {
-  const journal = JSON.parse(await readFile(join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as { entries: { idx: number; tag: string }[] };
-  for (const entry of journal.entries.filter((candidate) => which(candidate.idx))) {
-    const text = await readFile(join(migrationsFolder, `${entry.tag}.sql`), 'utf8');
-    for (const statement of text.split('--> statement-breakpoint')) if (statement.trim()) await db.run(statement);
-  }
-}
 
 const OWNER = '00000000-0000-7000-8000-000000000001';
 const BIG = '00000000-0000-7000-8000-0000000000b1';
