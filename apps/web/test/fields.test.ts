@@ -247,6 +247,42 @@ describe('custom fields in Chromium', () => {
     expect(people.ada.pageErrors).toEqual([]);
   });
 
+  it('refuses an option change made from a stale copy (412): says so, reloads, and keeps the option added elsewhere', async () => {
+    const { page } = people.ada;
+    const tierId = await fieldId('Tier');
+    await page.getByRole('button', { name: 'Edit fields' }).click();
+    const editor = page.getByRole('dialog', { name: 'Custom fields' });
+    await editor.getByLabel('Name of option Bronze').waitFor();
+    // Another admin adds an option just before this editor's PATCH reaches the server (its If-Match is then stale).
+    let raced = false;
+    await page.route(
+      (url) => url.href.includes('fields.update') || url.pathname.endsWith(`/fields/${tierId}`),
+      async (route) => {
+        if (!raced && route.request().method() !== 'GET') {
+          raced = true;
+          const tier = (await api.fields.list({ id: projectId })).find((field) => field.id === tierId)!;
+          await api.fields.update({ id: projectId, fieldId: tierId, options: [...tier.options.map(({ id, name, color }) => ({ id, name, color })), { name: 'Platinum', color: '#6b7280' }] });
+        }
+        await route.continue();
+      },
+    );
+    const bronze = editor.getByLabel('Name of option Bronze');
+    await bronze.fill('Copper');
+    await bronze.press('Enter');
+    await expect.poll(() => editor.getByRole('alert').first().textContent()).toMatch(/Someone else changed this field/);
+    await editor.getByLabel('Name of option Platinum').waitFor();
+    await page.unrouteAll();
+    expect(raced).toBe(true);
+    expect((await api.fields.list({ id: projectId })).find((field) => field.id === tierId)!.options.map((option) => option.name)).toEqual(['Silver', 'Bronze', 'Platinum']);
+    // Tried again (the typed name is kept) on the reloaded field: saved, and the option added elsewhere stays.
+    await editor.getByLabel('Name of option Bronze').press('Enter');
+    await editor.getByLabel('Name of option Copper').waitFor();
+    const tier = (await api.fields.list({ id: projectId })).find((field) => field.id === tierId)!;
+    expect(tier.options.map((option) => option.name)).toEqual(['Silver', 'Copper', 'Platinum']);
+    await editor.getByRole('button', { name: 'Close' }).click();
+    expect(people.ada.pageErrors).toEqual([]);
+  });
+
   it('shows a viewer the values read-only, without the fields editor', async () => {
     const { page } = people.victor;
     await page.reload();
