@@ -172,9 +172,18 @@ describe('custom fields in Chromium', () => {
     await fields.getByLabel('Points').fill('');
     await fields.getByRole('button', { name: 'Save fields' }).click();
     await expect.poll(async () => (await api.tasks.list({ projectId })).items.find((task) => task.title === 'Gamma')!.fields).toEqual({});
+    // The main form being edited meanwhile: the fields save is this dialog's own, so its save is not refused as stale.
+    const form = dialog.getByRole('form', { name: 'Task fields' });
+    await form.locator('input[name="title"]').fill('Gamma ray');
     await fields.getByLabel('Points').fill('8');
     await fields.getByRole('button', { name: 'Save fields' }).click();
     await expect.poll(async () => (await api.tasks.list({ projectId })).items.find((task) => task.title === 'Gamma')!.fields).toEqual({ [pointsId!]: 8 });
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(async () => (await api.tasks.list({ projectId })).items.find((task) => task.title === 'Gamma ray')?.fields).toEqual({ [pointsId!]: 8 });
+    expect(await form.getByRole('alert').count()).toBe(0);
+    await form.locator('input[name="title"]').fill('Gamma');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(async () => (await api.tasks.list({ projectId })).items.some((task) => task.title === 'Gamma')).toBe(true);
     await dialog.getByRole('button', { name: 'Close' }).click();
     expect(people.ada.pageErrors).toEqual([]);
   });
