@@ -54,12 +54,25 @@ export function FieldValueView({ field, value, members }: { field: Field; value:
     case 'date':
       return <time dateTime={String(value)}>{formatCalendarDay(String(value))}</time>;
     case 'url':
-      return (
+      // A link only for http(s): a stored javascript: or data: address stays text, never an href.
+      return isWebAddress(String(value)) ? (
         <a href={String(value)} target="_blank" rel="noopener noreferrer">
           {String(value)}
         </a>
+      ) : (
+        <span>{String(value)}</span>
       );
     default:
       return <span>{String(value)}</span>;
+  }
+}
+
+/** Whether an address is an http: or https: URL (the only ones rendered as links). */
+export function isWebAddress(address: string): boolean {
+  try {
+    const { protocol } = new URL(address);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
   }
 }

@@ -172,9 +172,18 @@ describe('custom fields in Chromium', () => {
     await fields.getByLabel('Points').fill('');
     await fields.getByRole('button', { name: 'Save fields' }).click();
     await expect.poll(async () => (await api.tasks.list({ projectId })).items.find((task) => task.title === 'Gamma')!.fields).toEqual({});
+    // The main form being edited meanwhile: the fields save is this dialog's own, so its save is not refused as stale.
+    const form = dialog.getByRole('form', { name: 'Task fields' });
+    await form.locator('input[name="title"]').fill('Gamma ray');
     await fields.getByLabel('Points').fill('8');
     await fields.getByRole('button', { name: 'Save fields' }).click();
     await expect.poll(async () => (await api.tasks.list({ projectId })).items.find((task) => task.title === 'Gamma')!.fields).toEqual({ [pointsId!]: 8 });
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(async () => (await api.tasks.list({ projectId })).items.find((task) => task.title === 'Gamma ray')?.fields).toEqual({ [pointsId!]: 8 });
+    expect(await form.getByRole('alert').count()).toBe(0);
+    await form.locator('input[name="title"]').fill('Gamma');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(async () => (await api.tasks.list({ projectId })).items.some((task) => task.title === 'Gamma')).toBe(true);
     await dialog.getByRole('button', { name: 'Close' }).click();
     expect(people.ada.pageErrors).toEqual([]);
   });
@@ -243,6 +252,42 @@ describe('custom fields in Chromium', () => {
     await editor.getByRole('button', { name: 'Delete Website' }).click();
     await editor.getByRole('button', { name: 'Delete field' }).click();
     await expect.poll(() => fieldNames(editor)).toEqual(['Tier', 'Points', 'Reviewed']);
+    await editor.getByRole('button', { name: 'Close' }).click();
+    expect(people.ada.pageErrors).toEqual([]);
+  });
+
+  it('refuses an option change made from a stale copy (412): says so, reloads, and keeps the option added elsewhere', async () => {
+    const { page } = people.ada;
+    const tierId = await fieldId('Tier');
+    await page.getByRole('button', { name: 'Edit fields' }).click();
+    const editor = page.getByRole('dialog', { name: 'Custom fields' });
+    await editor.getByLabel('Name of option Bronze').waitFor();
+    // Another admin adds an option just before this editor's PATCH reaches the server (its If-Match is then stale).
+    let raced = false;
+    await page.route(
+      (url) => url.href.includes('fields.update') || url.pathname.endsWith(`/fields/${tierId}`),
+      async (route) => {
+        if (!raced && route.request().method() !== 'GET') {
+          raced = true;
+          const tier = (await api.fields.list({ id: projectId })).find((field) => field.id === tierId)!;
+          await api.fields.update({ id: projectId, fieldId: tierId, options: [...tier.options.map(({ id, name, color }) => ({ id, name, color })), { name: 'Platinum', color: '#6b7280' }] });
+        }
+        await route.continue();
+      },
+    );
+    const bronze = editor.getByLabel('Name of option Bronze');
+    await bronze.fill('Copper');
+    await bronze.press('Enter');
+    await expect.poll(() => editor.getByRole('alert').first().textContent()).toMatch(/Someone else changed this field/);
+    await editor.getByLabel('Name of option Platinum').waitFor();
+    await page.unrouteAll();
+    expect(raced).toBe(true);
+    expect((await api.fields.list({ id: projectId })).find((field) => field.id === tierId)!.options.map((option) => option.name)).toEqual(['Silver', 'Bronze', 'Platinum']);
+    // Tried again (the typed name is kept) on the reloaded field: saved, and the option added elsewhere stays.
+    await editor.getByLabel('Name of option Bronze').press('Enter');
+    await editor.getByLabel('Name of option Copper').waitFor();
+    const tier = (await api.fields.list({ id: projectId })).find((field) => field.id === tierId)!;
+    expect(tier.options.map((option) => option.name)).toEqual(['Silver', 'Copper', 'Platinum']);
     await editor.getByRole('button', { name: 'Close' }).click();
     expect(people.ada.pageErrors).toEqual([]);
   });

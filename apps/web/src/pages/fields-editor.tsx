@@ -1,4 +1,5 @@
 import { DEFAULT_OPTION_COLOR, FIELD_NAME_MAX, FIELD_OPTION_NAME_MAX, type Field, type FieldOption, type FieldType } from '@tasklane/schemas';
+import { TasklaneError } from '@tasklane/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fieldKeys, keys } from '../data';
 import { FIELD_TYPE_LABELS, FIELD_TYPES, hasOptions, useFields } from '../fields';
@@ -9,9 +10,17 @@ import { announce, ConfirmButton, ErrorNote } from '../ui';
 /** An option as the editor sends it back in a PATCH: with its id (kept) or without (new). */
 type OptionChange = { id?: string; name: string; color: string };
 
-/** After a change of the fields: the list of them, and the tasks (a deleted field or option cleared values). */
-function refresh(projectId: string) {
-  for (const key of [fieldKeys.fields(projectId), fieldKeys.taskQueries(projectId), keys.tasks(projectId)]) void queryClient.invalidateQueries({ queryKey: key });
+/** Shown when a field changed elsewhere since the editor loaded it: the PATCH was refused (412) and the field reloaded. */
+export const FIELD_CHANGED_ELSEWHERE = 'Someone else changed this field meanwhile; it was reloaded, so check it and try again.';
+
+/**
+ * After a change of the fields: the list of them and the task queries that filter by them. Only a
+ * deletion (of a field or an option) changes tasks, and the server sends those as task.updated live
+ * events, so a rename or move does not reload the project's tasks.
+ */
+function refresh(projectId: string, deleted: boolean) {
+  const stale = [fieldKeys.fields(projectId), fieldKeys.taskQueries(projectId), ...(deleted ? [keys.tasks(projectId)] : [])];
+  for (const key of stale) void queryClient.invalidateQueries({ queryKey: key });
 }
 
 /**
@@ -23,19 +32,30 @@ function refresh(projectId: string) {
 export function FieldsEditor({ projectId, onClose }: { projectId: string; onClose: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const fields = useFields(projectId);
-  const { busy, error, run } = useAction();
+  const { busy, error, setError, run } = useAction();
   useEffect(() => {
     if (dialog.current && !dialog.current.open) dialog.current.showModal();
   }, []);
 
-  const save = async (what: string, action: () => Promise<unknown>) => {
-    const done = (await run(action)) !== undefined;
+  const save = async (what: string, action: () => Promise<unknown>, deleted = false) => {
+    let changedElsewhere = false;
+    const done =
+      (await run(() =>
+        action().catch((failure: unknown) => {
+          if (TasklaneError.from(failure).code !== 'PRECONDITION_FAILED') throw failure;
+          changedElsewhere = true;
+          return undefined;
+        }),
+      )) !== undefined;
     if (done) announce(what);
-    refresh(projectId);
+    if (changedElsewhere) setError(FIELD_CHANGED_ELSEWHERE);
+    refresh(projectId, deleted);
     return done;
   };
-  const update = (field: Field, patch: { name?: string; position?: number; options?: OptionChange[] }, what: string) =>
-    save(what, () => client.fields.update({ id: projectId, fieldId: field.id, ...patch }));
+  // If-Match: the options list is sent whole, and an option missing from it is deleted (its values
+  // cleared), so a change made from a stale copy (another admin added an option) is refused, not applied.
+  const update = (field: Field, patch: { name?: string; position?: number; options?: OptionChange[] }, what: string, deletes = false) =>
+    save(what, () => client.fields.update({ id: projectId, fieldId: field.id, ...patch }, { ifMatch: field }), deletes);
 
   const list = fields.data ?? [];
   return (
@@ -57,8 +77,8 @@ export function FieldsEditor({ projectId, onClose }: { projectId: string; onClos
             first={index === 0}
             last={index === list.length - 1}
             busy={busy}
-            onUpdate={(patch, what) => update(field, patch, what)}
-            onDelete={() => void save(`${field.name} deleted.`, () => client.fields.delete({ id: projectId, fieldId: field.id }))}
+            onUpdate={(patch, what, deletes) => update(field, patch, what, deletes)}
+            onDelete={() => void save(`${field.name} deleted.`, () => client.fields.delete({ id: projectId, fieldId: field.id }, { ifMatch: field }), true)}
           />
         ))}
       </ol>
@@ -74,7 +94,7 @@ function FieldRow(props: {
   first: boolean;
   last: boolean;
   busy: boolean;
-  onUpdate: (patch: { name?: string; position?: number; options?: OptionChange[] }, what: string) => Promise<boolean>;
+  onUpdate: (patch: { name?: string; position?: number; options?: OptionChange[] }, what: string, deletes?: boolean) => Promise<boolean>;
   onDelete: () => void;
 }) {
   const { field, busy } = props;
@@ -121,13 +141,13 @@ function FieldRow(props: {
           setOpen={setDeleting}
         />
       </div>
-      {hasOptions(field.type) && <OptionsEditor field={field} busy={busy} onChange={(options, what) => props.onUpdate({ options }, what)} />}
+      {hasOptions(field.type) && <OptionsEditor field={field} busy={busy} onChange={(options, what, deletes) => props.onUpdate({ options }, what, deletes)} />}
     </li>
   );
 }
 
 /** A select's options: each renamed, recoloured or deleted (after a confirmation: it is cleared from tasks), and new ones added. */
-function OptionsEditor({ field, busy, onChange }: { field: Field; busy: boolean; onChange: (options: OptionChange[], what: string) => Promise<boolean> }) {
+function OptionsEditor({ field, busy, onChange }: { field: Field; busy: boolean; onChange: (options: OptionChange[], what: string, deletes?: boolean) => Promise<boolean> }) {
   const [name, setName] = useState('');
   const [color, setColor] = useState<string>(DEFAULT_OPTION_COLOR);
   const current = optionChanges(field.options);
@@ -144,7 +164,7 @@ function OptionsEditor({ field, busy, onChange }: { field: Field; busy: boolean;
             busy={busy}
             onRename={(next) => void onChange(replace(option.id, { name: next }), `Option renamed to ${next}.`)}
             onRecolour={(next) => void onChange(replace(option.id, { color: next }), `${option.name} recoloured.`)}
-            onDelete={() => void onChange(current.filter((other) => other.id !== option.id), `${option.name} deleted and cleared from tasks.`)}
+            onDelete={() => void onChange(current.filter((other) => other.id !== option.id), `${option.name} deleted and cleared from tasks.`, true)}
           />
         ))}
       </ul>

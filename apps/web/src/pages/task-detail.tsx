@@ -40,6 +40,8 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
   const task = useQuery(keys.task(taskId), () => client.tasks.get({ id: taskId }));
   const history = useQuery(keys.history(taskId), () => loadTaskHistory(taskId));
   const states = useStates(project.id);
+  // The version the custom fields form saved: the main form takes it as its base (it changed no field of that form).
+  const [fieldsSavedAt, setFieldsSavedAt] = useState<string | undefined>(undefined);
 
   useEffect(() => {
     const element = dialog.current;
@@ -71,6 +73,7 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
             members={members}
             labels={labels}
             editFirst={editFirst}
+            fieldsSavedAt={fieldsSavedAt}
             onSaved={(saved) => {
               storeTask(saved);
               history.reload();
@@ -81,7 +84,7 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
               close();
             }}
           />
-          <TaskFields task={task.data} project={project} members={members} />
+          <TaskFields task={task.data} project={project} members={members} onSaved={(saved) => setFieldsSavedAt(saved.updatedAt)} />
           <Subtasks task={task.data} editable={canEditTasks(project.role)} />
           <Relations task={task.data} project={project} editable={canEditTasks(project.role)} />
           <TaskTime task={task.data} project={project} members={members} />
@@ -121,6 +124,7 @@ function TaskForm(props: {
   members: Member[];
   labels: Label[];
   editFirst: boolean | undefined;
+  fieldsSavedAt: string | undefined;
   onSaved: (task: Task) => void;
   onStale: () => void;
   onDeleted: () => void;
@@ -143,7 +147,10 @@ function TaskForm(props: {
   useEffect(() => {
     // Only a new version from the server moves the form: at once when untouched or after a refused save.
     if (changedElsewhere && (!dirty || refusedAsStale)) showLatest();
-  }, [latest, refusedAsStale]);
+    // The custom fields form's own save changed none of this form's fields: keep the draft, move the
+    // base so this form's next save is not refused as stale (412) because of it.
+    else if (changedElsewhere && latest.updatedAt === props.fieldsSavedAt && sameDraft(draftOf(latest), draftOf(base))) setBase(latest);
+  }, [latest, refusedAsStale, props.fieldsSavedAt]);
 
   const titleField = useRef<HTMLInputElement>(null);
   useEffect(() => {

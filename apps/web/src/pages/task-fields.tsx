@@ -29,7 +29,7 @@ const same = (a: FieldValue | null, b: FieldValue | null) => JSON.stringify(a) =
  * fields that changed (`fields: { id: value | null }`, merged by the server); a value the server
  * refuses shows its message next to that field. Viewers read the values.
  */
-export function TaskFields({ task, project, members }: { task: Task; project: Project; members: Member[] }) {
+export function TaskFields({ task, project, members, onSaved }: { task: Task; project: Project; members: Member[]; onSaved?: (task: Task) => void }) {
   const fields = useFields(project.id);
   const list = fields.data ?? [];
   const editable = canEditTasks(project.role);
@@ -66,6 +66,7 @@ export function TaskFields({ task, project, members }: { task: Task; project: Pr
       }),
     );
     if (!saved) return;
+    onSaved?.(saved);
     storeTask(saved);
     const next = valuesOf(saved, list);
     setBase(next);

@@ -121,7 +121,8 @@ export function TaskList(props: { projectId: string; filters: TaskFilters; tasks
                 </th>
               )}
               {COLUMNS.map(([key, label]) => (
-                <th key={key} scope="col" aria-sort={sortState(sort.key === key)}>
+                // With a field filter the server sorts only by some columns (else by creation): aria-sort says what it did.
+                <th key={key} scope="col" aria-sort={sortState(sort.key === key && (!params || Boolean(SERVER_SORTS[key])))}>
                   {sortButton(label, sort.key === key, () => ({ key, descending: sort.key === key ? !sort.descending : false }))}
                 </th>
               ))}
