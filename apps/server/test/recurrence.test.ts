@@ -212,6 +212,23 @@ describe('recurring tasks', () => {
     expect((await next({ ...second })).fields).toEqual({ ...rest, [number!.id]: 1 });
   });
 
+  it('the next occurrence holds the labels and field values set by the very change that completes the task', async () => {
+    const field = await t.request('POST', `/api/v1/projects/${projectId}/fields`, { token: owner.token, body: { name: 'Receipt', type: 'text' } });
+    expect(field.status).toBe(201);
+    const label = await t.request('POST', `/api/v1/projects/${projectId}/labels`, { token: owner.token, body: { name: 'paid', color: '#16a34a' } });
+    expect(label.status, JSON.stringify(label.body)).toBe(201);
+    const first = await recurring('FREQ=WEEKLY', '2026-03-02T09:00:00.000Z');
+    expect(first.fields).toEqual({});
+    const done = await t.request('PATCH', `/api/v1/tasks/${first.id}`, {
+      token: owner.token,
+      body: { status: 'DONE', labelIds: [label.body.id], fields: { [field.body.id]: 'R-1' } },
+    });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    const [second] = await occurrencesOf(first.id);
+    expect(second!.fields).toEqual({ [field.body.id]: 'R-1' });
+    expect(second!.labelIds).toEqual([label.body.id]);
+  });
+
   it('deleting a state with moveTo a completed state completes its recurring tasks: each makes its next occurrence, once', async () => {
     const waiting = await t.request('POST', `/api/v1/projects/${projectId}/states`, { token: owner.token, body: { name: 'Waiting', category: 'started' } });
     expect(waiting.status).toBe(201);

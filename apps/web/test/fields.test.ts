@@ -63,6 +63,11 @@ describe('custom fields in Chromium', () => {
   };
   /** Whether the list asked the server to sort by a field (`sort=` over REST, `"sort":` in a tRPC query's input). */
   const askedSort = (sort: string) => listRequests.some((url) => url.includes(`sort=${sort}`) || url.includes(`"sort":"${sort}"`));
+  /** The dialog's save of its fields came back: nothing left to save (no "N changed") and the button idle. */
+  const savedAll = async (fields: Locator) => {
+    await expect.poll(() => fields.getByText(/^\d+ changed$/).count()).toBe(0);
+    await expect.poll(() => fields.getByRole('button', { name: 'Save fields' }).isDisabled()).toBe(true);
+  };
   const fieldId = async (name: string) => (await api.fields.list({ id: projectId })).find((field) => field.name === name)!.id;
 
   it('lets the owner add, rename, reorder fields and a select with coloured options; the editor passes axe', async () => {
@@ -140,7 +145,7 @@ describe('custom fields in Chromium', () => {
       await fields.getByLabel('Points').fill(points);
       if (tier) await fields.getByLabel('Tier').selectOption({ label: tier });
       await fields.getByRole('button', { name: 'Save fields' }).click();
-      await expect.poll(() => fields.getByRole('button', { name: 'Save fields' }).isDisabled()).toBe(true);
+      await savedAll(fields);
       if (title === 'Alpha') {
         // A URL the server refuses (not http or https): its message next to Website, nothing saved.
         await fields.getByLabel('Website').fill('ftp://example.com/engine');
@@ -150,7 +155,7 @@ describe('custom fields in Chromium', () => {
         await fields.getByLabel('Website').fill('https://example.com/engine');
         await fields.getByLabel('Reviewed').check();
         await fields.getByRole('button', { name: 'Save fields' }).click();
-        await expect.poll(() => fields.getByRole('button', { name: 'Save fields' }).isDisabled()).toBe(true);
+        await savedAll(fields);
         expect(await accessibilityViolations(page)).toEqual([]);
       }
       await dialog.getByRole('button', { name: 'Close' }).click();
@@ -171,12 +176,14 @@ describe('custom fields in Chromium', () => {
     const fields = dialog.getByRole('form', { name: 'Custom fields' });
     await fields.getByLabel('Points').fill('');
     await fields.getByRole('button', { name: 'Save fields' }).click();
+    await savedAll(fields);
     await expect.poll(async () => (await api.tasks.list({ projectId })).items.find((task) => task.title === 'Gamma')!.fields).toEqual({});
     // The main form being edited meanwhile: the fields save is this dialog's own, so its save is not refused as stale.
     const form = dialog.getByRole('form', { name: 'Task fields' });
     await form.locator('input[name="title"]').fill('Gamma ray');
     await fields.getByLabel('Points').fill('8');
     await fields.getByRole('button', { name: 'Save fields' }).click();
+    await savedAll(fields);
     await expect.poll(async () => (await api.tasks.list({ projectId })).items.find((task) => task.title === 'Gamma')!.fields).toEqual({ [pointsId!]: 8 });
     await form.getByRole('button', { name: 'Save changes' }).click();
     await expect.poll(async () => (await api.tasks.list({ projectId })).items.find((task) => task.title === 'Gamma ray')?.fields).toEqual({ [pointsId!]: 8 });

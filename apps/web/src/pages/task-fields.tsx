@@ -51,6 +51,7 @@ export function TaskFields({ task, project, members, onSaved }: { task: Task; pr
   const save = async (event: Event) => {
     event.preventDefault();
     setInvalid({});
+    const sent = draft;
     const patch = Object.fromEntries(changed.map((field) => [field.id, normalise(field, draft[field.id] ?? null)]));
     const saved = await run(() =>
       client.tasks.update({ id: task.id, fields: patch }).catch((failure: unknown) => {
@@ -70,7 +71,8 @@ export function TaskFields({ task, project, members, onSaved }: { task: Task; pr
     storeTask(saved);
     const next = valuesOf(saved, list);
     setBase(next);
-    setDraft(next);
+    // What was typed while the save was on its way stays, to be saved next; the rest is the saved task.
+    setDraft((current) => Object.fromEntries(list.map((field) => [field.id, same(current[field.id] ?? null, sent[field.id] ?? null) ? next[field.id]! : (current[field.id] ?? null)])));
     announce('Fields saved.');
   };
 

@@ -206,7 +206,14 @@ async function lockForChange(tx: Db, userId: string, projectId: string, taskId: 
   if (refusal) throw refusal;
   if ('refusal' in fieldPlan) throw fieldPlan.refusal;
   if (patch.status !== undefined && !state) throw unknownStatus(patch.status);
-  return { task, category: state?.category, fieldWrites: fieldPlan.writes, locks };
+  // An occurrence copies what the completed task holds after this change: the labels and fields the
+  // patch itself sets are locked by their checks above (inProjectRefusal, planFieldWrites), so they join.
+  const occurrenceLocks = locks && {
+    ...locks,
+    labelIds: [...new Set([...locks.labelIds, ...(patch.labelIds ?? []).map((id) => id.toLowerCase())])],
+    fieldIds: [...new Set([...locks.fieldIds, ...fieldPlan.writes.filter((write) => write.value !== null).map((write) => write.fieldId)])],
+  };
+  return { task, category: state?.category, fieldWrites: fieldPlan.writes, locks: occurrenceLocks };
 }
 
 /**
