@@ -171,6 +171,16 @@ describe('recurring tasks', () => {
     }
   });
 
+  it('completions that make occurrences race task creations and state deletions without a deadlock', async () => {
+    const tasks = await Promise.all(Array.from({ length: 6 }, () => recurring('FREQ=DAILY', '2026-09-01T12:00:00.000Z')));
+    const creates = Array.from({ length: 6 }, (_, index) =>
+      t.request('POST', '/api/v1/tasks', { token: colleague.token, body: { title: `Errand ${index}`, projectId } }),
+    );
+    const responses = await Promise.all([...tasks.map((task, index) => complete(task.id, index % 2 ? colleague.token : owner.token)), ...creates]);
+    expect(responses.map((response) => response.status)).toEqual([...tasks.map(() => 200), ...creates.map(() => 201)]);
+    for (const task of tasks) expect(await occurrencesOf(task.id)).toHaveLength(1);
+  });
+
   it('the next occurrence copies the custom field values of every type (as it copies labels)', async () => {
     const field = async (name: string, type: string, options?: string[]) => {
       const response = await t.request('POST', `/api/v1/projects/${projectId}/fields`, { token: owner.token, body: { name, type, options: options?.map((option) => ({ name: option })) } });

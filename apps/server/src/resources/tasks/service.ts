@@ -264,8 +264,12 @@ async function writeChange(
   { set, after, changes }: ReturnType<typeof planUpdate>,
   { fieldWrites = [], locks }: { fieldWrites?: readonly ValueWrite[]; locks?: OccurrenceLocks },
 ): Promise<{ events: ChangeEvent[] }> {
-  await Promise.all([store.updateTask(tx, before.id, set), fieldWrites.length > 0 && writeTaskValues(tx, before.id, [...fieldWrites])]);
+  if (fieldWrites.length > 0) await writeTaskValues(tx, before.id, [...fieldWrites]);
+  // The occurrence before the completed row's update: its number takes the project's row (step 2b of
+  // platform/locks.ts) and its insert the project's lock (step 5), as a create does; the update's
+  // count trigger takes that lock too, and taken first it would wait on a create holding the row.
   const occurrence = completesRecurring(before, set, after, locks) ? await makeOccurrence(tx, userId, { ...before, ...set }, locks) : undefined;
+  await store.updateTask(tx, before.id, set);
   const events: ChangeEvent[] = [];
   if (changes) events.push({ projectId: before.projectId, taskId: before.id, actorId: userId, type: 'task.updated', resource: after, changes });
   if (occurrence) events.push({ projectId: before.projectId, taskId: occurrence.id, actorId: userId, type: 'task.created', resource: occurrence });
