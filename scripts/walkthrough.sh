@@ -125,6 +125,15 @@ expect message 'Task deleted'
 call 404 GET "/tasks/$TASK" '' "$GRACE"
 expect code NOT_FOUND
 
+echo; echo '-- 5b. Start dates: a task from start to due (201), a due date before its start refused (400), the window filter'
+call 201 POST /tasks "{\"title\":\"Plan the launch\",\"projectId\":\"$PROJECT\",\"startDate\":\"2026-11-30T09:00:00Z\",\"dueDate\":\"2026-12-04T17:00:00Z\"}" "$GRACE"
+expect startDate '2026-11-30T09:00:00.000Z'
+PLAN=$(printf '%s' "$BODY" | field id)
+call 400 PATCH "/tasks/$PLAN" '{"dueDate":"2026-11-29T00:00:00Z"}' "$GRACE"
+expect reason START_AFTER_DUE; expect issues.0.path '["startDate"]'
+call 200 GET "/tasks/project/$PROJECT?startBefore=2026-12-28T00:00:00Z&dueAfter=2026-11-30T00:00:00Z" '' "$GRACE"
+expect length 1; expect 0.id "$PLAN"
+
 echo; echo '-- 6. Errors'
 call 401 GET /projects
 expect code UNAUTHORIZED

@@ -1,8 +1,7 @@
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTasklaneClient, TasklaneError } from '../../../packages/sdk/src';
 import { expectErrorBody, issueAt, queryRows } from './support/checks';
-import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
+import { capturedLog, createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
 import { meStatus, startSecondInstance } from './support/second-instance';
 import { openStream } from './support/sse-client';
 import { injectFetch } from './support/transport';
@@ -17,12 +16,10 @@ async function createToken(t: TestApp, owner: TestUser, body: { name?: string; s
 
 describe('personal access tokens', () => {
   let t: TestApp;
-  const logLines: string[] = [];
+  const log = capturedLog();
 
   beforeAll(async () => {
-    const logStream = new PassThrough();
-    logStream.on('data', (chunk: Buffer) => logLines.push(chunk.toString()));
-    t = await startTestApp({ logLevel: 'trace' }, { logStream });
+    t = await startTestApp({ logLevel: 'trace' }, { logStream: log.stream });
   });
   afterAll(() => t.close());
 
@@ -86,9 +83,9 @@ describe('personal access tokens', () => {
       expect(row!.dump ?? '', `table ${name}`).not.toContain(token);
       expect(row!.dump ?? '', `table ${name}`).not.toContain(token.slice('tl_pat_'.length));
     }
-    const log = logLines.join('');
-    expect(log).toContain('"reqId"');
-    expect(log).not.toContain(token.slice('tl_pat_'.length));
+    const logged = log.text();
+    expect(logged).toContain('"reqId"');
+    expect(logged).not.toContain(token.slice('tl_pat_'.length));
   });
 
   it('is refused (401) once revoked, and a revoked id is then a 404', async () => {

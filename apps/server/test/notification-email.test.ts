@@ -3,20 +3,11 @@ import type { MailConfig } from '../src/platform/config';
 import { expectErrorBody, issueAt, queryRows } from './support/checks';
 import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
 import { startSecondInstance } from './support/second-instance';
-import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from './support/smtp-server';
+import { type ReceivedMail, startSmtpServer, testMailConfig, type TestSmtpServer } from './support/smtp-server';
 
 const DIGEST_HOUR = 8;
 
-const mailConfig = (smtpUrl: string, extra: Partial<MailConfig> = {}): MailConfig => ({
-  smtpUrl,
-  from: 'Tasklane <tasklane@tasklane.test>',
-  pollMs: 200,
-  retryBaseMs: 200,
-  retryMaxDelayMs: 1000,
-  maxAttempts: 5,
-  digestHour: DIGEST_HOUR,
-  ...extra,
-});
+const mailConfig = (smtpUrl: string, extra: Partial<MailConfig> = {}): MailConfig => testMailConfig(smtpUrl, { pollMs: 200, digestHour: DIGEST_HOUR, ...extra });
 
 const SETTINGS = '/api/v1/auth/me/notification-settings';
 /** A header's value as sent (mailparser restructures the List-* headers). */

@@ -1,19 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MailConfig } from '../src/platform/config';
 import { expectErrorBody, issueAt, queryRows } from './support/checks';
 import { randomClientIp } from './support/transport';
 import { registerUser, startTestApp, type TestApp } from './support/harness';
-import { startSmtpServer, type TestSmtpServer } from './support/smtp-server';
-
-const mailConfig = (smtpUrl: string): MailConfig => ({
-  smtpUrl,
-  from: 'Tasklane <tasklane@tasklane.test>',
-  pollMs: 1000,
-  retryBaseMs: 200,
-  retryMaxDelayMs: 1000,
-  maxAttempts: 5,
-  digestHour: 8,
-});
+import { startSmtpServer, testMailConfig, type TestSmtpServer } from './support/smtp-server';
 
 /** The code of the reset link in a received email's text. */
 const codeIn = (text: string) => /\/reset-password#token=(\S+)/.exec(text)?.[1];
@@ -24,7 +13,7 @@ describe('password reset by email', () => {
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    t = await startTestApp({ mail: mailConfig(smtp.url) });
+    t = await startTestApp({ mail: testMailConfig(smtp.url) });
   });
   afterAll(async () => {
     await t.close();
@@ -154,7 +143,7 @@ describe('password reset, rate-limited like login', () => {
   beforeAll(async () => {
     smtp = await startSmtpServer();
     // Behind a proxy, so each test's requests come from addresses of their own (X-Forwarded-For).
-    t = await startTestApp({ mail: mailConfig(smtp.url), authRateLimit: 3, trustProxy: true });
+    t = await startTestApp({ mail: testMailConfig(smtp.url), authRateLimit: 3, trustProxy: true });
   });
   afterAll(async () => {
     await t.close();
@@ -188,7 +177,7 @@ describe('the mail outbox when the SMTP server refuses at first', () => {
 
   beforeAll(async () => {
     smtp = await startSmtpServer({ refuseFirst: 1 });
-    t = await startTestApp({ mail: mailConfig(smtp.url) });
+    t = await startTestApp({ mail: testMailConfig(smtp.url) });
   });
   afterAll(async () => {
     await t.close();

@@ -23,10 +23,13 @@ const EXPECTED: Record<Action, Record<Caller, boolean>> = {
   'comment.deleteAny':         { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
   'attachments.upload':        { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
   'attachments.deleteAny':     { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
+  'views.share':               { VIEWER: false, EDITOR: true,  ADMIN: true,  owner: true },
+  'views.manageShared':        { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
   'project.update':            { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
   'members.manage':            { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
   'members.leave':             { VIEWER: true,  EDITOR: true,  ADMIN: true,  owner: true },
   'webhooks.manage':           { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
+  'project.export':            { VIEWER: false, EDITOR: false, ADMIN: true,  owner: true },
   'project.delete':            { VIEWER: false, EDITOR: false, ADMIN: false, owner: true },
   'project.transferOwnership': { VIEWER: false, EDITOR: false, ADMIN: false, owner: true },
 };
@@ -158,6 +161,21 @@ const HTTP: Record<Action, HttpProof> = {
       return t.request('DELETE', `/api/v1/attachments/${uploaded.body.id}`, { token: cast[caller].token });
     },
   },
+  'views.share': {
+    allowed: 201,
+    call: ({ t, projectId, cast }, caller) =>
+      t.request('POST', `/api/v1/projects/${projectId}/views`, { token: cast[caller].token, body: { name: `Shared by ${caller}`, layout: 'board', shared: true } }),
+  },
+  'views.manageShared': {
+    allowed: 200,
+    // Another member's shared view: the EDITOR's for everyone but the EDITOR, who gets the ADMIN's.
+    call: async ({ t, projectId, cast }, caller) => {
+      const owner = caller === 'EDITOR' ? cast.ADMIN : cast.EDITOR;
+      const view = await t.request('POST', `/api/v1/projects/${projectId}/views`, { token: owner.token, body: { name: `Shared by ${owner.name}`, layout: 'list', shared: true } });
+      expect(view.status).toBe(201);
+      return t.request('PATCH', `/api/v1/projects/${projectId}/views/${view.body.id}`, { token: cast[caller].token, body: { name: 'Renamed' } });
+    },
+  },
   'project.update': {
     allowed: 200,
     call: ({ t, projectId, cast }, caller) => t.request('PATCH', `/api/v1/projects/${projectId}`, { token: cast[caller].token, body: { description: 'Edited' } }),
@@ -178,6 +196,10 @@ const HTTP: Record<Action, HttpProof> = {
   'webhooks.manage': {
     allowed: 200,
     call: ({ t, projectId, cast }, caller) => t.request('GET', `/api/v1/projects/${projectId}/webhooks`, { token: cast[caller].token }),
+  },
+  'project.export': {
+    allowed: 200,
+    call: ({ t, projectId, cast }, caller) => t.request('GET', `/api/v1/projects/${projectId}/export?format=csv`, { token: cast[caller].token }),
   },
   'project.delete': {
     allowed: 200,

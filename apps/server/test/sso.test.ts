@@ -1,8 +1,7 @@
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../src/platform/config';
 import { expectErrorBody, queryRows } from './support/checks';
-import { registerUser, startTestApp, testConfig, type TestApp, type TestResponse } from './support/harness';
+import { capturedLog, registerUser, startTestApp, testConfig, type TestApp, type TestResponse } from './support/harness';
 import { CookieJar, type ProviderAccount, startOidcProvider, type TestOidcProvider, throughProvider } from './support/oidc-provider';
 
 const REDIRECT_URI = `${testConfig().publicUrl}/api/v1/auth/oidc/callback`;
@@ -48,13 +47,11 @@ async function signOn(t: TestApp, provider: TestOidcProvider, account: ProviderA
 describe('single sign-on with an OpenID provider', () => {
   let t: TestApp;
   let provider: TestOidcProvider;
-  const logLines: string[] = [];
+  const log = capturedLog();
 
   beforeAll(async () => {
     provider = await startOidcProvider(REDIRECT_URI);
-    const logStream = new PassThrough();
-    logStream.on('data', (chunk: Buffer) => logLines.push(chunk.toString()));
-    t = await startTestApp({ oidc: oidcConfig(provider), logLevel: 'trace' }, { logStream });
+    t = await startTestApp({ oidc: oidcConfig(provider), logLevel: 'trace' }, { logStream: log.stream });
   });
   afterAll(async () => {
     await t.close();
@@ -149,10 +146,10 @@ describe('single sign-on with an OpenID provider', () => {
     const handOff = String(redirected.headers.location).split('#sso=')[1]!;
     const exchanged = await t.request('POST', '/api/v1/auth/oidc/exchange', { body: { code: handOff } });
     expect(exchanged.status).toBe(200);
-    const log = logLines.join('');
-    expect(log).toContain('/api/v1/auth/oidc/callback');
+    const logged = log.text();
+    expect(logged).toContain('/api/v1/auth/oidc/callback');
     for (const secret of [params.get('code')!, params.get('state')!, handOff, exchanged.body.access_token as string, cookie.split('=')[1]!]) {
-      expect(log.includes(secret), `${secret.slice(0, 12)}… in the log`).toBe(false);
+      expect(logged.includes(secret), `${secret.slice(0, 12)}… in the log`).toBe(false);
     }
   });
 

@@ -244,3 +244,136 @@ describe('task lists: keyset paging under every sort, filters, search', () => {
     expect(nextLink(rest.headers)).toContain(`cursor=${page.body.result.data.nextCursor}`);
   });
 });
+
+describe('task lists sorted by status (workflow order) and by assignee (name, any case)', () => {
+  let t: TestApp;
+  let owner: TestUser;
+  let people: TestUser[];
+  let projectId: string;
+  /** The project's states' keys in board order, after the reorder below. */
+  let stateOrder: string[];
+  const tasks: TaskBody[] = [];
+  const base = () => `/api/v1/tasks/project/${projectId}`;
+
+  const listAll = async (url: string): Promise<string[]> => {
+    const ids: string[] = [];
+    let next: string | undefined = url;
+    while (next) {
+      const response = await t.request('GET', next, { token: owner.token });
+      expect(response.status, next).toBe(200);
+      ids.push(...response.body.map((task: TaskBody) => task.id));
+      next = nextLink(response.headers);
+    }
+    return ids;
+  };
+
+  /** The order the API promises: the key ascending (NULLs last), ties by id; descending is the reverse. */
+  const ordered = (key: (task: TaskBody) => string | number | null, descending: boolean, subset = tasks) => {
+    const sorted = [...subset].sort((a, b) => {
+      const [left, right] = [key(a), key(b)];
+      if (left === right) return a.id < b.id ? -1 : 1;
+      if (left === null) return 1;
+      if (right === null) return -1;
+      return left < right ? -1 : 1;
+    });
+    return (descending ? sorted.reverse() : sorted).map((task) => task.id);
+  };
+  const nameOf = (task: TaskBody) => people.find((person) => person.id === task.assigneeId)?.name.toLowerCase() ?? null;
+  const placeOf = (task: TaskBody) => stateOrder.indexOf(task.status);
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    owner = await registerUser(t, 'zed Owner');
+    // Names whose order by case (byte order) differs from their order regardless of case.
+    people = [owner, await registerUser(t, 'bea'), await registerUser(t, 'Adam'), await registerUser(t, 'Carl')];
+    projectId = (await createProject(t, owner, 'Sorted')).id;
+    for (const person of people.slice(1)) await invite(t, owner, projectId, person, 'EDITOR');
+    // A workflow whose board order is neither the keys' alphabet nor their creation: DONE first,
+    // and a new state in the middle.
+    const states = await t.request('GET', `/api/v1/projects/${projectId}/states`, { token: owner.token });
+    const done = states.body.find((state: { key: string }) => state.key === 'DONE');
+    expect((await t.request('PATCH', `/api/v1/projects/${projectId}/states/${done.id}`, { token: owner.token, body: { position: 0 } })).status).toBe(200);
+    const qa = await t.request('POST', `/api/v1/projects/${projectId}/states`, { token: owner.token, body: { name: 'In QA', category: 'started' } });
+    expect((await t.request('PATCH', `/api/v1/projects/${projectId}/states/${qa.body.id}`, { token: owner.token, body: { position: 2 } })).status).toBe(200);
+    stateOrder = (await t.request('GET', `/api/v1/projects/${projectId}/states`, { token: owner.token })).body.map((state: { key: string }) => state.key);
+    expect(stateOrder).toEqual(['DONE', 'TODO', 'IN_QA', 'IN_PROGRESS', 'IN_REVIEW', 'CANCELLED']);
+    // 26 tasks: many per state and per assignee (ties that straddle pages of 3), a quarter unassigned.
+    const statuses = ['IN_REVIEW', 'TODO', 'DONE', 'IN_QA', 'IN_PROGRESS', 'CANCELLED', 'TODO'];
+    for (let index = 0; index < 26; index += 1) {
+      const assignee = index % 5 === 4 ? null : people[index % 4]!.id;
+      tasks.push((await createTask(t, owner, projectId, { title: `Task ${index}`, status: statuses[index % 7], assigneeId: assignee })) as unknown as TaskBody);
+    }
+  });
+  afterAll(() => t.close());
+
+  it.each(['status', '-status'])('pages sort=%s in pages of 3 by the workflow order, ties by id, none lost or repeated', async (sort) => {
+    const ids = await listAll(`${base()}?sort=${sort}&limit=3`);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(ordered(placeOf, sort.startsWith('-')));
+  });
+
+  it.each(['assignee', '-assignee'])('pages sort=%s in pages of 3 by name regardless of case, unassigned last ascending', async (sort) => {
+    const ids = await listAll(`${base()}?sort=${sort}&limit=3`);
+    expect(new Set(ids).size).toBe(ids.length);
+    const expected = ordered(nameOf, sort.startsWith('-'));
+    expect(ids).toEqual(expected);
+    const unassigned = tasks.filter((task) => task.assigneeId === null).map((task) => task.id);
+    const ends = sort.startsWith('-') ? ids.slice(0, unassigned.length) : ids.slice(-unassigned.length);
+    expect(ends.sort()).toEqual(unassigned.sort());
+    // Adam, bea, Carl, zed Owner: not the byte order of the names (which puts lower case last).
+    const firstOf = (id: string) => nameOf(tasks.find((task) => task.id === id)!);
+    if (!sort.startsWith('-')) expect([...new Set(ids.map(firstOf))]).toEqual(['adam', 'bea', 'carl', 'zed owner', null]);
+  });
+
+  it('pages page by page with a limit of 1 and with filters, and across the caller\'s projects', async () => {
+    expect(await listAll(`${base()}?sort=-status&limit=1`)).toEqual(ordered(placeOf, true));
+    const filtered = tasks.filter((task) => ['TODO', 'DONE'].includes(task.status));
+    expect(await listAll(`${base()}?status=TODO,DONE&sort=assignee&limit=2`)).toEqual(ordered(nameOf, false, filtered));
+    const unassigned = tasks.filter((task) => task.assigneeId === null);
+    expect(await listAll(`${base()}?assigneeId=none&sort=status&limit=2`)).toEqual(ordered(placeOf, false, unassigned));
+    // Across projects: each task by its own project's workflow (another project keeps the default order).
+    const other = await createProject(t, owner, 'Other');
+    const extra = await createTask(t, owner, other.id, { status: 'DONE', assigneeId: owner.id });
+    const mine = await listAll(`/api/v1/tasks?assigneeId=me&sort=status&limit=2`);
+    expect(new Set(mine).size).toBe(mine.length);
+    expect(mine.sort()).toEqual([...tasks.filter((task) => task.assigneeId === owner.id).map((task) => task.id), extra.id].sort());
+  });
+
+  it('keeps every task in its order while tasks are added between pages', async () => {
+    for (const sort of ['status', '-assignee']) {
+      const before = await listAll(`${base()}?sort=${sort}&limit=500`);
+      const seen: string[] = [];
+      let next: string | undefined = `${base()}?sort=${sort}&limit=4`;
+      let added = 0;
+      while (next) {
+        const response = await t.request('GET', next, { token: owner.token });
+        seen.push(...response.body.map((task: TaskBody) => task.id));
+        next = nextLink(response.headers);
+        const person = people[added % people.length]!;
+        const task = await createTask(t, person, projectId, { status: stateOrder[added % stateOrder.length], assigneeId: added % 3 ? person.id : null });
+        tasks.push(task as unknown as TaskBody);
+        added += 1;
+      }
+      expect(new Set(seen).size, sort).toBe(seen.length);
+      expect(seen.filter((id) => before.includes(id)), sort).toEqual(before);
+    }
+  });
+
+  it('refuses a cursor whose value is not of the sort (400), and a renamed assignee moves the task', async () => {
+    const encode = (values: unknown) => Buffer.from(JSON.stringify(values)).toString('base64url');
+    const id = tasks[0]!.id;
+    for (const query of [`sort=status&cursor=${encode(['TODO', id])}`, `sort=status&cursor=${encode([-1, id])}`, `sort=status&cursor=${encode([1.5, id])}`, `sort=assignee&cursor=${encode([3, id])}`, `sort=-assignee&cursor=${encode(['bea', 'x'])}`]) {
+      const response = await t.request('GET', `${base()}?${query}`, { token: owner.token });
+      expect(response.status, query).toBe(400);
+      expect(response.body.reason, query).toBe('INVALID_CURSOR');
+    }
+    // A cursor at a null (unassigned) or at a status's place is served.
+    expect((await t.request('GET', `${base()}?sort=assignee&cursor=${encode([null, id])}`, { token: owner.token })).status).toBe(200);
+    expect((await t.request('GET', `${base()}?sort=-status&cursor=${encode([3, id])}`, { token: owner.token })).status).toBe(200);
+    // The sort follows the assignee's current name.
+    const adam = people[2]!;
+    expect((await t.request('PATCH', '/api/v1/auth/me', { token: adam.token, body: { name: 'Zoe' } })).status).toBe(200);
+    adam.name = 'Zoe';
+    expect(await listAll(`${base()}?sort=assignee&limit=5`)).toEqual(ordered(nameOf, false));
+  });
+});

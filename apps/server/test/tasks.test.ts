@@ -5,7 +5,7 @@ import { describePermissions } from './support/permissions';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-const TASK_KEYS = ['assigneeId', 'attachmentCount', 'blocked', 'commentCount', 'completedAt', 'createdAt', 'createdById', 'description', 'dueDate', 'estimate', 'fields', 'id', 'key', 'labelIds', 'nextDueDate', 'number', 'parentId', 'position', 'priority', 'projectId', 'recurredFromId', 'recurrence', 'status', 'subtaskCount', 'subtasksDone', 'timeSpentMinutes', 'title', 'updatedAt'];
+const TASK_KEYS = ['assigneeId', 'attachmentCount', 'blocked', 'commentCount', 'completedAt', 'createdAt', 'createdById', 'description', 'dueDate', 'estimate', 'fields', 'id', 'key', 'labelIds', 'nextDueDate', 'number', 'parentId', 'position', 'priority', 'projectId', 'recurredFromId', 'recurrence', 'startDate', 'status', 'subtaskCount', 'subtasksDone', 'timeSpentMinutes', 'title', 'updatedAt'];
 
 describe('tasks: create, list, get, update, delete', () => {
   let t: TestApp;

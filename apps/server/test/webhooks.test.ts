@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { buildApp } from '../src/app/app';
 import type { Config } from '../src/platform/config';
 import { createProject, createTask, invite, openTestDatabase, registerUser, startTestApp, testConfig, type TestApp, type TestUser } from './support/harness';
+import { describePermissions } from './support/permissions';
 import { startReceiver } from './support/webhook-receiver';
 
 const fastRetries: Partial<Config> = {
@@ -113,6 +114,84 @@ describe('webhooks', () => {
         return log.body.map((row: { state: string; lastStatus: number }) => `${row.state}:${row.lastStatus}`);
       })
       .toEqual(Array(6).fill('DELIVERED:200'));
+    await t.request('DELETE', hooks(`/${created.body.id}`), { token: owner.token });
+  });
+
+  it('sends a signed test delivery to one webhook only, logged with its status; a disabled webhook too', async () => {
+    const created = await t.request('POST', hooks(), { token: owner.token, body: { url: receiver.url } });
+    secret = created.body.secret;
+    // Another webhook of the project, to the same receiver: it gets nothing.
+    const other = await t.request('POST', hooks(), { token: owner.token, body: { url: receiver.url } });
+    expect((await t.request('POST', hooks(`/${created.body.id}/test`), { token: editor.token })).status).toBe(403);
+    expect((await t.request('POST', hooks(`/${created.body.id}/test`), { token: outsider.token })).status).toBe(404);
+    expect((await t.request('POST', hooks('/00000000-0000-7000-8000-000000000000/test'), { token: owner.token })).status).toBe(404);
+
+    const queued = await t.request('POST', hooks(`/${created.body.id}/test`), { token: owner.token });
+    expect(queued.status).toBe(202);
+    expect(queued.body).toMatchObject({ eventId: null, eventType: 'webhook.test', state: 'PENDING', attempts: 0, lastStatus: null });
+    await expect.poll(() => receiver.received.length).toBe(1);
+    const [delivery] = receiver.received;
+    expect(delivery!.signatureValid).toBe(true);
+    expect(delivery!.headers['x-tasklane-event']).toBe('webhook.test');
+    expect(delivery!.headers['x-tasklane-delivery']).toBe(queued.body.id);
+    expect(delivery!.body).toMatchObject({ id: null, type: 'webhook.test', taskId: null, resource: { id: created.body.id, url: receiver.url } });
+    expect(delivery!.body.resource).not.toHaveProperty('secret');
+    await expect
+      .poll(async () => (await t.request('GET', hooks(`/${created.body.id}/deliveries`), { token: owner.token })).body)
+      .toEqual([expect.objectContaining({ id: queued.body.id, eventType: 'webhook.test', state: 'DELIVERED', attempts: 1, lastStatus: 200 })]);
+    expect((await t.request('GET', hooks(`/${other.body.id}/deliveries`), { token: owner.token })).body).toEqual([]);
+
+    // Disabled: the test is sent all the same, and the webhook stays disabled.
+    await t.request('PATCH', hooks(`/${created.body.id}`), { token: owner.token, body: { active: false } });
+    const again = await t.request('POST', hooks(`/${created.body.id}/test`), { token: owner.token });
+    expect(again.status).toBe(202);
+    await expect.poll(() => receiver.received.length).toBe(2);
+    expect(receiver.received[1]!.headers['x-tasklane-delivery']).toBe(again.body.id);
+    expect((await t.request('GET', hooks(`/${created.body.id}`), { token: owner.token })).body).toMatchObject({ active: false, consecutiveFailures: 0 });
+    await t.request('DELETE', hooks(`/${other.body.id}`), { token: owner.token });
+    await t.request('DELETE', hooks(`/${created.body.id}`), { token: owner.token });
+  });
+
+  it('attempts a failing test once, logs the failure, and leaves the webhook as it was', async () => {
+    const created = await t.request('POST', hooks(), { token: owner.token, body: { url: receiver.url } });
+    secret = created.body.secret;
+    await receiver.stop();
+    const queued = await t.request('POST', hooks(`/${created.body.id}/test`), { token: owner.token });
+    expect(queued.status).toBe(202);
+    await expect
+      .poll(async () => (await t.request('GET', hooks(`/${created.body.id}/deliveries`), { token: owner.token })).body[0])
+      .toMatchObject({ id: queued.body.id, state: 'FAILED', attempts: 1, lastStatus: null, lastError: expect.stringMatching(/ECONNREFUSED/), nextAttemptAt: null });
+    expect((await t.request('GET', hooks(`/${created.body.id}`), { token: owner.token })).body).toMatchObject({ active: true, disabledReason: null, consecutiveFailures: 0 });
+    await t.request('DELETE', hooks(`/${created.body.id}`), { token: owner.token });
+  });
+
+  it('rotates the secret: shown once, and every later delivery is signed with the new one', async () => {
+    const created = await t.request('POST', hooks(), { token: owner.token, body: { url: receiver.url, events: ['task.created'] } });
+    const oldSecret = created.body.secret as string;
+    secret = oldSecret;
+    expect((await t.request('POST', hooks(`/${created.body.id}/rotate-secret`), { token: editor.token })).status).toBe(403);
+    expect((await t.request('POST', hooks(`/${created.body.id}/rotate-secret`), { token: outsider.token })).status).toBe(404);
+
+    const rotated = await t.request('POST', hooks(`/${created.body.id}/rotate-secret`), { token: owner.token, headers: { 'if-match': created.headers.etag as string } });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body).toMatchObject({ id: created.body.id, url: receiver.url, events: ['task.created'], active: true });
+    expect(rotated.body.secret).toMatch(/^whsec_.{40,}/);
+    expect(rotated.body.secret).not.toBe(oldSecret);
+    expect(rotated.headers.etag).not.toBe(created.headers.etag);
+    expect((await t.request('GET', hooks(`/${created.body.id}`), { token: owner.token })).body.secret).toBeUndefined();
+    // The version moved: the old ETag is stale now.
+    const stale = await t.request('POST', hooks(`/${created.body.id}/rotate-secret`), { token: owner.token, headers: { 'if-match': created.headers.etag as string } });
+    expect(stale.status).toBe(412);
+
+    // The receiver now knows only the new secret (it answers 401 to a signature it cannot verify).
+    secret = rotated.body.secret;
+    receiver.received.length = 0;
+    await createTask(t, owner, projectId, { title: 'After the rotation' });
+    await expect.poll(() => receiver.received.length).toBe(1);
+    expect(receiver.received[0]!.signatureValid).toBe(true);
+    await expect
+      .poll(async () => (await t.request('GET', hooks(`/${created.body.id}/deliveries`), { token: owner.token })).body[0])
+      .toMatchObject({ eventType: 'task.created', state: 'DELIVERED', lastStatus: 200 });
     await t.request('DELETE', hooks(`/${created.body.id}`), { token: owner.token });
   });
 
@@ -302,3 +381,5 @@ describe('the delivery log is pruned after WEBHOOK_LOG_RETENTION_MS', () => {
     receiver.answerWith(200);
   });
 });
+
+describePermissions(['POST /projects/{id}/webhooks/{webhookId}/test', 'POST /projects/{id}/webhooks/{webhookId}/rotate-secret']);

@@ -5,12 +5,18 @@ import { CurrentUser } from './current-user';
 import { AccountPage } from './pages/account';
 import { AuthPage } from './pages/auth';
 import { BoardPage, NEW_TASK_EVENT } from './pages/board';
+import { CalendarPage } from './pages/calendar';
 import { Bell, InboxPage, useNotificationStream } from './pages/inbox';
+import { InvitePage } from './pages/invite';
 import { MembersPage } from './pages/members';
 import { MyTasksPage } from './pages/my-tasks';
 import { ForgotPasswordPage, ResetPasswordPage } from './pages/password-reset';
 import { ProjectsPage } from './pages/projects';
+import { TaskByKeyPage } from './pages/task-by-key';
 import { TimeReportPage } from './pages/time-report';
+import { TimelinePage } from './pages/timeline';
+import { ViewPage } from './pages/view';
+import { WebhooksPage } from './pages/webhooks';
 import { TimerIndicator, useTimerCommands } from './timer';
 import { client, describeError, hasStoredToken, onSessionChange, signOut } from './session';
 import { queryClient } from './hooks';
@@ -57,6 +63,7 @@ function Session() {
             { id: 'new-task', label: 'New task', group: 'Actions' as const, run: () => window.dispatchEvent(new Event(NEW_TASK_EVENT)) },
             { id: 'board', label: 'Show the board', group: 'Actions' as const, run: () => route(`/projects/${projectId}`) },
             { id: 'list', label: 'Show the list', group: 'Actions' as const, run: () => route(`/projects/${projectId}/list`) },
+            { id: 'calendar', label: 'Show the calendar', group: 'Actions' as const, run: () => route(`/projects/${projectId}/calendar`) },
             { id: 'members', label: 'Show the members', group: 'Actions' as const, run: () => route(`/projects/${projectId}/members`) },
           ]
         : []),
@@ -101,6 +108,8 @@ function Session() {
   if (path === '/reset-password') return <ResetPasswordPage />;
   if (checking) return <Loading what="your session" />;
   if (!user) {
+    // An invitation's link, signed out: sign in or create an account on the same address, which then accepts it.
+    if (path.startsWith('/invite/')) return <InviteSignIn notice={notice} />;
     const mode = path === '/register' ? 'register' : 'login';
     return <AuthPage mode={mode} notice={notice} />;
   }
@@ -153,13 +162,25 @@ function Session() {
         <Route path="/projects/:projectId/list" component={ListPage} />
         <Route path="/projects/:projectId/tasks/:taskId" component={BoardPage} />
         <Route path="/projects/:projectId/members" component={MembersPage} />
+        <Route path="/projects/:projectId/webhooks" component={WebhooksPage} />
         <Route path="/projects/:projectId/time" component={TimeReportPage} />
+        <Route path="/projects/:projectId/timeline" component={TimelinePage} />
+        <Route path="/projects/:projectId/calendar" component={CalendarPage} />
+        <Route path="/projects/:projectId/views/:viewId" component={ViewPage} />
+        <Route path="/tasks/:key" component={TaskByKeyPage} />
+        <Route path="/invite/:token" component={InvitePage} />
         <Route default component={ProjectsPage} />
       </Router>
       {overlay?.kind === 'palette' && <CommandPalette key={overlay.id} actions={actions} onClose={closeOverlay(overlay.id)} />}
       {overlay?.kind === 'help' && <ShortcutHelp key={overlay.id} onClose={closeOverlay(overlay.id)} />}
     </CurrentUser.Provider>
   );
+}
+
+/** The sign-in and registration forms for an invitation's link: switching between them keeps the address. */
+function InviteSignIn({ notice }: { notice: string | undefined }) {
+  const [mode, setMode] = useState<'login' | 'register'>('register');
+  return <AuthPage mode={mode} notice={notice ?? 'You were invited to a project: create an account or log in to join it.'} onSwitchMode={setMode} />;
 }
 
 const ListPage = ({ params }: { params: { projectId: string } }) => <BoardPage params={params} view="list" />;

@@ -1,6 +1,8 @@
 import { QueryClient, QueryObserver, type QueryKey } from '@tanstack/query-core';
 import { useCallback, useEffect, useReducer, useState } from 'preact/hooks';
+import { TasklaneError } from '@tasklane/sdk';
 import { describeError } from './session';
+import { announce } from './ui';
 
 /**
  * The app's one cache of server data (TanStack Query's framework-free core): every page reads
@@ -60,4 +62,31 @@ export function useAction() {
     }
   }, []);
   return { busy, error, setError, run };
+}
+
+/**
+ * An editor dialog's save (the workflow, fields and labels editors): `save(what, action)` runs one
+ * change, announces `what` when it is done, and refreshes what it changed (`refresh`, also after a
+ * failure: the dialog then shows the server's current state). A change refused as stale (412: its
+ * If-Match named a version someone else replaced meanwhile) shows `changedElsewhere` instead of the
+ * server's message. Resolves whether the change was made.
+ */
+export function useEditorSave(options: { changedElsewhere: string; refresh: (deleted: boolean) => void }) {
+  const { busy, error, setError, run } = useAction();
+  const save = async (what: string, action: () => Promise<unknown>, deleted = false): Promise<boolean> => {
+    let changedElsewhere = false;
+    const done =
+      (await run(() =>
+        action().catch((failure: unknown) => {
+          if (TasklaneError.from(failure).code !== 'PRECONDITION_FAILED') throw failure;
+          changedElsewhere = true;
+          return undefined;
+        }),
+      )) !== undefined;
+    if (done) announce(what);
+    if (changedElsewhere) setError(options.changedElsewhere);
+    options.refresh(deleted);
+    return done;
+  };
+  return { busy, error, save };
 }

@@ -1,7 +1,7 @@
 import type { Task } from '@tasklane/schemas';
 import type { EventSubscription, ProjectEvent } from '@tasklane/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { fieldKeys, keys, storeTask } from './data';
+import { fieldKeys, keys, storeTask, timelineKeys, viewKeys } from './data';
 import { queryClient } from './hooks';
 import { client, describeError } from './session';
 import { refreshTaskTime } from './timer';
@@ -14,6 +14,11 @@ export function applyEvent(event: ProjectEvent) {
   const resource = event.resource as unknown as Task;
   if (type === 'task.created' || type === 'task.updated') storeTask(resource);
   if (type === 'task.deleted' && taskId) storeTask(undefined, taskId);
+  // The timeline reads windows of the project, not its whole list: a task's change reads an open one afresh.
+  if (type.startsWith('task.')) void queryClient.invalidateQueries({ queryKey: timelineKeys.all(projectId) });
+  // A board column not read to its end shows the project's count of it, which any task change may alter.
+  if (type.startsWith('task.')) void queryClient.invalidateQueries({ queryKey: keys.project(projectId) });
+  if (type.startsWith('relation.')) void queryClient.invalidateQueries({ queryKey: ['timeline-relations', projectId] });
   if (type.startsWith('comment.') && taskId) {
     const step = type === 'comment.created' ? 1 : type === 'comment.deleted' ? -1 : 0;
     const cached = queryClient.getQueryData<Task[]>(keys.tasks(projectId))?.find((task) => task.id === taskId);
@@ -35,12 +40,16 @@ export function applyEvent(event: ProjectEvent) {
     void queryClient.invalidateQueries({ queryKey: keys.members(projectId) });
     void queryClient.invalidateQueries({ queryKey: keys.project(projectId) });
   }
+  // Invitations made, revoked or accepted by another admin (the members page's list; it keeps the links it was given).
+  if (type.startsWith('invitation.')) void queryClient.invalidateQueries({ queryKey: keys.invitations(projectId) });
   if (type.startsWith('label.')) void queryClient.invalidateQueries({ queryKey: keys.labels(projectId) });
   // The board's columns; a deleted state's tasks arrive as task updates of their own.
   if (type.startsWith('state.')) {
     void queryClient.invalidateQueries({ queryKey: keys.states(projectId) });
     void queryClient.invalidateQueries({ queryKey: keys.project(projectId) });
   }
+  // A shared view saved, changed or deleted by someone: the Views menu, and the view if it is open.
+  if (type.startsWith('view.')) void queryClient.invalidateQueries({ queryKey: viewKeys.list(projectId) });
   if (type === 'project.updated') void queryClient.invalidateQueries({ queryKey: keys.project(projectId) });
   // Custom fields: the project's fields (an option deleted clears tasks, which come as task updates),
   // and the list's server-side filtered or sorted pages, which any task or field change may reorder.

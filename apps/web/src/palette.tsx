@@ -1,15 +1,66 @@
-import type { Project, Task } from '@tasklane/schemas';
+import type { Project, SearchHit, Task } from '@tasklane/schemas';
 import { useLocation } from 'preact-iso';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { keys, loadProjects } from './data';
 import { queryClient, useQuery } from './hooks';
+import { client } from './session';
 import { SHORTCUTS, typingIn } from './shortcuts';
 
 export interface Command {
   id: string;
   label: string;
-  group: 'Actions' | 'Projects' | 'Tasks';
+  group: 'Actions' | 'Projects' | 'Tasks' | 'Search';
+  /** The server's excerpt of a search hit (HTML: escaped text, matches in `<mark>`). */
+  snippet?: string;
   run: () => void;
+}
+
+/** How long typing pauses before the palette asks the server's search. */
+const SEARCH_DELAY_MS = 250;
+const SEARCH_LIMIT = 20;
+
+/**
+ * The server's hits for what is typed, asked once typing pauses; an answer to an older query is
+ * dropped, so the list never shows hits for words no longer there.
+ */
+function useSearchHits(query: string): SearchHit[] {
+  const [hits, setHits] = useState<SearchHit[]>([]);
+  useEffect(() => {
+    const q = query.trim();
+    if (!q) {
+      setHits([]);
+      return;
+    }
+    let current = true;
+    const timer = setTimeout(() => {
+      client.search.query({ q, limit: SEARCH_LIMIT }).then(
+        (page) => current && setHits(page.items),
+        // A failed search leaves the palette's own matches; there is nothing to retry by hand.
+        () => current && setHits([]),
+      );
+    }, SEARCH_DELAY_MS);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [query]);
+  return hits;
+}
+
+const ENTITIES: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&amp;': '&', '&quot;': '"', '&#39;': "'" };
+
+/**
+ * A hit's excerpt as text with its matches in `<mark>`: read from the server's HTML by its two
+ * markers and five entities, so nothing a user wrote ever becomes markup here.
+ */
+function Snippet({ html }: { html: string }) {
+  const parts = html.split(/(<mark>[^<]*<\/mark>)/);
+  const text = (part: string) => part.replace(/&(lt|gt|amp|quot|#39);/g, (entity) => ENTITIES[entity] ?? entity);
+  return (
+    <span class="muted small snippet">
+      {parts.map((part, index) => (part.startsWith('<mark>') ? <mark key={index}>{text(part.slice(6, -7))}</mark> : text(part)))}
+    </span>
+  );
 }
 
 /** The app-wide keys: Ctrl/⌘ K opens the palette, `?` the shortcut list. */
@@ -55,6 +106,7 @@ export function CommandPalette({ actions, onClose }: { actions: Command[]; onClo
   const projects = useQuery(keys.projects, loadProjects);
   const [query, setQuery] = useState('');
   const [active, setActive] = useState(0);
+  const hits = useSearchHits(query);
 
   const commands = useMemo(() => {
     const names = new Map((projects.data ?? []).map((project: Project) => [project.id, project.name]));
@@ -74,8 +126,18 @@ export function CommandPalette({ actions, onClose }: { actions: Command[]; onClo
       run: () => route(`/projects/${project.id}`),
     }));
     const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-    return [...actions, ...projectCommands, ...tasks].filter((command) => words.every((word) => command.label.toLowerCase().includes(word))).slice(0, 50);
-  }, [projects.data, query, actions]);
+    const local = [...actions, ...projectCommands, ...tasks].filter((command) => words.every((word) => command.label.toLowerCase().includes(word))).slice(0, 50);
+    // The server's hits after the palette's own matches: they come a moment later, so what is
+    // already listed keeps its place.
+    const found = hits.map<Command>((hit) => ({
+      id: `search-${hit.kind}-${hit.commentId ?? hit.task.id}`,
+      label: `${hit.task.key} ${hit.task.title}${hit.kind === 'comment' ? ' (comment)' : ''}`,
+      group: 'Search',
+      snippet: hit.snippet,
+      run: () => route(`/projects/${hit.task.projectId}/tasks/${hit.task.id}`),
+    }));
+    return [...local, ...found];
+  }, [projects.data, query, actions, hits]);
 
   useEffect(() => setActive(0), [query]);
   const choose = (command: Command | undefined) => {
@@ -122,6 +184,7 @@ export function CommandPalette({ actions, onClose }: { actions: Command[]; onClo
             onMouseMove={() => setActive(index)}
           >
             <span class="muted small">{command.group}</span> {command.label}
+            {command.snippet !== undefined && <Snippet html={command.snippet} />}
           </li>
         ))}
         {commands.length === 0 && (

@@ -28,6 +28,14 @@ export function signIn(token: string, user: User) {
   announce(user);
 }
 
+/** The signed-in person changed their own account (name, email): the app shows the new one. */
+export function updateCurrentUser(user: User) {
+  announce(user);
+}
+
+/** Shown on the login page after a password change, which ends every session, this one included. */
+export const PASSWORD_CHANGED_NOTICE = 'Your password was changed and every session signed out. Log in with the new password.';
+
 export function signOut(notice?: string) {
   window.localStorage.removeItem(TOKEN_KEY);
   client.setToken(undefined);

@@ -17,6 +17,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export interface Server {
   baseUrl: string;
+  /** The server's own database, for a test that seeds many rows directly (big-board.test.ts). */
+  database: Database;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export async function startServer(env: Record<string, string> = {}, port = 0): P
   const baseUrl = await app.listen({ port, host: config.host });
   return {
     baseUrl,
+    database,
     async close() {
       await app.close();
       await database.close();

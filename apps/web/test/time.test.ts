@@ -149,7 +149,7 @@ describe('estimates, time entries, the timer and the time report in Chromium', (
   });
 
   it('the time report: rows and total for this month, by person and by task; the CSV downloaded; the estimate unit and totals', async () => {
-    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Time' }).click();
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Time', exact: true }).click();
     await page.getByRole('heading', { name: 'Orchard: time', level: 1 }).waitFor();
     const table = page.locator('table.report-table');
     await expect.poll(() => table.locator('tbody tr').allInnerTexts()).toEqual(['Ada Lovelace\t2h']);

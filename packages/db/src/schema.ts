@@ -89,6 +89,8 @@ export const tasks = pgTable(
     status: text('status').notNull(),
     priority: taskPriorityEnum('priority').notNull().default('MEDIUM'),
     dueDate: timestamptz('due_date'),
+    /** When work on the task begins (migration 0021), never after `dueDate`: the tasks service checks it (START_AFTER_DUE). */
+    startDate: timestamptz('start_date'),
     assigneeId: uuid('assignee_id').references(() => users.id, { onDelete: 'set null' }),
     createdById: uuid('created_by_id')
       .notNull()
@@ -138,6 +140,12 @@ export const tasks = pgTable(
     uniqueIndex('tasks_project_position_key').on(table.projectId, table.position),
     index('tasks_project_status_position_idx').on(table.projectId, table.status, table.position, table.id),
     index('tasks_project_assignee_idx').on(table.projectId, table.assigneeId, table.createdAt, table.id),
+    /*
+     * Search (migration 0020): the GIN index of `search_vector`, a generated tsvector of the title
+     * and description. The column is left out of this table on purpose: every task read selects all
+     * of its columns (tasks/store.ts), and none but the search (search/store.ts, raw SQL) wants it.
+     */
+    index('tasks_search_idx').using('gin', sql`search_vector`),
     index('tasks_assignee_idx').on(table.assigneeId, table.createdAt, table.id),
     // The due-reminder job looks for assigned tasks by due date across projects.
     index('tasks_due_reminder_idx').on(table.dueDate).where(sql`${table.assigneeId} is not null`),
@@ -291,7 +299,11 @@ export const comments = pgTable(
     mentionIds: uuid('mention_ids').array().notNull().default(sql`'{}'::uuid[]`),
     ...timestamps,
   },
-  (table) => [index('comments_task_idx').on(table.taskId, table.createdAt, table.id)],
+  (table) => [
+    index('comments_task_idx').on(table.taskId, table.createdAt, table.id),
+    // Search (migration 0020): see tasks_search_idx.
+    index('comments_search_idx').using('gin', sql`search_vector`),
+  ],
 );
 
 export const idempotencyKeys = pgTable(
@@ -415,7 +427,8 @@ export const webhookDeliveries = pgTable(
     webhookId: uuid('webhook_id')
       .notNull()
       .references(() => webhooks.id, { onDelete: 'cascade' }),
-    eventId: bigint('event_id', { mode: 'number' }).notNull(),
+    /** Null for a test delivery (POST …/webhooks/{id}/test), which no event caused. */
+    eventId: bigint('event_id', { mode: 'number' }),
     eventType: text('event_type').notNull(),
     /** Deliveries with the same key (the task, else the project) are sent one at a time, in order. */
     orderingKey: uuid('ordering_key').notNull(),
@@ -504,6 +517,23 @@ export const personalAccessTokens = pgTable(
     uniqueIndex('personal_access_tokens_hash_key').on(table.tokenHash),
     index('personal_access_tokens_user_idx').on(table.userId, table.id),
   ],
+);
+
+/**
+ * A user's calendar feed (issue 37): the SHA-256 of the secret token in its address. One per user
+ * (the user id is the key), so making a new address replaces the old one.
+ */
+export const calendarFeeds = pgTable(
+  'calendar_feeds',
+  {
+    userId: uuid('user_id')
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** Hex SHA-256 of the token in the feed's address. */
+    tokenDigest: text('token_digest').notNull(),
+    createdAt: timestamps.createdAt,
+  },
+  (table) => [uniqueIndex('calendar_feeds_token_digest_key').on(table.tokenDigest)],
 );
 
 /**
@@ -737,4 +767,55 @@ export const timers = pgTable(
     startedAt: timestamptz('started_at').notNull(),
   },
   (table) => [index('timers_task_idx').on(table.taskId)],
+);
+
+/**
+ * Saved views (GET /projects/{id}/views): a name, a layout and the task list's filters and sort. A
+ * personal view is its owner's alone; a shared one every member sees. Gone with its project, or its
+ * owner's account.
+ */
+export const views = pgTable(
+  'views',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    ownerId: uuid('owner_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** board, list, calendar or timeline. */
+    layout: text('layout').notNull(),
+    /** The task list's filter parameters, as the API took them. */
+    filters: jsonb('filters').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    sort: text('sort'),
+    shared: boolean('shared').notNull().default(false),
+    ...timestamps,
+  },
+  // The order of GET /projects/{id}/views (by name regardless of case, then id), so it pages by this index.
+  (table) => [index('views_project_name_idx').on(table.projectId, sql`lower(${table.name})`, table.id)],
+);
+
+/**
+ * Invitations of people without an account (issue 39): one per project and email, until it is
+ * accepted (its row goes), revoked (likewise) or expires. Only the SHA-256 of the link's token is
+ * kept, so a database dump hands out no link.
+ */
+export const invitations = pgTable(
+  'invitations',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    /** Lower case, as the API's emails are. */
+    email: text('email').notNull(),
+    role: roleEnum('role').notNull(),
+    /** Hex SHA-256 of the token in the invitation's link. */
+    tokenDigest: text('token_digest').notNull(),
+    expiresAt: timestamptz('expires_at').notNull(),
+    ...timestamps,
+  },
+  (table) => [uniqueIndex('invitations_project_email_key').on(table.projectId, table.email), uniqueIndex('invitations_token_digest_key').on(table.tokenDigest)],
 );

@@ -9,6 +9,9 @@ export const ACTIVITY_TYPES = [
   'member.added',
   'member.updated',
   'member.removed',
+  'invitation.created',
+  'invitation.deleted',
+  'invitation.accepted',
   'task.created',
   'task.updated',
   'task.deleted',
@@ -31,6 +34,9 @@ export const ACTIVITY_TYPES = [
   'time_entry.created',
   'time_entry.updated',
   'time_entry.deleted',
+  'view.created',
+  'view.updated',
+  'view.deleted',
 ] as const;
 
 export const ActivityTypeSchema = z.enum(ACTIVITY_TYPES).meta({ id: 'ActivityType' });
@@ -49,7 +55,7 @@ export const ActivitySchema = z
     taskId: IdSchema.nullable().meta({ description: 'The task a task, comment, relation or attachment event concerns (for a relation: the task it was created or deleted from)' }),
     resource: z
       .record(z.string(), z.unknown())
-      .meta({ description: 'The changed resource (Project, Member, Task, Comment, Label, State, Relation or Attachment) after the change; before it, for deletions' }),
+      .meta({ description: 'The changed resource (Project, Member, Invitation, Task, Comment, Label, State, Relation or Attachment) after the change; before it, for deletions' }),
     changes: z
       .record(z.string(), FieldChangeSchema)
       .nullable()

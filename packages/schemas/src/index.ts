@@ -16,3 +16,7 @@ export * from './states';
 export * from './attachments';
 export * from './fields';
 export * from './time-tracking';
+export * from './views';
+export * from './search';
+export * from './calendar-feed';
+export * from './exports';

@@ -36,6 +36,11 @@ export const RecurrenceSchema = text({ max: RECURRENCE_MAX }).meta({
 });
 
 const DueDateSchema = dateTime().meta({ description: 'RFC 3339 date-time (returned normalised to UTC)', example: '2026-12-01T17:00:00.000Z' });
+/** Not after the due date: the server checks the task as the write leaves it (400 START_AFTER_DUE naming `startDate`). */
+const StartDateSchema = dateTime().meta({
+  description: "RFC 3339 date-time (returned normalised to UTC) when work on the task begins; not after the task's dueDate (400 START_AFTER_DUE naming startDate); null clears it",
+  example: '2026-11-24T09:00:00.000Z',
+});
 
 export const TaskSchema = z
   .object({
@@ -45,6 +50,7 @@ export const TaskSchema = z
     status: TaskStatusSchema,
     priority: TaskPrioritySchema,
     dueDate: TimestampSchema.nullable(),
+    startDate: TimestampSchema.nullable().meta({ description: 'When work on the task begins (never after `dueDate`); null when none. A next occurrence keeps the start-to-due span' }),
     assigneeId: IdSchema.nullable(),
     projectId: IdSchema,
     createdById: IdSchema,
@@ -111,6 +117,7 @@ export const CreateTaskInput = z
     status: TaskStatusSchema.optional(),
     priority: TaskPrioritySchema.optional(),
     dueDate: DueDateSchema.nullable().optional(),
+    startDate: StartDateSchema.nullable().optional(),
     assigneeId: IdRefSchema.nullable().optional(),
     labelIds: LabelIdsSchema.optional(),
     parentId: ParentIdSchema.optional(),
@@ -138,6 +145,7 @@ export const UpdateTaskInput = z
     status: TaskStatusSchema.optional(),
     priority: TaskPrioritySchema.optional(),
     dueDate: DueDateSchema.nullable().optional(),
+    startDate: StartDateSchema.nullable().optional(),
     assigneeId: IdRefSchema.nullable().optional(),
     labelIds: LabelIdsSchema.optional(),
     parentId: ParentIdSchema.optional(),
@@ -168,7 +176,7 @@ export const MoveTaskInput = z
   .strict()
   .meta({ examples: [{ status: 'IN_PROGRESS', afterId: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b' }] });
 
-export const TASK_SORT_FIELDS = ['createdAt', 'updatedAt', 'dueDate', 'priority', 'title', 'position'] as const;
+export const TASK_SORT_FIELDS = ['createdAt', 'updatedAt', 'dueDate', 'priority', 'title', 'position', 'status', 'assignee'] as const;
 export type TaskSortField = (typeof TASK_SORT_FIELDS)[number];
 /** A sort field, `-` first for descending. */
 export type TaskSort = TaskSortField | `-${TaskSortField}`;
@@ -210,12 +218,14 @@ export const TaskFilterShape = {
     .optional(),
   dueBefore: dateTime().meta({ description: 'Only tasks due strictly before this date-time', example: '2026-12-01T00:00:00Z' }).optional(),
   dueAfter: dateTime().meta({ description: 'Only tasks due strictly after this date-time', example: '2026-11-01T00:00:00Z' }).optional(),
+  startBefore: dateTime().meta({ description: 'Only tasks starting strictly before this date-time (a task without a startDate never matches)', example: '2026-12-01T00:00:00Z' }).optional(),
+  startAfter: dateTime().meta({ description: 'Only tasks starting strictly after this date-time (a task without a startDate never matches)', example: '2026-11-01T00:00:00Z' }).optional(),
   q: text({ max: 200 }).meta({ description: 'Case-insensitive text searched in title and description; a task key (`WEB-42`, any case) also matches that task' }).optional(),
   sort: z
     .string()
     .regex(SORT_PATTERN, { error: `sort must be one of ${TASK_SORT_FIELDS.join(', ')} or field.<fieldId>, with - first for descending` })
     .meta({
-      description: `Sort field (${TASK_SORT_FIELDS.join(', ')}, or \`field.<fieldId>\` for a custom field, tasks without a value last), \`-\` prefix for descending (default \`createdAt\`); ties broken by id. \`position\` is the board's order (within each status)`,
+      description: `Sort field (${TASK_SORT_FIELDS.join(', ')}, or \`field.<fieldId>\` for a custom field, tasks without a value last), \`-\` prefix for descending (default \`createdAt\`); ties broken by id. \`position\` is the board's order (within each status); \`status\` the order of the project's workflow states (the board's columns); \`assignee\` the assignee's name regardless of case, unassigned tasks last (first descending)`,
       example: '-dueDate',
     })
     .optional(),

@@ -46,13 +46,20 @@ export const WebhookPathInput = z.object(pathIds).strict();
 export const ListWebhooksInput = z.object({ id: PathIdSchema, ...PageQueryShape }).strict();
 export const ListDeliveriesInput = z.object({ ...pathIds, ...PageQueryShape }).strict();
 
+/** The event type of a test delivery (POST …/webhooks/{webhookId}/test): not an event of the project, sent to one webhook. */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
+
+export const DeliveryEventTypeSchema = z
+  .union([ActivityTypeSchema, z.literal(WEBHOOK_TEST_EVENT)])
+  .meta({ id: 'DeliveryEventType', description: 'The event type delivered; `webhook.test` for a test delivery' });
+
 export const DELIVERY_STATES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
 
 export const DeliverySchema = z
   .object({
     id: z.string().meta({ description: 'Delivery id (also sent as X-Tasklane-Delivery)' }),
-    eventId: z.string().meta({ description: 'The event (activity) id: the `id` of the payload' }),
-    eventType: ActivityTypeSchema,
+    eventId: z.string().nullable().meta({ description: 'The event (activity) id: the `id` of the payload; null for a test delivery' }),
+    eventType: DeliveryEventTypeSchema,
     state: z.enum(DELIVERY_STATES).meta({ description: 'PENDING until delivered (2xx) or given up after the retry window' }),
     attempts: z.number().int(),
     lastStatus: z.number().int().nullable().meta({ description: 'HTTP status of the last attempt; null when it got no response' }),
@@ -71,3 +78,4 @@ export type WebhookPathInput = z.infer<typeof WebhookPathInput>;
 export type ListWebhooksInput = z.infer<typeof ListWebhooksInput>;
 export type ListDeliveriesInput = z.infer<typeof ListDeliveriesInput>;
 export type Delivery = z.infer<typeof DeliverySchema>;
+export type DeliveryEventType = z.infer<typeof DeliveryEventTypeSchema>;

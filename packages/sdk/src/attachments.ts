@@ -163,17 +163,20 @@ function sendWithXhr(url: string, headers: Record<string, string>, body: Blob, o
   });
 }
 
+/** A GET of bytes or a file beside the procedures: the server's Response when it is 2xx, else its error as a TasklaneError. */
+export async function fetchFile(context: TransferContext, path: string, signal: AbortSignal | undefined): Promise<Response> {
+  let response: Response;
+  try {
+    response = await context.fetch(`${context.baseUrl}${path}`, { headers: await context.authorization(), ...(signal ? { signal } : {}) });
+  } catch (error) {
+    throw TasklaneError.from(error);
+  }
+  if (!response.ok) throw await failureOf(response);
+  return response;
+}
+
 export function attachmentTransfer(context: TransferContext): AttachmentTransfer {
-  const get = async (path: string, signal: AbortSignal | undefined): Promise<Response> => {
-    let response: Response;
-    try {
-      response = await context.fetch(`${context.baseUrl}${path}`, { headers: await context.authorization(), ...(signal ? { signal } : {}) });
-    } catch (error) {
-      throw TasklaneError.from(error);
-    }
-    if (!response.ok) throw await failureOf(response);
-    return response;
-  };
+  const get = (path: string, signal: AbortSignal | undefined) => fetchFile(context, path, signal);
   return {
     async upload(taskId, file, options = {}) {
       const filename = nameOf(file, options.filename);

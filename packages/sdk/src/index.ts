@@ -1,6 +1,7 @@
 import { createTRPCUntypedClient, httpBatchLink, httpLink, splitLink, type TRPCUntypedClient } from '@trpc/client';
 import { attachmentTransfer, type AttachmentTransfer } from './attachments';
 import { TasklaneError } from './errors';
+import { exportTransfer, type ExportTransfer } from './exports';
 import {
   subscribe,
   subscribeNotifications,
@@ -23,6 +24,7 @@ import {
 
 export * from './generated/api';
 export type { AttachmentTransfer, UploadOptions, UploadProgress, UploadSource } from './attachments';
+export type { ExportTransfer, ProjectExportInput } from './exports';
 export { ERROR_REASONS, TasklaneError, type ErrorCode, type ErrorIssue, type ErrorReason, type TasklaneErrorFields } from './errors';
 export type { EventSubscription, Notification, NotificationHandlers, NotificationSubscribeInput, ProjectEvent, SubscribeHandlers, SubscribeInput } from './events';
 export { RESOURCES, type CallOptions, type Input, type Method, type Output, type ProcedurePath, type ResourceMethods, type Resources } from './resources';
@@ -62,7 +64,11 @@ export interface RawTrpcClient {
 
 export type MethodResources = Omit<Resources, 'events'>;
 
-export type TasklaneClient = { readonly [R in keyof MethodResources]: ResourceMethods<MethodResources[R]> } & {
+export type TasklaneClient = { readonly [R in keyof Omit<MethodResources, 'projects' | 'auth'>]: ResourceMethods<MethodResources[R]> } & {
+  /** Projects' methods, and `export({ id, format })`: the file (JSON or CSV) as the server's streamed Response. */
+  readonly projects: ResourceMethods<MethodResources['projects']> & { export: ExportTransfer['projectExport'] };
+  /** Account methods, and `exportMe()`: your own data (JSON) as the server's streamed Response. */
+  readonly auth: ResourceMethods<MethodResources['auth']> & { exportMe: ExportTransfer['exportMe'] };
   /** Files on tasks: `list`, `get`, `delete`, and `upload` (a Blob, File or stream, sent as it is read), `download`, `thumbnail`. */
   readonly attachments: AttachmentTransfer;
   readonly events: {
@@ -188,6 +194,10 @@ export function createTasklaneClient(options: TasklaneClientOptions): TasklaneCl
     subscribeNotifications(streams, input, handlers);
   // Uploads and downloads are bytes, not JSON: plain HTTP beside the procedures.
   client.attachments = Object.assign((client.attachments as Record<string, unknown> | undefined) ?? {}, attachmentTransfer(streams));
+  // The exports are downloads: plain HTTP beside the procedures, as attachments' bytes are.
+  const exports = exportTransfer(streams);
+  Object.assign(client.projects as Record<string, unknown>, { export: exports.projectExport });
+  Object.assign(client.auth as Record<string, unknown>, { exportMe: exports.exportMe });
   client.paginate = paginate;
   client.setToken = (next: TokenSource | undefined) => {
     token = next;

@@ -25,6 +25,8 @@ export const RESOURCES = {
   tokens: { create: 'auth.tokens.create', list: 'auth.tokens.list', revoke: 'auth.tokens.revoke' },
   sso: { login: 'auth.oidc.login', callback: 'auth.oidc.callback', exchange: 'auth.oidc.exchange' },
   notificationSettings: { get: 'auth.notificationSettings.get', update: 'auth.notificationSettings.update' },
+  /** The caller's secret iCalendar address of their dated tasks (`create` shows it once; `create` and `delete` need a login, not a personal access token). */
+  calendarFeed: { create: 'auth.calendarFeed.create', get: 'auth.calendarFeed.get', delete: 'auth.calendarFeed.delete' },
   projects: {
     list: 'projects.list',
     get: 'projects.get',
@@ -34,6 +36,7 @@ export const RESOURCES = {
     transferOwnership: 'projects.transferOwnership',
   },
   members: { list: 'members.list', get: 'members.get', invite: 'members.invite', setRole: 'members.changeRole', remove: 'members.remove' },
+  invitations: { list: 'members.listInvitations', revoke: 'members.deleteInvitation', accept: 'members.acceptInvitation' },
   tasks: {
     list: 'tasks.listForProject',
     listMine: 'tasks.listMine',
@@ -48,6 +51,7 @@ export const RESOURCES = {
   /** A task's attachments (`{ id }`: the task), one (`{ id }`: the attachment), its deletion; `upload`, `download` and `thumbnail` (bytes) are the SDK's own (src/attachments.ts). */
   attachments: { list: 'attachments.list', get: 'attachments.get', delete: 'attachments.delete' },
   labels: { list: 'labels.list', get: 'labels.get', create: 'labels.create', update: 'labels.update', delete: 'labels.delete' },
+  views: { list: 'views.list', get: 'views.get', create: 'views.create', update: 'views.update', delete: 'views.delete' },
   relations: { list: 'relations.list', create: 'relations.create', delete: 'relations.delete' },
   states: { list: 'states.list', get: 'states.get', create: 'states.create', update: 'states.update', delete: 'states.delete' },
   fields: { list: 'fields.list', get: 'fields.get', create: 'fields.create', update: 'fields.update', delete: 'fields.delete' },
@@ -59,6 +63,8 @@ export const RESOURCES = {
     update: 'webhooks.update',
     delete: 'webhooks.delete',
     deliveries: 'webhooks.deliveries',
+    test: 'webhooks.test',
+    rotateSecret: 'webhooks.rotateSecret',
   },
   notifications: {
     list: 'notifications.list',
@@ -82,6 +88,8 @@ export const RESOURCES = {
     /** A project's report as JSON rows; the CSV form is the REST route's (`Accept: text/csv`). */
     report: 'time.report',
   },
+  /** Tasks and comments of the caller's projects matching `q`, best first: a page, so `tl.paginate(tl.search.query, { q })` walks them. */
+  search: { query: 'search.query' },
   // Served by the SDK's own Server-Sent Events reader over the REST stream (see events.ts).
   events: { subscribe: 'projects.events' },
 } as const satisfies Record<string, Record<string, ProcedurePath>>;

@@ -8,6 +8,7 @@ import { registerEventStreamRoute } from '../transport/sse/activity';
 import { createOneTimeCodes } from '../resources/auth/one-time-codes';
 import { createPasswordHasher } from '../resources/auth/password';
 import { PASSWORD_RESET_MAIL, passwordResetMail } from '../resources/auth/password-reset';
+import { createInvitationTokens, INVITATION_MAIL, invitationMail } from '../resources/members/invitation-mail';
 import { createTokenStateCache } from '../resources/credentials/token-state';
 import { createAuthService } from '../resources/auth/service';
 import { createTokenService } from '../resources/credentials/tokens';
@@ -31,6 +32,7 @@ import { startNotificationMailer } from '../resources/notification-email/mailer'
 import { notificationMailTemplates } from '../resources/notification-email/templates';
 import { createUnsubscribeTokens } from '../resources/notification-email/unsubscribe-token';
 import { registerUnsubscribeRoutes } from '../transport/rest/unsubscribe';
+import { registerCalendarFeedRoute } from '../transport/rest/calendar-feed';
 import { startMailSender } from '../platform/mail/sender';
 import { startBackgroundWorker } from '../platform/background-worker';
 import { startFeedHub } from '../platform/feed-hub';
@@ -43,6 +45,7 @@ import { removeFilesOfEvents, sweepFiles } from '../events/attachment-files';
 import { createBlobStore } from '../platform/storage';
 import { createAttachmentLinks } from '../resources/attachments/links';
 import { registerAttachmentRoutes } from '../transport/rest/attachments';
+import { registerExportRoutes } from '../transport/rest/export';
 import { buildOpenApiDocument, createdPaths, locationOf, pagedPaths, restRoutes } from '../transport/rest/openapi';
 import { answerAsRestList } from '../transport/rest/paged-lists';
 import { createServices } from '../resources/services';
@@ -115,6 +118,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const stopFollowingTokens = await tokenStates.follow(database);
   const tokens = createTokenService(config.jwtSecret, config.jwtTtlSeconds);
   const codes = createOneTimeCodes(config.jwtSecret);
+  const invitationTokens = createInvitationTokens(config.jwtSecret);
   const background = createBackgroundQueue((error) => app.log.error({ err: error }, 'background work failed'));
   const mailOutbox = createMailOutbox(config.mail !== undefined);
   const unsubscribeTokens = createUnsubscribeTokens(config.jwtSecret);
@@ -130,6 +134,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       oidc: config.oidc,
       secret: config.jwtSecret,
       codes,
+      invitationTokens,
       mail: mailOutbox,
       background,
       notificationEmail: { tokens: unsubscribeTokens, digestHour: config.mail?.digestHour ?? 8, now: config.mail?.now ?? (() => new Date()) },
@@ -142,7 +147,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   );
   // Every kind of email the service sends, by the name it is queued under.
-  const mailTemplates = { [PASSWORD_RESET_MAIL]: passwordResetMail(config.publicUrl, codes), ...notificationMailTemplates(config.publicUrl, unsubscribeTokens, database.db) };
+  const mailTemplates = {
+    [PASSWORD_RESET_MAIL]: passwordResetMail(config.publicUrl, codes),
+    [INVITATION_MAIL]: invitationMail(config.publicUrl, invitationTokens, database.db),
+    ...notificationMailTemplates(config.publicUrl, unsubscribeTokens, database.db) };
   const mailSender = config.mail
     ? await startMailSender(database, config.mail, mailTemplates, (error) => app.log.error({ err: error }, 'sending email failed'))
     : undefined;
@@ -318,7 +326,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         const status = ctx?.response.status ?? (created ? 201 : 200);
         return {
           status,
-          headers: { ...ctx?.response.headers, ...(status === 201 && location ? { location } : {}) },
+          // A procedure that creates one of two kinds of resource (an invite) sets its own Location.
+          headers: { ...ctx?.response.headers, ...(status === 201 && location && !ctx?.response.headers.location ? { location } : {}) },
         };
       },
     });
@@ -343,8 +352,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerAdminRoutes(app, database, config.adminToken, backupFiles(config));
   registerEventStreamRoute(app, { auth: services.auth, events: services.events, db: database.db, heartbeatMs: config.eventHeartbeatMs });
   registerUnsubscribeRoutes(app, services.notificationSettings);
+  registerCalendarFeedRoute(app, services.calendarFeed);
   registerNotificationStreamRoute(app, { auth: services.auth, notifications: services.notifications, heartbeatMs: config.eventHeartbeatMs });
   await registerAttachmentRoutes(app, { auth: services.auth, attachments: services.attachments, maxBytes: config.attachments.maxBytes, settleEvents: dispatcher.settle });
+  registerExportRoutes(app, { auth: services.auth, exports: services.exports });
   // The due-reminder job, for operator commands and tests that run it at a moment of their choosing.
   app.decorate('dueReminders', dueReminders);
   registerMetricsRoute(app, metrics);

@@ -12,13 +12,17 @@ import { createAuthService } from './auth/service';
 import type { TokenStateCache } from './credentials/token-state';
 import type { TokenService } from './credentials/tokens';
 import { type AttachmentsOptions, createAttachmentsService } from './attachments/service';
+import { createCalendarFeedService } from './calendar-feed/service';
 import { createCommentsService } from './comments/service';
+import { createExportService } from './export/service';
 import { createIdempotencyService } from './idempotency/service';
 import { createLabelsService } from './labels/service';
+import { createSearchService } from './search/service';
 import { transactionAware } from '../platform/ambient-transaction';
 import type { BackgroundQueue } from '../platform/background';
 import type { MailOutbox } from '../platform/mail/outbox';
 import { createMembersService } from './members/service';
+import type { InvitationTokens } from './members/invitation-mail';
 import { createNotificationSettingsService } from './notification-email/service';
 import type { UnsubscribeTokens } from './notification-email/unsubscribe-token';
 import type { FeedHub } from '../platform/feed-hub';
@@ -31,6 +35,7 @@ import { createFieldsService } from './fields/service';
 import type { Metrics } from '../platform/metrics';
 import { createTasksService } from './tasks/service';
 import { createTimeTrackingService } from './time-tracking/service';
+import { createViewsService } from './views/service';
 import { createWebhooksService } from './webhooks/service';
 
 /** How people sign in, from the configuration. */
@@ -41,6 +46,8 @@ export interface IdentityOptions {
   /** The server's secret, from which sign-on cookies' keys are derived. */
   secret: string;
   codes: OneTimeCodes;
+  /** The tokens of invitations' links (members/invitation-mail.ts). */
+  invitationTokens: InvitationTokens;
   mail: MailOutbox;
   /** Work requests start and do not wait for (last-used stamps, password reset emails). */
   background: BackgroundQueue;
@@ -69,7 +76,7 @@ export function createServices(
     passwordReset: passwordLogin && mail.enabled,
     oidc: identity.oidc ? { name: identity.oidc.name } : null,
   };
-  return {
+  const services = {
     auth: authService,
     accessTokens,
     passwordReset: createPasswordResetService(db, { passwords, codes, mail, tokenStates, background, passwordLogin }),
@@ -77,12 +84,14 @@ export function createServices(
     providers,
     publicUrl: identity.publicUrl,
     projects: createProjectsService(db),
-    members: createMembersService(db),
+    members: createMembersService(db, { mail, publicUrl: identity.publicUrl, tokens: identity.invitationTokens }),
     tasks,
     comments: createCommentsService(db, tasks, attachmentsService),
     attachments: attachmentsService,
     timeTracking: createTimeTrackingService(db, tasks),
     labels: createLabelsService(db),
+    views: createViewsService(db),
+    search: createSearchService(db),
     states: createStatesService(db),
     fields: createFieldsService(db),
     relations: createRelationsService(db, tasks),
@@ -91,8 +100,10 @@ export function createServices(
     events: createEventsService(db, live.hub, live.metrics.eventStreams, live.eventMaxQueued),
     webhooks: createWebhooksService(db, live.webhooks),
     notificationSettings: createNotificationSettingsService(db, identity.notificationEmail),
+    calendarFeed: createCalendarFeedService(db, identity.publicUrl),
     notifications: createNotificationsService(db, tasks, { hub: live.notificationHub, openStreams: live.metrics.eventStreams, maxQueued: live.eventMaxQueued }),
   };
+  return { ...services, exports: createExportService(db, services) };
 }
 
 export type Services = ReturnType<typeof createServices>;

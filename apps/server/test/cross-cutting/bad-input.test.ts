@@ -138,7 +138,7 @@ const fieldCases: Case[] = [
   { name: 'an invalid email', route: 'POST /api/v1/projects/:project/members/invite', body: { email: 'grace' }, status: 400, issues: ['email'] },
   { name: 'role OWNER', route: 'POST /api/v1/projects/:project/members/invite', body: { email: ':outsiderEmail', role: 'OWNER' }, status: 400, issues: ['role'] },
   { name: 'a lower-case role', route: 'POST /api/v1/projects/:project/members/invite', body: { email: ':outsiderEmail', role: 'editor' }, status: 400, issues: ['role'] },
-  { name: 'an unregistered email', route: 'POST /api/v1/projects/:project/members/invite', body: { email: 'nobody@example.com' }, status: 404, reason: 'USER_NOT_FOUND' },
+  { name: 'a malformed invitation token', route: 'POST /api/v1/invitations/not-a-token/accept', body: {}, status: 404, reason: 'INVITATION_INVALID' },
   { name: 'a member', route: 'POST /api/v1/projects/:project/members/invite', body: { email: ':editorEmail', role: 'ADMIN' }, status: 409, reason: 'ALREADY_MEMBER' },
   { name: 'the owner (upper case)', route: 'POST /api/v1/projects/:project/members/invite', body: { email: ':ownerEmailUpper' }, status: 409, reason: 'ALREADY_MEMBER' },
   { name: 'a malformed project id', route: 'POST /api/v1/projects/not-an-id/members/invite', body: { email: ':outsiderEmail' }, status: 404, message: 'Project not found' },

@@ -48,6 +48,19 @@ describe('bodiless POSTs', () => {
       const task = await createTask(t, user, (await createProject(t, user)).id);
       return `/api/v1/tasks/${task.id}/timer`;
     }
+    if (path === '/invitations/{token}/accept') {
+      // An invitation of someone else's project, its link taken from the answer (the test app sends no email).
+      const owner = await registerUser(t);
+      const invited = await t.request('POST', `/api/v1/projects/${(await createProject(t, owner)).id}/members/invite`, { token: owner.token, body: { email: `bodiless-${user.id}@example.com` } });
+      return `/api/v1/invitations/${String(invited.body.acceptUrl).split('/invite/')[1]}/accept`;
+    }
+    if (path === '/projects/{id}/webhooks/{webhookId}/test' || path === '/projects/{id}/webhooks/{webhookId}/rotate-secret') {
+      // A webhook of the user's own project; its address refuses connections at once (port 9), so the test delivery just fails.
+      const project = await createProject(t, user);
+      const hook = await t.request('POST', `/api/v1/projects/${project.id}/webhooks`, { token: user.token, body: { url: 'http://127.0.0.1:9/hook' } });
+      expect(hook.status).toBe(201);
+      return `/api/v1${path.replace('{id}', project.id).replace('{webhookId}', String(hook.body.id))}`;
+    }
     expect(path, 'an action route with a path parameter needs an id chosen here').not.toContain('{');
     return `/api/v1${path}`;
   }

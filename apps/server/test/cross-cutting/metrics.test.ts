@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WEB_APP_ROOT } from '../../src/transport/rest/web-app';
 import { createProject, createTask, registerUser, startTestApp, type TestApp, type TestUser } from '../support/harness';
 import { openStream } from '../support/sse-client';
@@ -114,9 +114,13 @@ describe('GET /metrics', () => {
     expect(value('tasklane_db_query_duration_seconds_sum')).toBeGreaterThan(0);
     // the test database's pool: 5 PostgreSQL connections, or PGlite's one
     expect(value('tasklane_db_pool_connections_max')).toBe(onPostgres ? 5 : 1);
-    // nothing runs while the registry is read
-    expect(value('tasklane_db_pool_connections_in_use')).toBe(0);
     expect(value('tasklane_db_pool_waiting')).toBe(0);
+    // once the request's after-commit work (event processors, the poller) is done, the pool is idle
+    await vi.waitFor(async () => {
+      const idle = await scrape(t);
+      expect(idle.value('tasklane_db_pool_connections_in_use')).toBe(0);
+      expect(idle.value('tasklane_db_pool_waiting')).toBe(0);
+    }, { timeout: 10_000, interval: 50 });
   });
 
   it.runIf(onPostgres)('counts the pool connections in use while statements are blocked', async () => {

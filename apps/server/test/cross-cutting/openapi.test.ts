@@ -64,6 +64,8 @@ describe('GET /api/v1/openapi.json', () => {
         'POST /tasks/{id}/attachments',
         'GET /attachments/{id}/content',
         'GET /attachments/{id}/thumbnail',
+        'GET /projects/{id}/export',
+        'GET /auth/me/export',
       ].sort(),
     );
     const ids = operations.map(({ operation }) => operation.operationId);

@@ -66,6 +66,17 @@ const FIXTURES: Record<string, (t: TestApp, owner: TestUser) => Promise<Target>>
     const created = await t.request('POST', `/api/v1/projects/${project.id}/webhooks`, { token: owner.token, body: { url: 'http://127.0.0.1:9/hook', active: false } });
     return { url: `/api/v1/projects/${project.id}/webhooks/${created.body.id}`, etag: created.headers.etag as string, patch: { events: ['task.created'] } };
   },
+  // A rotation takes no body: the POST sends an empty one.
+  '/projects/{id}/webhooks/{webhookId}/rotate-secret': async (t, owner) => {
+    const project = await createProject(t, owner);
+    const created = await t.request('POST', `/api/v1/projects/${project.id}/webhooks`, { token: owner.token, body: { url: 'http://127.0.0.1:9/hook', active: false } });
+    return { url: `/api/v1/projects/${project.id}/webhooks/${created.body.id}/rotate-secret`, etag: created.headers.etag as string, patch: {} };
+  },
+  '/projects/{id}/views/{viewId}': async (t, owner) => {
+    const project = await createProject(t, owner);
+    const created = await t.request('POST', `/api/v1/projects/${project.id}/views`, { token: owner.token, body: { name: 'Mine', layout: 'list' } });
+    return { url: `/api/v1/projects/${project.id}/views/${created.body.id}`, etag: created.headers.etag as string, patch: { name: 'Renamed' } };
+  },
   '/projects/{id}/members/{memberId}': memberFixture,
   '/projects/{id}/members/{memberId}/role': memberFixture,
 };

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { PassThrough } from 'node:stream';
 import { createDatabase, type Database } from '@tasklane/db';
 import type { FastifyInstance } from 'fastify';
 import postgres from 'postgres';
@@ -100,6 +101,14 @@ export interface TestApp {
   databaseUrl?: string;
   request<T = any>(method: string, url: string, options?: RequestOptions): Promise<TestResponse<T>>;
   close(): Promise<void>;
+}
+
+/** A sink for the server's log (startTestApp's `logStream`) and everything written to it so far. */
+export function capturedLog(): { stream: PassThrough; text: () => string } {
+  const lines: string[] = [];
+  const stream = new PassThrough();
+  stream.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
+  return { stream, text: () => lines.join('') };
 }
 
 /** `logStream`: the server's own logger writes there (otherwise tests log nothing). */

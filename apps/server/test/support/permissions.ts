@@ -22,6 +22,10 @@ const EXPECTED = {
   'POST /projects/{id}/members/invite':            [404,     403,   403,   201,  201],
   'PATCH /projects/{id}/members/{memberId}/role':  [404,     403,   403,   200,  200],
   'GET /projects/{id}/members/{memberId}':         [404,     200,   200,   200,  200],
+  // Invitations of emails without an account; accepting is open to anyone holding the link (a member: joined false).
+  'GET /projects/{id}/invitations':                [404,     403,   403,   200,  200],
+  'DELETE /projects/{id}/invitations/{invitationId}': [404,  403,   403,   200,  200],
+  'POST /invitations/{token}/accept':              [200,     200,   200,   200,  200],
   'POST /tasks':                                   [404,     403,   201,   201,  201],
   'GET /tasks/project/{projectId}':                [404,     200,   200,   200,  200],
   'GET /tasks':                                    [200,     200,   200,   200,  200],
@@ -56,6 +60,18 @@ const EXPECTED = {
   'DELETE /time-entries/{id}':                     [404,     403,   403,   200,  200],
   'POST /tasks/{id}/timer':                        [404,     403,   200,   200,  200],
   'GET /projects/{id}/time-report':                [404,     200,   200,   200,  200],
+  // A shared view; the owner's, for the PATCH and the DELETE (another member's shared view).
+  'GET /projects/{id}/views':                      [404,     200,   200,   200,  200],
+  'POST /projects/{id}/views':                     [404,     403,   201,   201,  201],
+  'GET /projects/{id}/views/{viewId}':             [404,     200,   200,   200,  200],
+  'PATCH /projects/{id}/views/{viewId}':           [404,     403,   403,   200,  200],
+  'DELETE /projects/{id}/views/{viewId}':          [404,     403,   403,   200,  200],
+  // A disabled webhook of the owner's (a test delivery is queued all the same).
+  'POST /projects/{id}/webhooks/{webhookId}/test':          [404, 403, 403, 202, 202],
+  'POST /projects/{id}/webhooks/{webhookId}/rotate-secret': [404, 403, 403, 200, 200],
+  // The exports (a download, not a resource): the project's for its ADMINs and owner, one's own data for anyone.
+  'GET /projects/{id}/export':                     [404,     403,   403,   200,  200],
+  'GET /auth/me/export':                           [200,     200,   200,   200,  200],
 } satisfies Record<string, [number, number, number, number, number]>;
 export type Endpoint = keyof typeof EXPECTED;
 
@@ -89,6 +105,13 @@ const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<{ url: s
     const member = await invite(t, users.owner, projectId, await registerUser(t, 'Member'), 'VIEWER');
     return { url: `/api/v1/projects/${projectId}/members/${member.id}` };
   },
+  'GET /projects/{id}/invitations': ({ projectId }) => ({ url: `/api/v1/projects/${projectId}/invitations` }),
+  'DELETE /projects/{id}/invitations/{invitationId}': async ({ t, users, projectId }) => ({
+    url: `/api/v1/projects/${projectId}/invitations/${(await invitationOf(t, users.owner, projectId)).id}`,
+  }),
+  'POST /invitations/{token}/accept': async ({ t, users, projectId }) => ({
+    url: `/api/v1/invitations/${/\/invite\/(.+)$/.exec((await invitationOf(t, users.owner, projectId)).acceptUrl)![1]}/accept`,
+  }),
   'POST /tasks': ({ projectId }) => ({ url: '/api/v1/tasks', body: { title: 'New task', projectId } }),
   'GET /tasks/project/{projectId}': ({ projectId }) => ({ url: `/api/v1/tasks/project/${projectId}` }),
   'GET /tasks': () => ({ url: '/api/v1/tasks' }),
@@ -143,7 +166,35 @@ const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<{ url: s
   'DELETE /time-entries/{id}': async ({ t, users, taskId }) => ({ url: `/api/v1/time-entries/${await entryOf(t, users.owner, taskId)}` }),
   'POST /tasks/{id}/timer': ({ taskId }) => ({ url: `/api/v1/tasks/${taskId}/timer` }),
   'GET /projects/{id}/time-report': ({ projectId }) => ({ url: `/api/v1/projects/${projectId}/time-report?from=2026-01-01&to=2026-12-31&groupBy=task` }),
+  'GET /projects/{id}/views': ({ projectId }) => ({ url: `/api/v1/projects/${projectId}/views` }),
+  'POST /projects/{id}/views': ({ projectId }, caller) => ({ url: `/api/v1/projects/${projectId}/views`, body: { name: `Shared by ${caller}`, layout: 'list', shared: true } }),
+  'GET /projects/{id}/views/{viewId}': async ({ t, users, projectId }) => ({ url: `/api/v1/projects/${projectId}/views/${await sharedViewOf(t, users.owner, projectId)}` }),
+  'PATCH /projects/{id}/views/{viewId}': async ({ t, users, projectId }, caller) => ({
+    url: `/api/v1/projects/${projectId}/views/${await sharedViewOf(t, users.owner, projectId)}`,
+    body: { name: `Renamed by ${caller}` },
+  }),
+  'DELETE /projects/{id}/views/{viewId}': async ({ t, users, projectId }) => ({ url: `/api/v1/projects/${projectId}/views/${await sharedViewOf(t, users.owner, projectId)}` }),
+  'POST /projects/{id}/webhooks/{webhookId}/test': async ({ t, users, projectId }) => ({ url: `/api/v1/projects/${projectId}/webhooks/${await webhookOf(t, users.owner, projectId)}/test` }),
+  'POST /projects/{id}/webhooks/{webhookId}/rotate-secret': async ({ t, users, projectId }) => ({
+    url: `/api/v1/projects/${projectId}/webhooks/${await webhookOf(t, users.owner, projectId)}/rotate-secret`,
+  }),
+  'GET /projects/{id}/export': ({ projectId }) => ({ url: `/api/v1/projects/${projectId}/export?format=json` }),
+  'GET /auth/me/export': () => ({ url: '/api/v1/auth/me/export' }),
 };
+
+/** A new disabled webhook of the project (to a closed port), made by its owner; its id. */
+async function webhookOf(t: TestApp, owner: TestUser, projectId: string): Promise<string> {
+  const response = await t.request('POST', `/api/v1/projects/${projectId}/webhooks`, { token: owner.token, body: { url: 'http://127.0.0.1:9/hook', active: false } });
+  if (response.status !== 201) throw new Error(`create webhook failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.id as string;
+}
+
+/** A new shared view of the project, saved by its owner; its id. */
+async function sharedViewOf(t: TestApp, owner: TestUser, projectId: string): Promise<string> {
+  const response = await t.request('POST', `/api/v1/projects/${projectId}/views`, { token: owner.token, body: { name: 'Team view', layout: 'board', shared: true } });
+  if (response.status !== 201) throw new Error(`create view failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.id as string;
+}
 
 /** A new time entry of the user's on the task; its id. */
 async function entryOf(t: TestApp, user: TestUser, taskId: string): Promise<string> {
@@ -178,6 +229,14 @@ async function fieldOf(t: TestApp, owner: TestUser, projectId: string): Promise<
   const response = await t.request('POST', `/api/v1/projects/${projectId}/fields`, { token: owner.token, body: { name: `Field ${fieldCounter}`, type: 'text' } });
   if (response.status !== 201) throw new Error(`create field failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.id as string;
+}
+
+/** A new invitation of an email without an account, by the owner (the test app sends no email: the answer has the link). */
+async function invitationOf(t: TestApp, owner: TestUser, projectId: string): Promise<{ id: string; acceptUrl: string }> {
+  const email = `invitee-${Math.random().toString(36).slice(2, 10)}@example.com`;
+  const response = await t.request('POST', `/api/v1/projects/${projectId}/members/invite`, { token: owner.token, body: { email } });
+  if (response.status !== 201) throw new Error(`invite failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
 }
 
 const methodOf = (endpoint: Endpoint) => endpoint.split(' ')[0]!;

@@ -1,5 +1,6 @@
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import type { MailConfig } from '../../src/platform/config';
 
 export interface ReceivedMail {
   to: string;
@@ -94,4 +95,9 @@ export async function startSmtpServer({ refuseFirst = 0 }: { refuseFirst?: numbe
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The mail settings of a server that sends to `smtpUrl`: quick polls and retries, so a test waits seconds, not minutes. */
+export function testMailConfig(smtpUrl: string, extra: Partial<MailConfig> = {}): MailConfig {
+  return { smtpUrl, from: 'Tasklane <tasklane@tasklane.test>', pollMs: 1000, retryBaseMs: 200, retryMaxDelayMs: 1000, maxAttempts: 5, digestHour: 8, ...extra };
 }

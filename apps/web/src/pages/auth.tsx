@@ -1,5 +1,5 @@
 import type { AuthProviders } from '@tasklane/schemas';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { useAction } from '../hooks';
 import { client, describeError, signIn } from '../session';
 import { ErrorNote } from '../ui';
@@ -26,13 +26,25 @@ function takeSignOnResult(): { code?: string; error?: string } {
 }
 
 /** Log in or register; both sign in at once and keep the token for the next visit. Single sign-on when the server offers it. */
-export function AuthPage({ mode, notice }: { mode: 'login' | 'register'; notice: string | undefined }) {
+export function AuthPage({ mode, notice, onSwitchMode }: { mode: 'login' | 'register'; notice: string | undefined; onSwitchMode?: (mode: 'login' | 'register') => void }) {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [providers, setProviders] = useState<AuthProviders | undefined>(undefined);
   const { busy, error, setError, run } = useAction();
   const registering = mode === 'register';
+
+  // The other form starts clean (issue 39): the page stays mounted across /login ⇄ /register and an
+  // invitation's switch, and a failed login's error and typed email and password showed on the new form.
+  const shownMode = useRef(mode);
+  useLayoutEffect(() => {
+    if (shownMode.current === mode) return;
+    shownMode.current = mode;
+    setName('');
+    setEmail('');
+    setPassword('');
+    setError(undefined);
+  }, [mode]);
 
   useEffect(() => {
     client.auth.providers().then(setProviders, (failure: unknown) => setError(describeError(failure)));
@@ -103,11 +115,11 @@ export function AuthPage({ mode, notice }: { mode: 'login' | 'register'; notice:
           <p>
             {registering ? (
               <>
-                Have an account? <a href="/login">Log in</a>
+                Have an account? <SwitchLink to="login" label="Log in" onSwitchMode={onSwitchMode} />
               </>
             ) : (
               <>
-                New here? <a href="/register">Create an account</a>
+                New here? <SwitchLink to="register" label="Create an account" onSwitchMode={onSwitchMode} />
                 {providers?.passwordReset && (
                   <>
                     {' · '}
@@ -120,5 +132,15 @@ export function AuthPage({ mode, notice }: { mode: 'login' | 'register'; notice:
         )}
       </div>
     </main>
+  );
+}
+
+/** To the other form: a link to its page, or, where the address must stay (an invitation's link), a switch in place. */
+function SwitchLink({ to, label, onSwitchMode }: { to: 'login' | 'register'; label: string; onSwitchMode: ((mode: 'login' | 'register') => void) | undefined }) {
+  if (!onSwitchMode) return <a href={`/${to}`}>{label}</a>;
+  return (
+    <button type="button" class="link" onClick={() => onSwitchMode(to)}>
+      {label}
+    </button>
   );
 }

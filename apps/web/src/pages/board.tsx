@@ -17,14 +17,15 @@ import {
   type KeyboardCoordinateGetter,
 } from '@dnd-kit/core';
 import { SortableContext, useSortable, verticalListSortingStrategy } from '@dnd-kit/sortable';
+import { defaultRangeExtractor, useWindowVirtualizer } from '@tanstack/react-virtual';
 import { generateKeyBetween } from 'fractional-indexing';
-import type { Label, Member, State, Task, TaskStatus } from '@tasklane/schemas';
+import type { Label, Member, State, Task, TaskStatus, View as SavedView } from '@tasklane/schemas';
 import { useLocation } from 'preact-iso';
-import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
-import { keys, loadLabels, loadMembers, loadTasks, matches, NO_FILTERS, type TaskFilters } from '../data';
+import { type BoardQuery, columnHasMore, filteredBoardKey, keys, loadFilteredBoard, loadLabels, loadMembers, loadMoreFiltered, loadMoreTasks, loadTasks, matches, type FilteredBoard, type TaskFilters } from '../data';
 import { canAdminister, canEditTasks, formatDay, isOverdue, PRIORITY_LABELS } from '../format';
-import { useQuery } from '../hooks';
+import { queryClient, useQuery } from '../hooks';
 import { useProjectEvents } from '../live';
 import { client } from '../session';
 import { focusTask, useTaskShortcuts } from '../shortcuts';
@@ -34,7 +35,10 @@ import { Avatar, EnumOptions, ErrorNote, Icon, LabelChips, Loading, MemberOption
 import { NewTaskDialog } from './new-task';
 import { StatesEditor } from './states-editor';
 import { FieldsEditor } from './fields-editor';
-import { TaskList } from './task-list';
+import { LabelsEditor } from './labels-editor';
+import { type FieldFilter, filterParams, type Sort, TaskList } from './task-list';
+import { useFields } from '../fields';
+import { pageFilters, SaveViewDialog, viewQuery, ViewsMenu, ViewTools } from '../views';
 import { TaskDetail } from './task-detail';
 import { TimeSummary } from '../time';
 
@@ -43,7 +47,8 @@ export type View = 'board' | 'list';
 /** The palette's "New task" reaches the open board through this event. */
 export const NEW_TASK_EVENT = 'tasklane:new-task';
 
-export function BoardPage({ params, view: shown }: { params: { projectId: string; taskId?: string }; view?: View }) {
+/** `saved`: a saved view opened at its address: the page starts from its filters and sort, and shows its tools. */
+export function BoardPage({ params, view: shown, saved }: { params: { projectId: string; taskId?: string }; view?: View; saved?: SavedView }) {
   const { projectId, taskId } = params;
   const { route, query } = useLocation();
   // A task opened from the list keeps the list behind its dialog (`?view=list`).
@@ -56,7 +61,18 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
   const states = useStates(projectId);
   const [editingStates, setEditingStates] = useState(false);
   const [editingFields, setEditingFields] = useState(false);
-  const [filters, setFilters] = useState<TaskFilters>(NO_FILTERS);
+  const [editingLabels, setEditingLabels] = useState(false);
+  // Read once: a view's filters set the page's at its opening; later changes are the person's own until saved.
+  const [initial] = useState(() => pageFilters(saved ?? { filters: {}, sort: null }));
+  const [filters, setFilters] = useState<TaskFilters>(initial.filters);
+  const [sort, setSort] = useState<Sort>(initial.sort);
+  const [fieldFilter, setFieldFilter] = useState<FieldFilter>(initial.fieldFilter);
+  const [savingView, setSavingView] = useState(false);
+  const fields = useFields(projectId);
+  const currentQuery = () => viewQuery({ filters, sort, fieldFilter, extra: initial.extra }, fields.data ?? []);
+  // What the board cannot show of a view: its filters beyond the board's own controls (the list sends them to the server).
+  const hidden = [...Object.keys(initial.extra), ...(initial.fieldFilter.fieldId ? ['a custom field'] : [])];
+  const boardNote = view === 'board' && hidden.length > 0 ? `The board does not apply this view's other filters (${hidden.join(', ')}); the list does.` : undefined;
   const [creating, setCreating] = useState<TaskStatus | undefined>(undefined);
   const search = useRef<HTMLInputElement>(null);
   const live = useProjectEvents(projectId);
@@ -65,12 +81,14 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
   const editable = canEditTasks(role);
   const visible = useMemo(() => (tasks.data ?? []).filter((task) => matches(task, filters, me.id)), [tasks.data, filters, me.id]);
   const columns = states.data ?? [];
+  const filtered = useFilteredBoard(projectId, filters, columns, tasks.data, me.id);
+  const cards = filtered?.tasks ?? visible;
   // A new task's column when none is chosen: the first unstarted one, as the server defaults it.
   const firstColumn = (columns.find((state) => state.category === 'unstarted') ?? columns[0])?.key;
   const newTask = () => firstColumn && setCreating(firstColumn);
 
   useTaskShortcuts({
-    tasks: visible,
+    tasks: cards,
     editable,
     onNew: newTask,
     onSearch: () => search.current?.focus(),
@@ -83,7 +101,7 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
     },
   });
   useNewTaskEvent(() => editable && newTask());
-  useKeepFocus(visible, Boolean(taskId || creating));
+  useKeepFocus(cards, Boolean(taskId || creating));
 
   if (project.error) return <Page title="Board"><ErrorNote error={project.error} /></Page>;
   if (!project.data) return <Loading what="the board" />;
@@ -93,14 +111,23 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
       title={project.data.name}
       actions={
         <nav class="row" aria-label="Project">
-          <a href={`/projects/${projectId}`} aria-current={view === 'board' ? 'page' : undefined}>
+          <a href={`/projects/${projectId}`} aria-current={view === 'board' && !saved ? 'page' : undefined}>
             Board
           </a>
-          <a href={`/projects/${projectId}/list`} aria-current={view === 'list' ? 'page' : undefined}>
+          <a href={`/projects/${projectId}/list`} aria-current={view === 'list' && !saved ? 'page' : undefined}>
             List
           </a>
+          <a href={`/projects/${projectId}/timeline`}>Timeline</a>
+          <a href={`/projects/${projectId}/calendar`}>Calendar</a>
           <a href={`/projects/${projectId}/members`}>Members</a>
           <a href={`/projects/${projectId}/time`}>Time</a>
+          {canAdminister(role) && <a href={`/projects/${projectId}/webhooks`}>Webhooks</a>}
+          <ViewsMenu projectId={projectId} current={saved?.id} />
+          {editable && (
+            <button type="button" onClick={() => setEditingLabels(true)}>
+              Edit labels
+            </button>
+          )}
           {canAdminister(role) && (
             <button type="button" onClick={() => setEditingStates(true)}>
               Edit workflow
@@ -117,13 +144,40 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
         </nav>
       }
     >
-      <Filters members={members.data ?? []} labels={labels.data ?? []} filters={filters} setFilters={setFilters} search={search} />
+      {saved && <ViewTools view={saved} role={role} current={currentQuery} note={boardNote} />}
+      <div class="row filters-row">
+        <Filters members={members.data ?? []} labels={labels.data ?? []} filters={filters} setFilters={setFilters} search={search} />
+        <button type="button" onClick={() => setSavingView(true)}>
+          Save view…
+        </button>
+      </div>
       <ErrorNote error={tasks.error ?? states.error} />
       {view === 'board' ? (
-        <Board tasks={visible} states={columns} members={members.data ?? []} labels={labels.data ?? []} editable={editable} loading={tasks.loading || states.loading} onNew={setCreating} />
+        <Board
+          projectId={projectId}
+          counts={filtered ? {} : project.data.taskCounts}
+          tasks={cards}
+          paging={filtered?.paging ?? unfilteredPaging(projectId)}
+          states={columns}
+          members={members.data ?? []}
+          labels={labels.data ?? []}
+          editable={editable}
+          loading={tasks.loading || states.loading || Boolean(filtered?.loading)}
+          onNew={setCreating}
+        />
       ) : (
-        <TaskList projectId={projectId} filters={filters} tasks={visible} members={members.data ?? []} labels={labels.data ?? []} states={columns} editable={editable} />
+        <TaskList
+          projectId={projectId}
+          filters={filters}
+          tasks={visible}
+          members={members.data ?? []}
+          labels={labels.data ?? []}
+          states={columns}
+          editable={editable}
+          list={{ sort, setSort, fieldFilter, setFieldFilter, extraParams: initial.extra, served: Boolean(saved) }}
+        />
       )}
+      {savingView && <SaveViewDialog projectId={projectId} role={role} layout={view} query={currentQuery} onClose={() => setSavingView(false)} />}
       {creating && (
         <NewTaskDialog
           projectId={projectId}
@@ -136,6 +190,7 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
       )}
       {editingStates && <StatesEditor projectId={projectId} onClose={() => setEditingStates(false)} />}
       {editingFields && <FieldsEditor projectId={projectId} onClose={() => setEditingFields(false)} />}
+      {editingLabels && <LabelsEditor projectId={projectId} onClose={() => setEditingLabels(false)} />}
       {taskId && (
         <TaskDetail
           key={taskId}
@@ -145,13 +200,77 @@ export function BoardPage({ params, view: shown }: { params: { projectId: string
           labels={labels.data ?? []}
           editFirst={query.edit !== undefined}
           onClose={() => {
-            route(new URLSearchParams(window.location.search).get('view') === 'list' ? `/projects/${projectId}/list` : `/projects/${projectId}`);
+            // Back to the view the task was opened from (`?view=list`, `?view=calendar`), else the board.
+            const from = new URLSearchParams(window.location.search).get('view');
+            route(from === 'list' || from === 'calendar' ? `/projects/${projectId}/${from}` : `/projects/${projectId}`);
             requestAnimationFrame(() => focusTask(taskId));
           }}
         />
       )}
     </Page>
   );
+}
+
+/** How a column learns whether the server has more of its cards, and reads the next page of them. */
+interface ColumnPaging {
+  hasMore: (status: string) => boolean;
+  loadMore: (status: string) => void;
+  /** Which cards are paged (the unfiltered board's, or one filter's): a column watches its end afresh for other ones. */
+  id: string;
+}
+
+/** The unfiltered board's columns, read a page at a time into the project's task array. */
+const unfilteredPaging = (projectId: string): ColumnPaging => ({
+  hasMore: (status) => columnHasMore(projectId, status),
+  loadMore: (status) => void loadMoreTasks(projectId, status),
+  id: 'all',
+});
+
+const hasFilter = (filters: TaskFilters) => Boolean(filters.assigneeId || filters.priority || filters.labelId || filters.text.trim());
+
+/**
+ * The board's filters on a project read only in part (issue 37) are the server's: filtering the
+ * cards read would miss the rest. Each column asks the task list for its status with the filters,
+ * a page at a time by cursor, as the unfiltered board does (every board filter is a list
+ * parameter: filterParams). Undefined when the browser answers (no filter, or every column read):
+ * a project read whole filters at once, here.
+ *
+ * The cards shown are the server's pages, each replaced by the project's cached copy when it has one
+ * (optimistic edits and live events reach that first) and kept only while it matches, plus the
+ * cached tasks that match: both are prefixes of a column in position order, so together they are
+ * one, and a task edited into or out of the filter shows so at once.
+ */
+function useFilteredBoard(projectId: string, filters: TaskFilters, states: State[], loaded: Task[] | undefined, meId: string) {
+  const partial = states.some((state) => columnHasMore(projectId, state.key));
+  const enabled = partial && hasFilter(filters);
+  const query: BoardQuery = filterParams(filters);
+  const statuses = states.map((state) => state.key);
+  const key = enabled ? filteredBoardKey(projectId, statuses, query) : ['task-query', projectId, 'board', 'off'];
+  const served = useQuery<FilteredBoard | null>(key, async () => {
+    if (!enabled) return null;
+    return loadFilteredBoard(projectId, statuses, query, queryClient.getQueryData<FilteredBoard>(key)?.pages);
+  });
+  // The last answer stays while the next filter's loads (aria-busy says so).
+  const last = useRef<FilteredBoard | undefined>(undefined);
+  if (served.data) last.current = served.data;
+  if (!enabled) last.current = undefined;
+  const board = enabled ? (served.data ?? last.current) : undefined;
+  const tasks = useMemo(() => {
+    if (!board) return [];
+    const cached = new Map((loaded ?? []).map((task) => [task.id, task]));
+    const shown = new Map<string, Task>();
+    for (const task of [...board.tasks.map((task) => cached.get(task.id) ?? task), ...(loaded ?? [])]) {
+      if (!shown.has(task.id) && matches(task, filters, meId)) shown.set(task.id, task);
+    }
+    return [...shown.values()];
+  }, [board, loaded, filters, meId]);
+  if (!enabled) return undefined;
+  const paging: ColumnPaging = {
+    hasMore: (status) => Boolean(board?.cursors[status]),
+    loadMore: (status) => void loadMoreFiltered(projectId, statuses, status, query),
+    id: key.join('/'),
+  };
+  return { tasks, paging, loading: served.loading };
 }
 
 /** Runs `open` when the command palette asks for a new task. */
@@ -299,7 +418,7 @@ const cardFirst =
 /** Byte order, as positions compare. */
 const byPosition = (a: Task, b: Task) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0);
 
-function Board(props: { tasks: Task[]; states: State[]; members: Member[]; labels: Label[]; editable: boolean; loading: boolean; onNew: (status: TaskStatus) => void }) {
+function Board(props: { projectId: string; counts: Record<string, number | undefined>; tasks: Task[]; paging: ColumnPaging; states: State[]; members: Member[]; labels: Label[]; editable: boolean; loading: boolean; onNew: (status: TaskStatus) => void }) {
   const { tasks, states, members, labels, editable } = props;
   const [dragged, setDragged] = useState<Task | undefined>(undefined);
   const closed = closedKeys(states);
@@ -355,9 +474,14 @@ function Board(props: { tasks: Task[]; states: State[]; members: Member[]; label
       const movingDown = task.status === status && current.indexOf(task) < current.indexOf(target);
       index = others.indexOf(target) + (movingDown ? 1 : 0);
     }
-    if (task.status === status && current.indexOf(task) === index) return;
+    // Dropped on a column read only in part, below its last card read: the end of the column is past
+    // the tasks not read yet, so neither neighbour is sent and the server puts it last (it shows
+    // below the cards read, as its position sorts after all of them).
+    const atUnreadEnd = !target && index === others.length && props.paging.hasMore(status);
+    if (!atUnreadEnd && task.status === status && current.indexOf(task) === index) return;
     const [above, below] = [others[index - 1], others[index]];
-    const place = { ...(status !== task.status ? { status } : {}), ...(above ? { afterId: above.id } : below ? { beforeId: below.id } : {}) };
+    const neighbour = atUnreadEnd ? {} : above ? { afterId: above.id } : below ? { beforeId: below.id } : {};
+    const place = { ...(status !== task.status ? { status } : {}), ...neighbour };
     void moveTask(task, place, { ...task, status, position: generateKeyBetween(above?.position ?? null, below?.position ?? null) });
   };
   return (
@@ -378,15 +502,26 @@ function Board(props: { tasks: Task[]; states: State[]; members: Member[]; label
     >
       <div class="board" aria-busy={props.loading}>
         {states.map((state) => (
-          <Column key={state.key} state={state} states={states} closed={closed} tasks={byStatus.get(state.key) ?? []} members={members} labels={labels} editable={editable} onNew={props.onNew} />
+          <Column key={state.key} projectId={props.projectId} paging={props.paging} total={props.counts[state.key]} state={state} states={states} closed={closed} tasks={byStatus.get(state.key) ?? []} members={members} labels={labels} editable={editable} onNew={props.onNew} />
         ))}
       </div>
-      <DragOverlay>{dragged ? <CardFace task={dragged} members={members} labels={labels} closed={closed} /> : null}</DragOverlay>
+      {/* The lifted card is drawn as a card (its own background and a shadow): bare, it showed the cards under it through its text. */}
+      <DragOverlay className={`card-overlay${dragged && isOverdue(dragged, closed) ? ' overdue' : ''}`}>{dragged ? <CardFace task={dragged} members={members} labels={labels} closed={closed} /> : null}</DragOverlay>
     </DndContext>
   );
 }
 
+/** A column longer than this renders only its cards near the viewport (issue 37). */
+const VIRTUAL_FROM = 100;
+/** A card's height before it is measured, and the gap between cards (styles.css `.cards`, 0.5rem). */
+const CARD_ESTIMATE = 96;
+const CARD_GAP = 8;
+
 function Column(props: {
+  projectId: string;
+  paging: ColumnPaging;
+  /** The column's total on the server (GET /projects/{id}), for a column not read to its end (none when filtered). */
+  total: number | undefined;
   state: State;
   states: State[];
   closed: ReadonlySet<string>;
@@ -400,15 +535,57 @@ function Column(props: {
   const status = state.key;
   const { setNodeRef } = useDroppable({ id: status, disabled: !editable });
   // The drop target: this column, or one of its cards.
-  const { over } = useDndContext();
+  const { over, active } = useDndContext();
   const isOver = over !== null && (over.id === status || props.tasks.some((task) => task.id === over.id));
   const headingId = `column-${status}`;
+  // Paged columns (issue 37): the next page is read as the column's end scrolls into view.
+  const more = props.paging.hasMore(status);
+  const loadMore = useRef(props.paging.loadMore);
+  loadMore.current = props.paging.loadMore;
+  const end = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const sentinel = end.current;
+    if (!more || !sentinel) return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) loadMore.current(status);
+    }, { rootMargin: '400px' });
+    observer.observe(sentinel);
+    return () => observer.disconnect();
+  }, [more, props.projectId, status, props.tasks.length, props.paging.id]);
+  // Long columns (issue 37) render only the cards near the viewport, measured as they show; a short
+  // one renders every card, so dnd-kit and the arrow keys reach each of them. The lifted card is
+  // always rendered (dnd-kit follows its node).
+  const virtual = props.tasks.length > VIRTUAL_FROM;
+  const list = useRef<HTMLUListElement>(null);
+  const [listTop, setListTop] = useState(0);
+  useLayoutEffect(() => {
+    if (list.current) setListTop(list.current.getBoundingClientRect().top + window.scrollY);
+  });
+  const activeIndex = active ? props.tasks.findIndex((task) => task.id === active.id) : -1;
+  const virtualizer = useWindowVirtualizer({
+    count: virtual ? props.tasks.length : 0,
+    estimateSize: () => CARD_ESTIMATE,
+    overscan: 8,
+    gap: CARD_GAP,
+    scrollMargin: listTop,
+    getItemKey: (index) => props.tasks[index]?.id ?? index,
+    rangeExtractor: (range) => {
+      const indexes = defaultRangeExtractor(range);
+      return activeIndex >= 0 && !indexes.includes(activeIndex) ? [...indexes, activeIndex].sort((a, b) => a - b) : indexes;
+    },
+  });
+  const rows = virtual ? virtualizer.getVirtualItems() : [];
+  const shown = virtual ? rows.map((row) => ({ task: props.tasks[row.index]!, index: row.index })) : props.tasks.map((task, index) => ({ task, index }));
+  const padding = virtual && rows.length > 0 ? { paddingTop: `${rows[0]!.start - listTop}px`, paddingBottom: `${virtualizer.getTotalSize() - rows.at(-1)!.end}px` } : undefined;
+  // A column read to its end counts its cards (live at once); else the server's total, or, filtered
+  // by the server (which counts no filtered column), the cards read and a "+".
+  const count = more ? (props.total ?? `${props.tasks.length}+`) : props.tasks.length;
   return (
     <section ref={setNodeRef} class={`column${isOver ? ' drop-target' : ''}`} aria-labelledby={headingId} data-status={status}>
       <div class="column-head">
         <h2 id={headingId}>
           <span class="state-dot" style={{ background: state.color }} aria-hidden="true" />
-          {state.name} <span class="count">{props.tasks.length}</span>
+          {state.name} <span class="count">{count}</span>
         </h2>
         {editable && (
           <button type="button" class="icon" onClick={() => props.onNew(status)} aria-label={`New task in ${state.name}`} title="New task">
@@ -417,12 +594,18 @@ function Column(props: {
         )}
       </div>
       <SortableContext items={props.tasks.map((task) => task.id)} strategy={verticalListSortingStrategy} disabled={!editable}>
-        <ul class="cards">
-          {props.tasks.map((task) => (
-            <Card key={task.id} task={task} states={props.states} closed={props.closed} members={props.members} labels={props.labels} editable={editable} />
+        <ul class="cards" ref={list} style={padding}>
+          {shown.map(({ task, index }) => (
+            <Card key={task.id} task={task} index={index} measure={virtual ? virtualizer.measureElement : undefined} states={props.states} closed={props.closed} members={props.members} labels={props.labels} editable={editable} />
           ))}
         </ul>
       </SortableContext>
+      {/* Past the list (and its room for the cards not rendered): it shows only at the column's real end. */}
+      {more && (
+        <div ref={end} class="column-more muted small" aria-hidden="true">
+          Loading more…
+        </div>
+      )}
     </section>
   );
 }
@@ -480,13 +663,17 @@ function CardFace({ task, members, labels, closed, link = false }: { task: Task;
   );
 }
 
-function Card(props: { task: Task; states: State[]; closed: ReadonlySet<string>; members: Member[]; labels: Label[]; editable: boolean }) {
+function Card(props: { task: Task; index: number; measure: ((node: Element | null) => void) | undefined; states: State[]; closed: ReadonlySet<string>; members: Member[]; labels: Label[]; editable: boolean }) {
   const { task, members, labels, editable, closed } = props;
   const { attributes, listeners, setNodeRef, setActivatorNodeRef, isDragging, isOver, transform, transition } = useSortable({ id: task.id, disabled: !editable });
   const { role: _role, ...handleAttributes } = attributes; // the handle is a <button> already
   return (
     <li
-      ref={setNodeRef}
+      ref={(node) => {
+        setNodeRef(node);
+        props.measure?.(node);
+      }}
+      data-index={props.index}
       // The cards of the column make room for the lifted one as it passes over them.
       style={transform ? { transform: `translate3d(${Math.round(transform.x)}px, ${Math.round(transform.y)}px, 0)`, transition: transition ?? undefined } : undefined}
       class={`task-card${isOverdue(task, closed) ? ' overdue' : ''}${isDragging ? ' lifted' : ''}${isOver && !isDragging ? ' drop-target' : ''}`}
@@ -510,11 +697,14 @@ function Card(props: { task: Task; states: State[]; closed: ReadonlySet<string>;
 function CardMenu({ task, states }: { task: Task; states: State[] }) {
   const me = useCurrentUser();
   const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const popup = useRef<HTMLDivElement>(null);
   const id = `menu-${task.id}`;
   const choose = (patch: Parameters<typeof changeTask>[1]) => {
     setOpen(false);
     void changeTask(task, patch);
   };
+  useMenuPlacement(open, button, popup);
   return (
     <div
       class="card-menu"
@@ -522,17 +712,18 @@ function CardMenu({ task, states }: { task: Task; states: State[] }) {
         if (event.key === 'Escape' && open) {
           event.stopPropagation();
           setOpen(false);
+          button.current?.focus();
         }
       }}
       onFocusOut={(event) => {
         if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setOpen(false);
       }}
     >
-      <button type="button" class="icon" aria-expanded={open} aria-controls={id} aria-label={`Actions for ${task.title}`} onClick={() => setOpen(!open)}>
+      <button ref={button} type="button" class="icon" aria-expanded={open} aria-controls={id} aria-label={`Actions for ${task.title}`} onClick={() => setOpen(!open)}>
         ⋯
       </button>
       {open && (
-        <div class="menu-popup" id={id} role="group" aria-label={`Actions for ${task.title}`}>
+        <div ref={popup} class="menu-popup" id={id} role="group" aria-label={`Actions for ${task.title}`}>
           <p class="small muted">Status</p>
           {states.map((state) => (
             <button key={state.key} type="button" aria-pressed={task.status === state.key} onClick={() => choose({ status: state.key })}>
@@ -548,4 +739,51 @@ function CardMenu({ task, states }: { task: Task; states: State[] }) {
       )}
     </div>
   );
+}
+
+/** Room kept between an open menu and the window's edges, in pixels. */
+const MENU_MARGIN = 8;
+/** Between a menu and its button. */
+const MENU_GAP = 4;
+
+/**
+ * Places an open menu in the window (`position: fixed`, styles.css), from its button: below it, or
+ * above it where there is no room below, right-aligned with it and kept inside the window. Drawn in
+ * place, an absolute menu was cut off by the board's scroll area (its `overflow`); fixed, it stays
+ * in the DOM after its button, so Tab still goes from the button into it. It follows the button as
+ * the page or the board scrolls and as the window resizes.
+ */
+function useMenuPlacement(open: boolean, anchor: { current: HTMLElement | null }, menu: { current: HTMLElement | null }) {
+  const place = () => {
+    const button = anchor.current?.getBoundingClientRect();
+    const node = menu.current;
+    if (!button || !node) return;
+    node.style.maxHeight = `${window.innerHeight - 2 * MENU_MARGIN}px`;
+    const { width, height } = node.getBoundingClientRect();
+    const below = window.innerHeight - MENU_MARGIN - MENU_GAP - button.bottom;
+    const above = button.top - MENU_MARGIN - MENU_GAP;
+    const top = height <= below || below >= above ? button.bottom + MENU_GAP : button.top - MENU_GAP - height;
+    const clamp = (value: number, size: number, room: number) => Math.max(MENU_MARGIN, Math.min(value, room - MENU_MARGIN - size));
+    const wanted = { left: clamp(button.right - width, width, window.innerWidth), top: clamp(top, height, window.innerHeight) };
+    node.style.left = `${wanted.left}px`;
+    node.style.top = `${wanted.top}px`;
+    // A transformed ancestor (a card making room during a drag) would be the fixed menu's frame instead of the window: correct by what it shows.
+    const shown = node.getBoundingClientRect();
+    node.style.left = `${2 * wanted.left - shown.left}px`;
+    node.style.top = `${2 * wanted.top - shown.top}px`;
+  };
+  // Every render while open: the menu's entries (so its height) may have changed with the task.
+  useLayoutEffect(() => {
+    if (open) place();
+  });
+  useLayoutEffect(() => {
+    if (!open) return;
+    window.addEventListener('resize', place);
+    // Capture: the board's own horizontal scroll does not bubble to the window.
+    window.addEventListener('scroll', place, true);
+    return () => {
+      window.removeEventListener('resize', place);
+      window.removeEventListener('scroll', place, true);
+    };
+  }, [open]);
 }

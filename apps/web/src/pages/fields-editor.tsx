@@ -1,11 +1,10 @@
 import { DEFAULT_OPTION_COLOR, FIELD_NAME_MAX, FIELD_OPTION_NAME_MAX, type Field, type FieldOption, type FieldType } from '@tasklane/schemas';
-import { TasklaneError } from '@tasklane/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fieldKeys, keys } from '../data';
 import { FIELD_TYPE_LABELS, FIELD_TYPES, hasOptions, useFields } from '../fields';
-import { queryClient, useAction } from '../hooks';
+import { queryClient, useEditorSave } from '../hooks';
 import { client } from '../session';
-import { announce, ConfirmButton, ErrorNote } from '../ui';
+import { ConfirmButton, ErrorNote } from '../ui';
 
 /** An option as the editor sends it back in a PATCH: with its id (kept) or without (new). */
 type OptionChange = { id?: string; name: string; color: string };
@@ -32,26 +31,11 @@ function refresh(projectId: string, deleted: boolean) {
 export function FieldsEditor({ projectId, onClose }: { projectId: string; onClose: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const fields = useFields(projectId);
-  const { busy, error, setError, run } = useAction();
+  const { busy, error, save } = useEditorSave({ changedElsewhere: FIELD_CHANGED_ELSEWHERE, refresh: (deleted) => refresh(projectId, deleted) });
   useEffect(() => {
     if (dialog.current && !dialog.current.open) dialog.current.showModal();
   }, []);
 
-  const save = async (what: string, action: () => Promise<unknown>, deleted = false) => {
-    let changedElsewhere = false;
-    const done =
-      (await run(() =>
-        action().catch((failure: unknown) => {
-          if (TasklaneError.from(failure).code !== 'PRECONDITION_FAILED') throw failure;
-          changedElsewhere = true;
-          return undefined;
-        }),
-      )) !== undefined;
-    if (done) announce(what);
-    if (changedElsewhere) setError(FIELD_CHANGED_ELSEWHERE);
-    refresh(projectId, deleted);
-    return done;
-  };
   // If-Match: the options list is sent whole, and an option missing from it is deleted (its values
   // cleared), so a change made from a stale copy (another admin added an option) is refused, not applied.
   const update = (field: Field, patch: { name?: string; position?: number; options?: OptionChange[] }, what: string, deletes = false) =>

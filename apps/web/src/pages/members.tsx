@@ -1,12 +1,19 @@
-import type { Member, Project, Role } from '@tasklane/schemas';
+import type { Invitation, Member, Project, Role } from '@tasklane/schemas';
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
-import { keys, loadMembers } from '../data';
-import { canAdminister, ROLE_LABELS } from '../format';
-import { useAction, useQuery } from '../hooks';
+import { keys, loadInvitations, loadMembers } from '../data';
+import { canAdminister, formatDay, ROLE_LABELS } from '../format';
+import { queryClient, useAction, useQuery } from '../hooks';
 import { client } from '../session';
-import { ConfirmButton, EnumOptions, ErrorNote, Loading, Page } from '../ui';
+import { saveResponse } from '../download';
+import { announce, ConfirmButton, EnumOptions, ErrorNote, Loading, Page } from '../ui';
+
+/**
+ * The links of invitations made in this tab while the server sends no email, by invitation id: the
+ * server gives a link once, in the invite's answer, so a reload of the list (a live event) keeps it.
+ */
+const passOnLinks = new Map<string, string>();
 
 export function MembersPage({ params }: { params: { projectId: string } }) {
   const { projectId } = params;
@@ -24,6 +31,12 @@ export function MembersPage({ params }: { params: { projectId: string } }) {
       actions={
         <nav aria-label="Project">
           <a href={`/projects/${projectId}`}>Board</a>
+          {admin && (
+            <>
+              {' '}
+              <a href={`/projects/${projectId}/webhooks`}>Webhooks</a>
+            </>
+          )}
         </nav>
       }
     >
@@ -55,7 +68,77 @@ export function MembersPage({ params }: { params: { projectId: string } }) {
           ))}
         </tbody>
       </table>
+      {admin && <Invitations projectId={projectId} />}
+      {admin && <ProjectExport projectId={projectId} />}
     </Page>
+  );
+}
+
+/** The whole project as a file, for ADMINs and the owner: JSON (everything) or CSV (the tasks). */
+function ProjectExport({ projectId }: { projectId: string }) {
+  const { run, busy, error } = useAction();
+  const save = (format: 'json' | 'csv') =>
+    void run(async () => {
+      await saveResponse(await client.projects.export({ id: projectId, format }), `project.${format}`);
+      announce(`The project's ${format.toUpperCase()} export is downloading.`);
+    });
+  return (
+    <section class="stack" aria-labelledby="export-title">
+      <h2 id="export-title">Export</h2>
+      <p class="muted">Everything in this project as JSON (states, labels, fields, members, tasks with their comments, relations, time and files' details), or its tasks as CSV for a spreadsheet.</p>
+      <ErrorNote error={error} />
+      <div class="row">
+        <button type="button" disabled={busy} onClick={() => save('json')}>
+          Export JSON
+        </button>
+        <button type="button" disabled={busy} onClick={() => save('csv')}>
+          Export CSV
+        </button>
+      </div>
+    </section>
+  );
+}
+
+/**
+ * The pending invitations of emails without an account, each with its expiry and a Revoke button;
+ * the one just made shows its link when the server sends no email (the answer carries it once).
+ */
+function Invitations({ projectId }: { projectId: string }) {
+  const invitations = useQuery(keys.invitations(projectId), () => loadInvitations(projectId));
+  const { busy, error, run } = useAction();
+  const revoke = async (invitation: Invitation) => {
+    if ((await run(() => client.invitations.revoke({ id: projectId, invitationId: invitation.id }))) === undefined) return;
+    invitations.setData((list) => list?.filter((item) => item.id !== invitation.id));
+  };
+  const list = invitations.data ?? [];
+  return (
+    <section aria-labelledby="invitations-title">
+      <h2 id="invitations-title">Invitations</h2>
+      <ErrorNote error={invitations.error ?? error} />
+      {list.length === 0 ? (
+        <p class="muted">No pending invitations. Inviting an email without an account sends it a link to join.</p>
+      ) : (
+        <ul class="invitations">
+          {list.map((invitation) => (
+            <li key={invitation.id} data-invitation-id={invitation.id}>
+              <span>{invitation.email}</span> <span>{ROLE_LABELS[invitation.role]}</span>{' '}
+              <span class="muted">
+                pending, expires <time dateTime={invitation.expiresAt}>{formatDay(invitation.expiresAt)}</time>
+              </span>
+              {passOnLinks.has(invitation.id) && (
+                <label class="invite-link">
+                  Link to pass on (email is off)
+                  <input readOnly value={passOnLinks.get(invitation.id)} onFocus={(e) => e.currentTarget.select()} />
+                </label>
+              )}
+              <button type="button" disabled={busy} onClick={() => revoke(invitation)} aria-label={`Revoke the invitation of ${invitation.email}`}>
+                Revoke
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }
 
@@ -65,9 +148,15 @@ function Invite({ projectId, onInvited }: { projectId: string; onInvited: (membe
   const { busy, error, run } = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    const member = await run(() => client.members.invite({ id: projectId, email, role }));
-    if (!member) return;
-    onInvited(member);
+    const invited = await run(() => client.members.invite({ id: projectId, email, role }));
+    if (!invited) return;
+    if ('status' in invited) {
+      // No account has this email: the invitation joins the list (a renewal replaces its row).
+      if (invited.acceptUrl) passOnLinks.set(invited.id, invited.acceptUrl);
+      else passOnLinks.delete(invited.id);
+      queryClient.setQueryData<Invitation[]>(keys.invitations(projectId), (list) => [...(list ?? []).filter((item) => item.id !== invited.id), invited]);
+      announce(`Invitation sent to ${invited.email}`);
+    } else onInvited(invited);
     setEmail('');
   };
   return (

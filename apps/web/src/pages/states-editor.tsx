@@ -1,10 +1,10 @@
 import { DEFAULT_STATE_COLORS, STATE_CATEGORIES, type State, type StateCategory } from '@tasklane/schemas';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { keys } from '../data';
-import { queryClient, useAction } from '../hooks';
+import { queryClient, useEditorSave } from '../hooks';
 import { client } from '../session';
 import { useStates } from '../states';
-import { announce, ErrorNote } from '../ui';
+import { ErrorNote } from '../ui';
 
 const CATEGORY_LABELS: Record<StateCategory, string> = {
   backlog: 'Backlog',
@@ -13,6 +13,9 @@ const CATEGORY_LABELS: Record<StateCategory, string> = {
   completed: 'Completed',
   cancelled: 'Cancelled',
 };
+
+/** Shown when a column changed elsewhere meanwhile (a 412; the editor sends no If-Match yet, so for later use). */
+const STATE_CHANGED_ELSEWHERE = 'Someone else changed the workflow meanwhile; it was reloaded, so check it and try again.';
 
 /** After a change of the states: the board's columns, the counts and (a delete moved some) the tasks. */
 function refresh(projectId: string) {
@@ -27,15 +30,11 @@ function refresh(projectId: string) {
 export function StatesEditor({ projectId, onClose }: { projectId: string; onClose: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const states = useStates(projectId);
-  const { busy, error, run } = useAction();
+  const { busy, error, save } = useEditorSave({ changedElsewhere: STATE_CHANGED_ELSEWHERE, refresh: () => refresh(projectId) });
   useEffect(() => {
     if (dialog.current && !dialog.current.open) dialog.current.showModal();
   }, []);
 
-  const save = async (what: string, action: () => Promise<unknown>) => {
-    if ((await run(action)) !== undefined) announce(what);
-    refresh(projectId);
-  };
   const update = (state: State, patch: { name?: string; color?: string; category?: StateCategory; position?: number }, what: string) =>
     save(what, () => client.states.update({ id: projectId, stateId: state.id, ...patch }));
 
@@ -162,7 +161,7 @@ function StateRow(props: {
   );
 }
 
-function NewState({ busy, onAdd }: { busy: boolean; onAdd: (input: { name: string; category: StateCategory; color: string }) => Promise<void> }) {
+function NewState({ busy, onAdd }: { busy: boolean; onAdd: (input: { name: string; category: StateCategory; color: string }) => Promise<boolean> }) {
   const [name, setName] = useState('');
   const [category, setCategory] = useState<StateCategory>('started');
   const [color, setColor] = useState<string>(DEFAULT_STATE_COLORS.started);
@@ -172,8 +171,7 @@ function NewState({ busy, onAdd }: { busy: boolean; onAdd: (input: { name: strin
       aria-label="Add a column"
       onSubmit={async (event) => {
         event.preventDefault();
-        await onAdd({ name: name.trim(), category, color });
-        setName('');
+        if (await onAdd({ name: name.trim(), category, color })) setName('');
       }}
     >
       <label class="grow">

@@ -1,11 +1,13 @@
-import type { Attachment, Member, Project, Task } from '@tasklane/schemas';
+import { type Attachment, type Comment, COMMENT_TEXT_MAX, type Member, type Project, type Task } from '@tasklane/schemas';
+import { TasklaneError } from '@tasklane/sdk';
 import { useRef, useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
 import { keys, loadComments } from '../data';
-import { formatTime } from '../format';
+import { canAdminister, formatTime } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { client } from '../session';
-import { ErrorNote } from '../ui';
+import { Markdown } from '../markdown';
+import { ConfirmButton, ErrorNote } from '../ui';
 import { Gallery, UploadProgress, useUploads } from './task-attachments';
 
 /** The task's comments, oldest first, re-read whenever the live stream reports a change to them. */
@@ -29,8 +31,7 @@ export function Comments(props: { task: Task; project: Project; members: Member[
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    // A member is mentioned while their "@Name" is still in the text.
-    const mentionIds = props.members.filter((member) => text.includes(`@${member.name}`)).map((member) => member.userId);
+    const mentionIds = mentionsIn(text, props.members);
     const attachmentIds = pending.map((attachment) => attachment.id);
     const comment = await run(() =>
       client.comments.create({ id: task.id, text, ...(mentionIds.length > 0 ? { mentionIds } : {}), ...(attachmentIds.length > 0 ? { attachmentIds } : {}) }),
@@ -49,13 +50,17 @@ export function Comments(props: { task: Task; project: Project; members: Member[
       {comments.data?.length === 0 && <p class="muted small">No comments yet.</p>}
       <ol class="comment-list">
         {comments.data?.map((comment) => (
-          <li key={comment.id}>
-            <p class="small muted">
-              {comment.authorName} · <time dateTime={comment.createdAt}>{formatTime(comment.createdAt)}</time>
-            </p>
-            <p class="comment-text">{comment.text}</p>
-            {comment.attachments.length > 0 && <Gallery attachments={comment.attachments} label={`Files of ${comment.authorName}'s comment`} />}
-          </li>
+          <CommentItem
+            key={comment.id}
+            comment={comment}
+            project={props.project}
+            members={props.members}
+            onChanged={(changed) => comments.setData((list) => list?.map((item) => (item.id === changed.id ? changed : item)))}
+            onDeleted={() => {
+              comments.setData((list) => list?.filter((item) => item.id !== comment.id));
+              onAdded();
+            }}
+          />
         ))}
       </ol>
       {editable && (
@@ -81,6 +86,152 @@ export function Comments(props: { task: Task; project: Project; members: Member[
         </form>
       )}
     </section>
+  );
+}
+
+/** A member is mentioned while their "@Name" is in the text (on an edit too: the list is sent whole). */
+const mentionsIn = (text: string, members: Member[]) => members.filter((member) => text.includes(`@${member.name}`)).map((member) => member.userId);
+
+/** Shown when an edit was refused (412): the comment changed since the edit began. */
+export const COMMENT_CHANGED_ELSEWHERE = 'This comment changed since you started editing it. Its newer text is below.';
+
+/**
+ * One comment, its text as Markdown. Its author edits it in place (the edit keeps the version it
+ * started from and sends it as If-Match: a change made meanwhile refuses it, 412, and the newer
+ * text is shown, with "Keep my text over it") and deletes it; ADMIN and owner delete anyone's. Both
+ * ask first; the server decides (NOT_AUTHOR, FORBIDDEN are shown as they come).
+ */
+function CommentItem(props: { comment: Comment; project: Project; members: Member[]; onChanged: (comment: Comment) => void; onDeleted: () => void }) {
+  const { comment, project } = props;
+  const me = useCurrentUser();
+  const mine = comment.authorId === me.id;
+  const mayDelete = mine || canAdminister(project.role);
+  // The version the edit started from, and what the person typed; undefined: not editing.
+  const [editing, setEditing] = useState<{ base: Comment; text: string } | undefined>(undefined);
+  // The newer version that refused the edit (412), shown beside the typed text.
+  const [newer, setNewer] = useState<Comment | undefined>(undefined);
+  const [deleting, setDeleting] = useState(false);
+  const { busy, error, setError, run } = useAction();
+
+  const stop = () => {
+    setEditing(undefined);
+    setNewer(undefined);
+    setError(undefined);
+  };
+  const save = async (base: Comment, text: string) => {
+    let refused = false;
+    const saved = await run(() =>
+      client.comments
+        .update({ id: comment.taskId, commentId: comment.id, text, mentionIds: mentionsIn(text, props.members) }, { ifMatch: base })
+        .catch(async (failure: unknown) => {
+          if (TasklaneError.from(failure).code !== 'PRECONDITION_FAILED') throw failure;
+          refused = true;
+          // The newer version, read now: the cached list may not have it yet.
+          const latest = await client.comments.get({ id: comment.taskId, commentId: comment.id });
+          setNewer(latest);
+          props.onChanged(latest);
+          return undefined;
+        }),
+    );
+    if (refused || !saved) return;
+    props.onChanged(saved);
+    stop();
+  };
+  const remove = async () => {
+    let refused = false;
+    const done = await run(() =>
+      client.comments.delete({ id: comment.taskId, commentId: comment.id }, { ifMatch: comment }).catch(async (failure: unknown) => {
+        if (TasklaneError.from(failure).code !== 'PRECONDITION_FAILED') throw failure;
+        refused = true;
+        props.onChanged(await client.comments.get({ id: comment.taskId, commentId: comment.id }));
+        return undefined;
+      }),
+    );
+    setDeleting(false);
+    if (refused) setError('Not deleted: this comment changed meanwhile. Read its newer text and delete it again if you still mean to.');
+    else if (done) props.onDeleted();
+  };
+
+  const edited = comment.updatedAt !== comment.createdAt;
+  return (
+    <li class="comment" data-comment-id={comment.id}>
+      <p class="small muted" id={`comment-meta-${comment.id}`}>
+        {comment.authorName} · <time dateTime={comment.createdAt}>{formatTime(comment.createdAt)}</time>
+        {edited && <span title={`Edited ${formatTime(comment.updatedAt)}`}> · edited</span>}
+      </p>
+      {editing ? (
+        <form
+          class="stack"
+          aria-label={`Edit ${comment.authorName}'s comment`}
+          onSubmit={(event) => {
+            event.preventDefault();
+            void save(editing.base, editing.text);
+          }}
+        >
+          {newer && (
+            <div class="notice" role="alert">
+              <p>{COMMENT_CHANGED_ELSEWHERE}</p>
+              <Markdown text={newer.text} project={project} members={props.members} label="Newer text" />
+              <div class="row">
+                <button type="button" disabled={busy} onClick={() => void save(newer, editing.text)}>
+                  Keep my text over it
+                </button>
+                <button type="button" disabled={busy} onClick={stop}>
+                  Take the newer text
+                </button>
+              </div>
+            </div>
+          )}
+          <label>
+            Comment text
+            <textarea value={editing.text} rows={3} required maxLength={COMMENT_TEXT_MAX} onInput={(event) => setEditing({ ...editing, text: event.currentTarget.value })} />
+          </label>
+          <ErrorNote error={error} />
+          <div class="row">
+            <button type="submit" class="primary" disabled={busy}>
+              Save edit
+            </button>
+            <button type="button" onClick={stop}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : (
+        <>
+          <Markdown text={comment.text} project={project} members={props.members} class="comment-text" />
+          {comment.attachments.length > 0 && <Gallery attachments={comment.attachments} label={`Files of ${comment.authorName}'s comment`} />}
+          {!editing && <ErrorNote error={error} />}
+          {(mine || mayDelete) && (
+            <div class="row comment-actions">
+              {mine && (
+                <button
+                  type="button"
+                  aria-describedby={`comment-meta-${comment.id}`}
+                  onClick={() => {
+                    setError(undefined);
+                    setNewer(undefined);
+                    setEditing({ base: comment, text: comment.text });
+                  }}
+                >
+                  Edit
+                </button>
+              )}
+              {mayDelete && (
+                <ConfirmButton
+                  label="Delete"
+                  question={mine ? 'Delete your comment?' : `Delete ${comment.authorName}'s comment?`}
+                  confirmLabel="Delete"
+                  onConfirm={() => void remove()}
+                  busy={busy}
+                  open={deleting}
+                  setOpen={setDeleting}
+                />
+              )}
+            </div>
+          )}
+        </>
+      )}
+    </li>
   );
 }
 

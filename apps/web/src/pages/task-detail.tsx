@@ -16,6 +16,7 @@ import { RecurrencePicker } from './recurrence-picker';
 import { TaskFields } from './task-fields';
 import { TaskTime } from './task-time';
 import { UNIT_LABELS } from '../time';
+import { Markdown } from '../markdown';
 
 interface Props {
   taskId: string;
@@ -216,8 +217,19 @@ function TaskForm(props: {
         </label>
         <label>
           Description
-          <textarea value={draft.description} onInput={(e) => set('description')(e.currentTarget.value)} rows={4} />
+          <textarea value={draft.description} onInput={(e) => set('description')(e.currentTarget.value)} rows={4} aria-describedby="description-hint" />
         </label>
+        <span id="description-hint" class="muted small">
+          Markdown: **bold**, lists, - [ ] task lists, tables; @Full Name mentions a member, a task key links to its task.
+        </span>
+        {draft.description.trim() !== '' && (
+          <section class="description-preview" aria-labelledby="description-preview-title">
+            <h3 id="description-preview-title" class="small muted">
+              Preview
+            </h3>
+            <Markdown text={draft.description} project={props.project} members={props.members} />
+          </section>
+        )}
         <div class="fields">
           <label>
             Status

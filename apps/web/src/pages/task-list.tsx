@@ -2,7 +2,7 @@ import type { Field, Label, Member, State, Task } from '@tasklane/schemas';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
-import { fieldKeys, type TaskFilters } from '../data';
+import { columnHasMore, fieldKeys, readPages, type TaskFilters } from '../data';
 import { FieldValueView, useFields } from '../fields';
 import { formatDay, isOverdue, PRIORITIES, PRIORITY_LABELS } from '../format';
 import { useQuery } from '../hooks';
@@ -11,7 +11,7 @@ import { closedKeys, StateOptions, stateName } from '../states';
 import { changeTask, type TaskPatch } from '../task-actions';
 import { announce, Avatar, ErrorNote, LabelChips, MemberOptions, SubtaskProgress } from '../ui';
 
-type SortKey = 'title' | 'status' | 'priority' | 'assignee' | 'dueDate';
+export type SortKey = 'title' | 'status' | 'priority' | 'assignee' | 'dueDate';
 const COLUMNS: [SortKey, string][] = [
   ['title', 'Title'],
   ['status', 'Status'],
@@ -19,20 +19,36 @@ const COLUMNS: [SortKey, string][] = [
   ['assignee', 'Assignee'],
   ['dueDate', 'Due'],
 ];
-/** The built-in sorts the server also knows, for a list it pages (status and assignee it does not: creation order). */
-const SERVER_SORTS: Partial<Record<SortKey, string>> = { title: 'title', priority: 'priority', dueDate: 'dueDate' };
+/** The built-in sorts the server also knows, for a list it pages (status: the workflow's order; assignee: by name). */
+export const SERVER_SORTS: Partial<Record<SortKey, string>> = { title: 'title', status: 'status', priority: 'priority', assignee: 'assignee', dueDate: 'dueDate' };
 
 /** A sort: a built-in column, or a custom field by its id (`field`), which the server sorts. */
-type Sort = { key: SortKey; field?: undefined; descending: boolean } | { key?: undefined; field: string; descending: boolean };
+export type Sort = { key: SortKey; field?: undefined; descending: boolean } | { key?: undefined; field: string; descending: boolean };
 
 /** The filter by one custom field: its id, and an equal value or (number, date) a range. */
-interface FieldFilter {
+export interface FieldFilter {
   fieldId: string;
   value: string;
   from: string;
   to: string;
 }
-const NO_FIELD_FILTER: FieldFilter = { fieldId: '', value: '', from: '', to: '' };
+export const NO_FIELD_FILTER: FieldFilter = { fieldId: '', value: '', from: '', to: '' };
+/** The list's order until the person sorts: by status, as the board's columns. */
+export const DEFAULT_SORT: Sort = { key: 'status', descending: false };
+
+/** The list's own state beside the board's filters (kept by the page, so a saved view can set and save it). */
+export interface ListState {
+  sort: Sort;
+  setSort: (sort: Sort) => void;
+  fieldFilter: FieldFilter;
+  setFieldFilter: (filter: FieldFilter) => void;
+  /**
+   * A saved view's filters the page has no control for (a status, several priorities…): sent to the
+   * server with the rest. Set, or `served`, the list always shows the server's pages.
+   */
+  extraParams?: Record<string, string | string[]>;
+  served?: boolean;
+}
 
 /** How many tasks a page of the server's filtered or sorted list holds. */
 const PAGE = 50;
@@ -41,15 +57,14 @@ const DEFAULT_COLUMNS = 3;
 
 /**
  * The same filtered tasks as the board, as a sortable table with multi-select and bulk changes, and
- * the project's custom fields as columns the person chooses. A filter or sort by a custom field is
- * the server's (`field.<id>` query parameters, paged by cursor): the list then shows the pages it
- * answers, with the board's other filters sent along.
+ * the project's custom fields as columns the person chooses. A filter or sort by a custom field, a
+ * saved view, or a project the board read only in part is the server's (query parameters, paged by
+ * cursor): the list then shows the pages it answers, with the board's other filters sent along.
  */
-export function TaskList(props: { projectId: string; filters: TaskFilters; tasks: Task[]; members: Member[]; labels: Label[]; states: State[]; editable: boolean }) {
+export function TaskList(props: { projectId: string; filters: TaskFilters; tasks: Task[]; members: Member[]; labels: Label[]; states: State[]; editable: boolean; list: ListState }) {
   const { projectId, tasks, members, labels, states, editable } = props;
-  const [sort, setSort] = useState<Sort>({ key: 'status', descending: false });
+  const { sort, setSort, fieldFilter, setFieldFilter, extraParams, served: alwaysServed } = props.list;
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
-  const [fieldFilter, setFieldFilter] = useState<FieldFilter>(NO_FIELD_FILTER);
   const fields = useFields(projectId);
   const allFields = fields.data ?? [];
   const [shownIds, setShownIds] = useFieldColumns(projectId, allFields);
@@ -57,7 +72,11 @@ export function TaskList(props: { projectId: string; filters: TaskFilters; tasks
   const nameOf = (id: string | null) => (id ? (members.find((member) => member.userId === id)?.name ?? 'A former member') : '');
 
   const filterField = allFields.find((field) => field.id === fieldFilter.fieldId);
-  const params = serverParams(props.filters, filterField, fieldFilter, sort);
+  // A project the board read only in part (issue 37) is sorted and filtered by the server, a page at
+  // a time: sorting or filtering the pages read would show a wrong answer. A project read whole is
+  // sorted here, at once.
+  const partial = states.some((state) => columnHasMore(projectId, state.key));
+  const params = serverParams(props.filters, filterField, fieldFilter, sort, alwaysServed || partial, extraParams);
   const served = useServedTasks(projectId, params);
 
   const localRows = useMemo(() => {
@@ -91,7 +110,7 @@ export function TaskList(props: { projectId: string; filters: TaskFilters; tasks
   const sortedBy = sort.field ? (allFields.find((field) => field.id === sort.field)?.name ?? 'a field') : params && !SERVER_SORTS[sort.key ?? 'status'] ? 'creation' : COLUMNS.find(([key]) => key === sort.key)?.[1];
   const sortState = (active: boolean) => (active ? (sort.descending ? 'descending' : 'ascending') : undefined);
   const sortButton = (label: ComponentChildren, active: boolean, next: () => Sort) => (
-    <button type="button" class="sort" onClick={() => setSort(next)}>
+    <button type="button" class="sort" onClick={() => setSort(next())}>
       {label}
       <span aria-hidden="true">{active ? (sort.descending ? ' ▼' : ' ▲') : ''}</span>
     </button>
@@ -121,7 +140,7 @@ export function TaskList(props: { projectId: string; filters: TaskFilters; tasks
                 </th>
               )}
               {COLUMNS.map(([key, label]) => (
-                // With a field filter the server sorts only by some columns (else by creation): aria-sort says what it did.
+                // Served by the server, a column it could not sort by would be in creation order: aria-sort says what was done.
                 <th key={key} scope="col" aria-sort={sortState(sort.key === key && (!params || Boolean(SERVER_SORTS[key])))}>
                   {sortButton(label, sort.key === key, () => ({ key, descending: sort.key === key ? !sort.descending : false }))}
                 </th>
@@ -188,23 +207,41 @@ export function TaskList(props: { projectId: string; filters: TaskFilters; tasks
  * board's loaded tasks are shown, filtered and sorted in the browser as before). The board's own
  * filters go along as the API's parameters.
  */
-function serverParams(filters: TaskFilters, field: Field | undefined, filter: FieldFilter, sort: Sort): Record<string, string | string[]> | undefined {
-  const fieldParams: Record<string, string> = {};
-  if (field) {
-    const key = `field.${field.id}`;
-    if (field.type === 'number' || field.type === 'date') {
-      if (filter.from) fieldParams[`${key}.gte`] = filter.from;
-      if (filter.to) fieldParams[`${key}.lte`] = filter.to;
-    } else if (filter.value) fieldParams[key] = filter.value;
-  }
-  if (Object.keys(fieldParams).length === 0 && !sort.field) return undefined;
-  const params: Record<string, string | string[]> = { ...fieldParams };
+function serverParams(
+  filters: TaskFilters,
+  field: Field | undefined,
+  filter: FieldFilter,
+  sort: Sort,
+  always = false,
+  extra: Record<string, string | string[]> = {},
+): Record<string, string | string[]> | undefined {
+  const fieldParams = fieldFilterParams(field, filter);
+  if (!always && Object.keys(extra).length === 0 && Object.keys(fieldParams).length === 0 && !sort.field) return undefined;
+  const params: Record<string, string | string[]> = { ...extra, ...filterParams(filters), ...fieldParams };
+  const by = sort.field ? `field.${sort.field}` : (SERVER_SORTS[sort.key ?? 'status'] ?? 'createdAt');
+  params.sort = `${sort.descending ? '-' : ''}${by}`;
+  return params;
+}
+
+/** The board's filters as the task list's query parameters (a saved view's `filters` too). */
+export function filterParams(filters: TaskFilters): Record<string, string | string[]> {
+  const params: Record<string, string | string[]> = {};
   if (filters.assigneeId) params.assigneeId = filters.assigneeId;
   if (filters.priority) params.priority = [filters.priority];
   if (filters.labelId) params.labelId = [filters.labelId];
   if (filters.text.trim()) params.q = filters.text.trim();
-  const by = sort.field ? `field.${sort.field}` : (SERVER_SORTS[sort.key ?? 'status'] ?? 'createdAt');
-  params.sort = `${sort.descending ? '-' : ''}${by}`;
+  return params;
+}
+
+/** The filter by one custom field as query parameters (`field.<id>`, or its `.gte` / `.lte` range). */
+export function fieldFilterParams(field: Pick<Field, 'id' | 'type'> | undefined, filter: FieldFilter): Record<string, string> {
+  const params: Record<string, string> = {};
+  if (!field) return params;
+  const key = `field.${field.id}`;
+  if (field.type === 'number' || field.type === 'date') {
+    if (filter.from) params[`${key}.gte`] = filter.from;
+    if (filter.to) params[`${key}.lte`] = filter.to;
+  } else if (filter.value) params[key] = filter.value;
   return params;
 }
 
@@ -218,14 +255,7 @@ function useServedTasks(projectId: string, params: Record<string, string | strin
   useEffect(() => setPages(1), [signature]);
   const query = useQuery([...fieldKeys.taskQueries(projectId), signature, pages], async () => {
     if (!params) return { items: [] as Task[], more: false };
-    const items: Task[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < pages; page += 1) {
-      const answer = await client.tasks.list({ projectId, ...params, limit: PAGE, ...(cursor ? { cursor } : {}) });
-      items.push(...answer.items);
-      cursor = answer.nextCursor ?? undefined;
-      if (!cursor) break;
-    }
+    const { items, cursor } = await readPages(pages, (cursor) => client.tasks.list({ projectId, ...params, limit: PAGE, ...(cursor ? { cursor } : {}) }));
     return { items, more: cursor !== undefined };
   });
   const last = useRef<{ items: Task[]; more: boolean }>({ items: [], more: false });

@@ -7,6 +7,8 @@ import { client } from '../session';
 import { stateName, useStates } from '../states';
 import { formatEstimate, formatMinutes, todayUtc, UNIT_LABELS, useProject } from '../time';
 import { ErrorNote, Loading, Page } from '../ui';
+import { ViewsMenu } from '../views';
+import { saveBlob } from '../download';
 
 type GroupBy = (typeof TIME_REPORT_GROUPS)[number];
 const GROUP_LABELS = { user: 'Person', task: 'Task', day: 'Day' } as const satisfies Record<GroupBy, string>;
@@ -37,15 +39,7 @@ async function downloadCsv(projectId: string, from: string, to: string, groupBy:
     const body = (await response.json().catch(() => undefined)) as { message?: string } | undefined;
     throw new Error(body?.message ?? `The report could not be downloaded (${response.status}).`);
   }
-  const url = URL.createObjectURL(await response.blob());
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // The download has started from the link; the object URL is not needed afterwards.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  saveBlob(await response.blob(), name);
 }
 
 /** A project's time: who spent how long on what (from–to, grouped), as a table and as CSV; estimate totals per state; the estimate unit. */
@@ -76,10 +70,13 @@ export function TimeReportPage({ params }: { params: { projectId: string } }) {
         <nav class="row" aria-label="Project">
           <a href={`/projects/${projectId}`}>Board</a>
           <a href={`/projects/${projectId}/list`}>List</a>
+          <a href={`/projects/${projectId}/timeline`}>Timeline</a>
+          <a href={`/projects/${projectId}/calendar`}>Calendar</a>
           <a href={`/projects/${projectId}/members`}>Members</a>
           <a href={`/projects/${projectId}/time`} aria-current="page">
             Time
           </a>
+          <ViewsMenu projectId={projectId} />
         </nav>
       }
     >

@@ -21,6 +21,10 @@ export type FieldValue = string | number | boolean | string[];
  * An RFC 5545 RRULE value (an `RRULE:` prefix is allowed): `FREQ` of DAILY, WEEKLY, MONTHLY or YEARLY, with `INTERVAL`, `BYDAY`, `BYMONTHDAY`, `BYMONTH`, `BYSETPOS`, `COUNT` (occurrences left, this task included) and `UNTIL`; dates are stepped in UTC from the task's `dueDate`, which a recurring task must have. Completing the task creates its next occurrence
  */
 export type Recurrence = string;
+/**
+ * How the web app draws the view
+ */
+export type ViewLayout = "board" | "list" | "calendar" | "timeline";
 export type StateCategory = "backlog" | "unstarted" | "started" | "completed" | "cancelled";
 export type FieldType = "text" | "number" | "date" | "select" | "multi_select" | "user" | "checkbox" | "url";
 export type RelationType = "blocks" | "relates_to" | "duplicates";
@@ -31,6 +35,9 @@ export type ActivityType =
   | "member.added"
   | "member.updated"
   | "member.removed"
+  | "invitation.created"
+  | "invitation.deleted"
+  | "invitation.accepted"
   | "task.created"
   | "task.updated"
   | "task.deleted"
@@ -52,7 +59,10 @@ export type ActivityType =
   | "field.deleted"
   | "time_entry.created"
   | "time_entry.updated"
-  | "time_entry.deleted";
+  | "time_entry.deleted"
+  | "view.created"
+  | "view.updated"
+  | "view.deleted";
 /**
  * The caller's role in the project (the owner is an ADMIN)
  */
@@ -61,6 +71,11 @@ export type Role1 = "VIEWER" | "EDITOR" | "ADMIN";
  * The caller's role in the project (the owner is an ADMIN)
  */
 export type Role2 = "VIEWER" | "EDITOR" | "ADMIN";
+export type InviteResult = Member | Invitation;
+/**
+ * The event type delivered; `webhook.test` for a test delivery
+ */
+export type DeliveryEventType = ActivityType | "webhook.test";
 export type NotificationKind =
   "task.assigned" | "comment.mentioned" | "comment.created" | "task.status_changed" | "task.due_soon" | "member.added";
 
@@ -172,6 +187,9 @@ export interface ProcedureInputs {
   "auth.notificationSettings.update": {
     email: NotificationEmailMode;
   };
+  "auth.calendarFeed.create": {};
+  "auth.calendarFeed.get": {};
+  "auth.calendarFeed.delete": {};
   "projects.list": {
     /**
      * Page size, 1–500 (default 100)
@@ -264,6 +282,36 @@ export interface ProcedureInputs {
     email: string;
     role?: Role;
   };
+  "members.listInvitations": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Page size, 1–500 (default 100)
+     */
+    limit?: number;
+    /**
+     * Opaque cursor from the `Link: rel="next"` header of the previous page
+     */
+    cursor?: string;
+  };
+  "members.deleteInvitation": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    invitationId: string;
+  };
+  "members.acceptInvitation": {
+    /**
+     * The token of the invitation's link (`/invite/<token>`)
+     */
+    token: string;
+  };
   "members.changeRole": {
     /**
      * Resource id (UUIDv7); a malformed or unknown id is a 404
@@ -337,11 +385,19 @@ export interface ProcedureInputs {
      */
     dueAfter?: string | Date;
     /**
+     * Only tasks starting strictly before this date-time (a task without a startDate never matches)
+     */
+    startBefore?: string | Date;
+    /**
+     * Only tasks starting strictly after this date-time (a task without a startDate never matches)
+     */
+    startAfter?: string | Date;
+    /**
      * Case-insensitive text searched in title and description; a task key (`WEB-42`, any case) also matches that task
      */
     q?: string;
     /**
-     * Sort field (createdAt, updatedAt, dueDate, priority, title, position, or `field.<fieldId>` for a custom field, tasks without a value last), `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status)
+     * Sort field (createdAt, updatedAt, dueDate, priority, title, position, status, assignee, or `field.<fieldId>` for a custom field, tasks without a value last), `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status); `status` the order of the project's workflow states (the board's columns); `assignee` the assignee's name regardless of case, unassigned tasks last (first descending)
      */
     sort?: string;
     /**
@@ -409,11 +465,19 @@ export interface ProcedureInputs {
      */
     dueAfter?: string | Date;
     /**
+     * Only tasks starting strictly before this date-time (a task without a startDate never matches)
+     */
+    startBefore?: string | Date;
+    /**
+     * Only tasks starting strictly after this date-time (a task without a startDate never matches)
+     */
+    startAfter?: string | Date;
+    /**
      * Case-insensitive text searched in title and description; a task key (`WEB-42`, any case) also matches that task
      */
     q?: string;
     /**
-     * Sort field (createdAt, updatedAt, dueDate, priority, title, position, or `field.<fieldId>` for a custom field, tasks without a value last), `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status)
+     * Sort field (createdAt, updatedAt, dueDate, priority, title, position, status, assignee, or `field.<fieldId>` for a custom field, tasks without a value last), `-` prefix for descending (default `createdAt`); ties broken by id. `position` is the board's order (within each status); `status` the order of the project's workflow states (the board's columns); `assignee` the assignee's name regardless of case, unassigned tasks last (first descending)
      */
     sort?: string;
     /**
@@ -440,6 +504,7 @@ export interface ProcedureInputs {
     status?: TaskStatus;
     priority?: TaskPriority;
     dueDate?: string | Date | null;
+    startDate?: string | Date | null;
     assigneeId?: string | null;
     /**
      * Ids of labels of the task's project (at most 20, each once); replaces the task's labels
@@ -479,6 +544,7 @@ export interface ProcedureInputs {
     status?: TaskStatus;
     priority?: TaskPriority;
     dueDate?: string | Date | null;
+    startDate?: string | Date | null;
     assigneeId?: string | null;
     /**
      * Ids of labels of the task's project (at most 20, each once); replaces the task's labels
@@ -664,6 +730,84 @@ export interface ProcedureInputs {
      * Resource id (UUIDv7); a malformed or unknown id is a 404
      */
     labelId: string;
+  };
+  "views.list": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Page size, 1–500 (default 100)
+     */
+    limit?: number;
+    /**
+     * Opaque cursor from the `Link: rel="next"` header of the previous page
+     */
+    cursor?: string;
+  };
+  "views.create": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * 1–100 characters
+     */
+    name: string;
+    layout: ViewLayout;
+    filters?: ViewFilters;
+    /**
+     * The task list's `sort` parameter, or null for the list's default order
+     */
+    sort?: string | null;
+    /**
+     * Default false: a personal view
+     */
+    shared?: boolean;
+  };
+  "views.get": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    viewId: string;
+  };
+  "views.update": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    viewId: string;
+    /**
+     * 1–100 characters
+     */
+    name?: string;
+    layout?: ViewLayout;
+    filters?: ViewFilters;
+    /**
+     * The task list's `sort` parameter, or null for the list's default order
+     */
+    sort?: string | null;
+    /**
+     * Seen by every member of the project (EDITOR and up make a view shared); otherwise only by its owner
+     */
+    shared?: boolean;
+  };
+  "views.delete": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    viewId: string;
   };
   "states.list": {
     /**
@@ -965,6 +1109,26 @@ export interface ProcedureInputs {
      */
     webhookId: string;
   };
+  "webhooks.test": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    webhookId: string;
+  };
+  "webhooks.rotateSecret": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    webhookId: string;
+  };
   "webhooks.deliveries": {
     /**
      * Resource id (UUIDv7); a malformed or unknown id is a 404
@@ -1114,6 +1278,90 @@ export interface ProcedureInputs {
      */
     groupBy: "user" | "task" | "day";
   };
+  "search.query": {
+    /**
+     * 1–200 characters, web-search syntax: words (all must occur), `"a phrase"`, `or`, `-word` (must not occur); the last bare word also matches as a prefix (`deplo` finds `deploy`); a task key (`ENG-42`, any case) finds that task first
+     */
+    q: string;
+    /**
+     * Page size, 1–500 (default 100)
+     */
+    limit?: number;
+    /**
+     * Opaque cursor from the `Link: rel="next"` header of the previous page
+     */
+    cursor?: string;
+  };
+}
+/**
+ * The task list's filter parameters (GET /tasks/project/{projectId}) as a JSON object: `status`, `statusCategory`, `priority` and `labelId` as arrays, the others as strings, and `field.<fieldId>` (`.gte`, `.lte`) filters; each checked as the list checks it (400 naming `filters.<key>`)
+ */
+export interface ViewFilters {
+  /**
+   * Comma list of state keys: tasks in any of them (a key no state of the project has matches nothing)
+   *
+   * @minItems 1
+   * @maxItems 50
+   *
+   * Items: The key of a state of the project: UPPER_SNAKE, at most 30 characters
+   */
+  status?: string[];
+  /**
+   * Comma list of backlog, unstarted, started, completed, cancelled
+   *
+   * @minItems 1
+   * @maxItems 50
+   */
+  statusCategory?: ("backlog" | "unstarted" | "started" | "completed" | "cancelled")[];
+  /**
+   * Comma list of LOW, MEDIUM, HIGH, URGENT
+   *
+   * @minItems 1
+   * @maxItems 50
+   */
+  priority?: ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
+  /**
+   * A user id, `me` (the caller) or `none` (unassigned)
+   */
+  assigneeId?: string;
+  /**
+   * Comma list of label ids: tasks carrying any of them
+   *
+   * @minItems 1
+   * @maxItems 20
+   */
+  labelId?: string[];
+  /**
+   * A task id (its subtasks) or `none` (top-level tasks only)
+   */
+  parentId?: string;
+  /**
+   * Only tasks due strictly before this date-time
+   */
+  dueBefore?: string | Date;
+  /**
+   * Only tasks due strictly after this date-time
+   */
+  dueAfter?: string | Date;
+  /**
+   * Only tasks starting strictly before this date-time (a task without a startDate never matches)
+   */
+  startBefore?: string | Date;
+  /**
+   * Only tasks starting strictly after this date-time (a task without a startDate never matches)
+   */
+  startAfter?: string | Date;
+  /**
+   * Case-insensitive text searched in title and description; a task key (`WEB-42`, any case) also matches that task
+   */
+  q?: string;
+  [k: string]:
+    | string
+    | string[]
+    | ("backlog" | "unstarted" | "started" | "completed" | "cancelled")[]
+    | ("LOW" | "MEDIUM" | "HIGH" | "URGENT")[]
+    | Date
+    | undefined;
 }
 export interface ProcedureOutputs {
   ProjectEvent: Activity;
@@ -1142,6 +1390,9 @@ export interface ProcedureOutputs {
   "auth.oidc.exchange": AuthResponse;
   "auth.notificationSettings.get": NotificationSettings;
   "auth.notificationSettings.update": NotificationSettings;
+  "auth.calendarFeed.create": CalendarFeedCreated;
+  "auth.calendarFeed.get": CalendarFeedStatus;
+  "auth.calendarFeed.delete": Message;
   "projects.list": {
     items: Project[];
     nextCursor: string | null;
@@ -1156,7 +1407,13 @@ export interface ProcedureOutputs {
     nextCursor: string | null;
   };
   "members.get": Member;
-  "members.invite": Member;
+  "members.invite": InviteResult;
+  "members.listInvitations": {
+    items: Invitation[];
+    nextCursor: string | null;
+  };
+  "members.deleteInvitation": Message;
+  "members.acceptInvitation": AcceptedInvitation;
   "members.changeRole": Member;
   "members.remove": Message;
   "tasks.listForProject": {
@@ -1188,6 +1445,14 @@ export interface ProcedureOutputs {
   "labels.get": Label;
   "labels.update": Label;
   "labels.delete": Message;
+  "views.list": {
+    items: View[];
+    nextCursor: string | null;
+  };
+  "views.create": View;
+  "views.get": View;
+  "views.update": View;
+  "views.delete": Message;
   "states.list": State[];
   "states.create": State;
   "states.get": State;
@@ -1220,6 +1485,8 @@ export interface ProcedureOutputs {
   "webhooks.get": Webhook;
   "webhooks.update": Webhook;
   "webhooks.delete": Message;
+  "webhooks.test": WebhookDelivery;
+  "webhooks.rotateSecret": CreatedWebhook;
   "webhooks.deliveries": {
     items: WebhookDelivery[];
     nextCursor: string | null;
@@ -1246,6 +1513,10 @@ export interface ProcedureOutputs {
   "time.stopTimer": StoppedTimer;
   "time.currentTimer": Timer | null;
   "time.report": TimeReportRow[];
+  "search.query": {
+    items: SearchHit[];
+    nextCursor: string | null;
+  };
 }
 export interface Activity {
   /**
@@ -1270,7 +1541,7 @@ export interface Activity {
    */
   taskId: string | null;
   /**
-   * The changed resource (Project, Member, Task, Comment, Label, State, Relation or Attachment) after the change; before it, for deletions
+   * The changed resource (Project, Member, Invitation, Task, Comment, Label, State, Relation or Attachment) after the change; before it, for deletions
    */
   resource: {
     [k: string]: unknown | undefined;
@@ -1423,6 +1694,22 @@ export interface Redirect {
 export interface NotificationSettings {
   email: NotificationEmailMode;
 }
+export interface CalendarFeedCreated {
+  /**
+   * The secret address of the feed (`<server>/ical/<token>.ics`): shown once, only its digest is kept. Anyone holding it reads the calendar, so share it like a password
+   */
+  url: string;
+}
+export interface CalendarFeedStatus {
+  /**
+   * Whether the caller has a feed address
+   */
+  active: boolean;
+  /**
+   * When the current address was made; null without one
+   */
+  createdAt: string | null;
+}
 export interface Project {
   /**
    * Resource id (UUIDv7)
@@ -1520,6 +1807,44 @@ export interface Member {
    */
   email: string;
 }
+export interface Invitation {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  /**
+   * The invited email
+   */
+  email: string;
+  role: Role;
+  /**
+   * Resource id (UUIDv7)
+   */
+  projectId: string;
+  /**
+   * Always `pending`: an accepted, revoked or expired invitation is no longer listed
+   */
+  status: "pending";
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  expiresAt: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  createdAt: string;
+  /**
+   * The invitation's link, in the answer to the invite only and only when the server sends no email: pass it on yourself
+   */
+  acceptUrl?: string;
+}
+export interface AcceptedInvitation {
+  member: Member;
+  /**
+   * false when the caller already was a member: their role is unchanged and the invitation stays pending
+   */
+  joined: boolean;
+}
 export interface Task {
   /**
    * Resource id (UUIDv7)
@@ -1530,6 +1855,10 @@ export interface Task {
   status: TaskStatus;
   priority: TaskPriority;
   dueDate: string | null;
+  /**
+   * When work on the task begins (never after `dueDate`); null when none. A next occurrence keeps the start-to-due span
+   */
+  startDate: string | null;
   assigneeId: string | null;
   /**
    * Resource id (UUIDv7)
@@ -1711,6 +2040,41 @@ export interface Label {
    * `#rrggbb`, lower case
    */
   color: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  createdAt: string;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  updatedAt: string;
+}
+export interface View {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  /**
+   * Resource id (UUIDv7)
+   */
+  projectId: string;
+  name: string;
+  layout: ViewLayout;
+  /**
+   * The task list's filter parameters (see ViewFilters)
+   */
+  filters: {
+    [k: string]: unknown | undefined;
+  };
+  /**
+   * The task list's `sort` parameter, or null
+   */
+  sort: string | null;
+  shared: boolean;
+  /**
+   * The member who made the view
+   */
+  ownerId: string;
   /**
    * UTC ISO 8601 timestamp with milliseconds
    */
@@ -1906,10 +2270,10 @@ export interface WebhookDelivery {
    */
   id: string;
   /**
-   * The event (activity) id: the `id` of the payload
+   * The event (activity) id: the `id` of the payload; null for a test delivery
    */
-  eventId: string;
-  eventType: ActivityType;
+  eventId: string | null;
+  eventType: DeliveryEventType;
   /**
    * PENDING until delivered (2xx) or given up after the retry window
    */
@@ -2041,6 +2405,25 @@ export interface TimeReportRow {
   label: string;
   minutes: number;
 }
+export interface SearchHit {
+  /**
+   * `task`: the task matched (its key, title or description); `comment`: one of its comments did
+   */
+  kind: "task" | "comment";
+  task: RelatedTask;
+  /**
+   * The matching comment, null for a task hit
+   */
+  commentId: string | null;
+  /**
+   * A short excerpt of the matching text, HTML-escaped, with the matched words in `<mark>…</mark>`
+   */
+  snippet: string;
+  /**
+   * How well it matches, 0–1 (1: the task key); hits come best first
+   */
+  rank: number;
+}
 
 
 /** Procedures that take no input. */
@@ -2067,6 +2450,9 @@ export const PROCEDURE_KINDS = {
   "auth.oidc.exchange": "mutation",
   "auth.notificationSettings.get": "query",
   "auth.notificationSettings.update": "mutation",
+  "auth.calendarFeed.create": "mutation",
+  "auth.calendarFeed.get": "query",
+  "auth.calendarFeed.delete": "mutation",
   "projects.list": "query",
   "projects.create": "mutation",
   "projects.get": "query",
@@ -2077,6 +2463,9 @@ export const PROCEDURE_KINDS = {
   "members.list": "query",
   "members.get": "query",
   "members.invite": "mutation",
+  "members.listInvitations": "query",
+  "members.deleteInvitation": "mutation",
+  "members.acceptInvitation": "mutation",
   "members.changeRole": "mutation",
   "members.remove": "mutation",
   "tasks.listForProject": "query",
@@ -2096,6 +2485,11 @@ export const PROCEDURE_KINDS = {
   "labels.get": "query",
   "labels.update": "mutation",
   "labels.delete": "mutation",
+  "views.list": "query",
+  "views.create": "mutation",
+  "views.get": "query",
+  "views.update": "mutation",
+  "views.delete": "mutation",
   "states.list": "query",
   "states.create": "mutation",
   "states.get": "query",
@@ -2119,6 +2513,8 @@ export const PROCEDURE_KINDS = {
   "webhooks.get": "query",
   "webhooks.update": "mutation",
   "webhooks.delete": "mutation",
+  "webhooks.test": "mutation",
+  "webhooks.rotateSecret": "mutation",
   "webhooks.deliveries": "query",
   "notifications.list": "query",
   "notifications.unreadCount": "query",
@@ -2136,7 +2532,8 @@ export const PROCEDURE_KINDS = {
   "time.startTimer": "mutation",
   "time.stopTimer": "mutation",
   "time.currentTimer": "query",
-  "time.report": "query"
+  "time.report": "query",
+  "search.query": "query"
 } as const;
 
 /** Every `reason` the server gives, as in @tasklane/schemas. */
@@ -2166,6 +2563,7 @@ export const ERROR_REASONS = [
   "INVALID_SIGNED_LINK",
   "INVALID_SSO_CODE",
   "INVALID_UNSUBSCRIBE_TOKEN",
+  "INVITATION_INVALID",
   "JSON_TOO_DEEP",
   "LABEL_EXISTS",
   "LABEL_NOT_IN_PROJECT",
@@ -2196,6 +2594,7 @@ export const ERROR_REASONS = [
   "SESSION_REQUIRED",
   "SLOW_CONSUMER",
   "STALE_VERSION",
+  "START_AFTER_DUE",
   "STATE_EXISTS",
   "STATE_IN_USE",
   "STATE_LIMIT",

@@ -5,7 +5,7 @@ import { requireProjectAccess } from '../policy/access';
 import type { FeedRow } from '../../platform/feed-hub';
 import { followFeed, type SlowConsumerError, type StreamTransport } from '../../platform/feed-follow';
 import type { ActivityHub } from './hub';
-import { toActivity } from './service';
+import { shownTo, toActivity } from './service';
 import { listAfter } from './store';
 
 export { SlowConsumerError, type StreamTransport } from '../../platform/feed-follow';
@@ -28,7 +28,8 @@ export function createEventsService(db: Db, hub: ActivityHub, openStreams: Gauge
     projectId: string,
     options: { lastEventId?: string | null; signal?: AbortSignal; transport: StreamTransport; cutOff: (error: SlowConsumerError) => void },
   ): Promise<AsyncGenerator<Activity>> {
-    await requireProjectAccess(db, projectId, userId);
+    // The reader's role when the stream opens decides what it shows (shownTo) until it reconnects.
+    const shown = shownTo(await requireProjectAccess(db, projectId, userId));
     const rows = await followFeed(hub, projectId, { openStreams, maxQueued }, {
       ...options,
       lastPosition: options.lastEventId ? Number(options.lastEventId) : null,
@@ -36,7 +37,7 @@ export function createEventsService(db: Db, hub: ActivityHub, openStreams: Gauge
       ends: (entry) => endsStream(entry, userId),
     });
     return (async function* () {
-      for await (const row of rows) yield row.entry;
+      for await (const row of rows) yield shown(row.entry);
     })();
   }
 

@@ -1,5 +1,21 @@
 import type { Db } from '@tasklane/db';
-import type { ChangeRoleInput, InviteMemberInput, ListMembersInput, Member, MemberPathInput } from '@tasklane/schemas';
+import type {
+  AcceptInvitationInput,
+  AcceptedInvitation,
+  ChangeRoleInput,
+  Invitation,
+  InvitationPathInput,
+  InviteMemberInput,
+  ListInvitationsInput,
+  ListMembersInput,
+  Member,
+  MemberPathInput,
+} from '@tasklane/schemas';
+import type { MailOutbox } from '../../platform/mail/outbox';
+import { digestOf } from '../access-tokens/service';
+import { lockScope } from '../../events/scope';
+import * as invitationsStore from './invitations-store';
+import { INVITATION_MAIL, INVITE_PATH_PREFIX, type InvitationMailData, type InvitationTokens, TOKEN_PATTERN } from './invitation-mail';
 import { findProjectOwner, isMember, requireProjectAccess } from '../policy/access';
 import { findUserByEmail } from '../auth/service';
 import { isUniqueViolation } from '../../platform/db-errors';
@@ -35,10 +51,64 @@ async function lockCurrent(tx: Db, projectId: string, memberId: string, versions
   return requireVersion(row && { ...row, updatedAt: memberVersion(row) }, versions, 'Member');
 }
 
+const toInvitation = ({ id, email, role, projectId, expiresAt, createdAt }: invitationsStore.InvitationRow): Invitation => ({
+  id,
+  email,
+  role,
+  projectId,
+  status: 'pending',
+  expiresAt: expiresAt.toISOString(),
+  createdAt: createdAt.toISOString(),
+});
+
+/** One answer for every link that does not work (unknown, used, revoked, expired): which of them it is tells nobody anything useful. */
+const invitationInvalid = () =>
+  new DomainError('NOT_FOUND', 'This invitation link is invalid, expired, revoked or already used: ask for a new one', 'INVITATION_INVALID');
+
 const alreadyMember = () => new DomainError('CONFLICT', 'This user is already a member of the project', 'ALREADY_MEMBER');
 const ownerImmutable = (message: string) => new DomainError('CONFLICT', message, 'OWNER_IMMUTABLE');
 
-export function createMembersService(db: Db) {
+/** What invitations of people without an account need: the mail outbox, the links' address and tokens. */
+export interface InvitationOptions {
+  mail: MailOutbox;
+  publicUrl: string;
+  tokens: InvitationTokens;
+}
+
+export function createMembersService(db: Db, invitations: InvitationOptions) {
+  const base = invitations.publicUrl.replace(/\/+$/, '');
+
+  /**
+   * Invites an email no account has: a new invitation, or the renewal of the pending (or expired)
+   * one of the same email (same id, new token and expiry, the new role: the earlier link stops
+   * working). With email the link is mailed in the same transaction; without, the answer carries it.
+   */
+  async function inviteByEmail(userId: string, projectId: string, email: string, role: Member['role']): Promise<Versioned<Invitation>> {
+    // A renewal keeps the row's own id (the upsert returns it).
+    const id = newId();
+    return transactionIn(db, { projectId }, 'Project', async (tx) => {
+      const issued = invitations.tokens.issue();
+      const row = await invitationsStore.upsertInvitation(tx, { id, projectId, email, role, tokenDigest: digestOf(issued.token) });
+      const invitation = toInvitation(row);
+      if (invitations.mail.enabled) {
+        const data: InvitationMailData = {
+          invitationId: row.id,
+          nonce: issued.nonce,
+          projectName: (await invitationsStore.nameOfProject(tx, projectId)) ?? '',
+          inviterName: (await invitationsStore.nameOfUser(tx, userId)) ?? 'Someone',
+          role,
+        };
+        await invitations.mail.enqueue(tx, { kind: INVITATION_MAIL, to: email, data: data as unknown as Record<string, unknown> });
+      }
+      await recordEvent(tx, { projectId, actorId: userId, type: 'invitation.created', resource: invitation });
+      return {
+        resource: invitations.mail.enabled ? invitation : { ...invitation, acceptUrl: `${base}${INVITE_PATH_PREFIX}${issued.token}` },
+        version: row.updatedAt,
+      };
+    });
+  }
+
+
   async function requireMember(projectId: string, memberId: string): Promise<store.MemberRow> {
     const member = isId(memberId) ? await store.findMember(db, projectId, memberId) : undefined;
     if (!member) throw notFound('Member');
@@ -58,10 +128,11 @@ export function createMembersService(db: Db) {
       return versioned(await requireMember(projectId, memberId));
     },
 
-    async invite(userId: string, { id: projectId, email, role = 'VIEWER' }: InviteMemberInput): Promise<Versioned<Member>> {
+    /** A registered user's email adds them at once; any other email gets an invitation (inviteByEmail). */
+    async invite(userId: string, { id: projectId, email, role = 'VIEWER' }: InviteMemberInput): Promise<Versioned<Member | Invitation>> {
       authorize(await requireProjectAccess(db, projectId, userId), 'members.manage');
       const invitee = await findUserByEmail(db, email);
-      if (!invitee) throw new DomainError('NOT_FOUND', 'No registered user has this email', 'USER_NOT_FOUND');
+      if (!invitee) return inviteByEmail(userId, projectId, email, role);
       if (await isMember(db, projectId, invitee.id)) throw alreadyMember();
       try {
         return await transactionIn(db, { projectId }, 'Project', async (tx) => {
@@ -70,6 +141,58 @@ export function createMembersService(db: Db) {
           const member = versioned((await store.findMember(tx, projectId, row.id))!);
           await recordEvent(tx, { projectId, actorId: userId, type: 'member.added', resource: member.resource });
           return member;
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw alreadyMember();
+        throw error;
+      }
+    },
+
+    /** The project's pending invitations, oldest first. ADMIN or owner: they show emails of people who are not members. */
+    async listInvitations(userId: string, { id: projectId, ...query }: ListInvitationsInput): Promise<Page<Invitation>> {
+      authorize(await requireProjectAccess(db, projectId, userId), 'members.manage');
+      const limit = pageSize(query.limit);
+      const rows = await invitationsStore.listPending(db, projectId, decodeIdCursor(query.cursor), limit + 1);
+      return toPage(rows, limit, toInvitation, (row) => [row.id]);
+    },
+
+    /** Revokes an invitation (pending or expired): its link stops working. */
+    async deleteInvitation(userId: string, { id: projectId, invitationId }: InvitationPathInput): Promise<{ message: string }> {
+      authorize(await requireProjectAccess(db, projectId, userId), 'members.manage');
+      await transactionIn(db, { projectId }, 'Project', async (tx) => {
+        const row = isId(invitationId) ? await invitationsStore.findInvitation(tx, projectId, invitationId) : undefined;
+        if (!row || !(await invitationsStore.deleteInvitation(tx, row.id))) throw notFound('Invitation');
+        await recordEvent(tx, { projectId, actorId: userId, type: 'invitation.deleted', resource: toInvitation(row) });
+      });
+      return { message: 'Invitation revoked' };
+    },
+
+    /**
+     * Any signed-in user holding the link joins with the invitation's role, whatever their account's
+     * email (the link is the proof, as the issue has it: whoever registers or signs in through it
+     * joins); the invitation then goes, so the link works once. A caller who already is a member
+     * keeps their role and the invitation stays pending (it was meant for someone else).
+     */
+    async acceptInvitation(userId: string, { token }: AcceptInvitationInput): Promise<AcceptedInvitation> {
+      if (!TOKEN_PATTERN.test(token)) throw invitationInvalid();
+      const tokenDigest = digestOf(token);
+      const found = await invitationsStore.findUsable(db, tokenDigest);
+      if (!found) throw invitationInvalid();
+      const { projectId } = found.invitation;
+      try {
+        return await db.transaction(async (tx) => {
+          // The project first (the lock order of platform/locks.ts), then the invitation, so two accepts of one link join once.
+          if (!(await lockScope(tx, { projectId }))) throw invitationInvalid();
+          const invitation = await invitationsStore.lockUsable(tx, tokenDigest);
+          if (!invitation) throw invitationInvalid();
+          const existing = await store.findMemberOfUser(tx, projectId, userId);
+          if (existing) return { member: toMember(existing), joined: false };
+          const row = await store.insertMember(tx, { id: newId(), projectId, userId, role: invitation.role });
+          const member = toMember((await store.findMember(tx, projectId, row.id))!);
+          await invitationsStore.deleteInvitation(tx, invitation.id);
+          await recordEvent(tx, { projectId, actorId: userId, type: 'invitation.accepted', resource: toInvitation(invitation) });
+          await recordEvent(tx, { projectId, actorId: userId, type: 'member.added', resource: member });
+          return { member, joined: true };
         });
       } catch (error) {
         if (isUniqueViolation(error)) throw alreadyMember();

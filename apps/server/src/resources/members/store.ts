@@ -60,3 +60,14 @@ export const setRoleOfUser = (db: Db, projectId: string, userId: string, role: M
     .update(memberships)
     .set({ role, updatedAt: nextVersionSql(memberships.updatedAt) })
     .where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId)));
+
+/** The user's membership of the project, if any. */
+export const findMemberOfUser = async (db: Db, projectId: string, userId: string): Promise<MemberRow | undefined> =>
+  (
+    await db
+      .select(memberColumns)
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId)))
+      .limit(1)
+  )[0];

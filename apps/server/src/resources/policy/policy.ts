@@ -42,11 +42,17 @@ export const PERMISSIONS = {
   'attachments.upload': editors,
   /** Deleting another member's attachment. */
   'attachments.deleteAny': admins,
+  /** Making a saved view shared with the project, and editing or deleting one's own shared views (every member makes personal views, which only they see). */
+  'views.share': editors,
+  /** Editing or deleting another member's shared view. */
+  'views.manageShared': admins,
   'project.update': admins,
   'members.manage': admins,
   /** Removing oneself from a project (leaving); the owner cannot leave (the members service answers 409). */
   'members.leave': all,
   'webhooks.manage': admins,
+  /** Downloading the whole project (JSON, or its tasks as CSV): every member's email and every task, comment and time entry at once. */
+  'project.export': admins,
   'project.delete': ownerOnly,
   'project.transferOwnership': ownerOnly,
 } as const satisfies Record<string, Allowed>;
@@ -72,10 +78,13 @@ const DESCRIPTIONS: Record<Action, string> = {
   'comment.deleteAny': "delete other members' comments",
   'attachments.upload': 'attach files to tasks',
   'attachments.deleteAny': "delete other members' attachments",
+  'views.share': 'share saved views with the project',
+  'views.manageShared': "change or delete other members' shared views",
   'project.update': 'change the project',
   'members.manage': 'manage members',
   'members.leave': 'leave the project',
   'webhooks.manage': 'manage webhooks',
+  'project.export': 'export the project',
   'project.delete': 'delete the project (owner only)',
   'project.transferOwnership': 'transfer ownership (owner only)',
 };

@@ -30,6 +30,7 @@ export const toTask = (row: store.TaskRow): Task => ({
   status: row.status,
   priority: row.priority,
   dueDate: iso(row.dueDate),
+  startDate: iso(row.startDate),
   assigneeId: row.assigneeId,
   projectId: row.projectId,
   createdById: row.createdById,
@@ -57,7 +58,7 @@ export const toTask = (row: store.TaskRow): Task => ({
 });
 
 /** The project key (upper case) and number a task key names, if `text` is one ("eng-42" too). */
-function parseTaskKey(text: string): { stem: string; number: number } | undefined {
+export function parseTaskKey(text: string): { stem: string; number: number } | undefined {
   const match = TASK_KEY_PATTERN.exec(text);
   const number = Number(match?.[2]);
   // A number beyond the column's range names no task.
@@ -68,7 +69,7 @@ function parseTaskKey(text: string): { stem: string; number: number } | undefine
 const normalizedLabelIds = (labelIds: readonly string[]): string[] => labelIds.map((id) => id.toLowerCase()).sort();
 
 /** The fields a task update reports with old and new values. */
-const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeId', 'completedAt', 'labelIds', 'parentId', 'position', 'recurrence', 'estimate'] as const;
+const TRACKED_TASK_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'startDate', 'assigneeId', 'completedAt', 'labelIds', 'parentId', 'position', 'recurrence', 'estimate'] as const;
 
 export type TaskListQuery = TaskFilterQuery;
 
@@ -90,6 +91,7 @@ function columnsToSet(patch: TaskChange, before: store.TaskRow, category: StateC
     ...(patch.status !== undefined ? { status: patch.status } : {}),
     ...(patch.priority !== undefined ? { priority: patch.priority } : {}),
     ...(patch.dueDate !== undefined ? { dueDate: patch.dueDate === null ? null : new Date(patch.dueDate) } : {}),
+    ...(patch.startDate !== undefined ? { startDate: patch.startDate === null ? null : new Date(patch.startDate) } : {}),
     // Lower case, as the database returns ids: the current assignee in upper case is no change.
     ...(patch.assigneeId !== undefined ? { assigneeId: patch.assigneeId?.toLowerCase() ?? null } : {}),
     ...(patch.labelIds !== undefined ? { labelIds: normalizedLabelIds(patch.labelIds) } : {}),
@@ -164,6 +166,17 @@ async function inProjectRefusal(
   return undefined;
 }
 
+/**
+ * The 400 for a task that would start after it is due, judged on the task as the write leaves it:
+ * a PATCH of only its due date, earlier than its stored start, is refused as one of its start is.
+ * Equal dates are a one-day (one-instant) task, allowed.
+ */
+function checkStartBeforeDue(task: Pick<Task, 'startDate' | 'dueDate'>): void {
+  if (task.startDate !== null && task.dueDate !== null && Date.parse(task.startDate) > Date.parse(task.dueDate)) {
+    throw invalidField(['startDate'], 'startDate must not be after dueDate', 'START_AFTER_DUE');
+  }
+}
+
 /** The 400 for a recurring task without a due date (the rule is stepped from it). */
 const recurrenceNeedsDueDate = () => invalidField(['recurrence'], 'A recurring task needs a dueDate: its rule is stepped from it', 'RECURRENCE_NEEDS_DUE_DATE');
 
@@ -233,6 +246,7 @@ async function applyChange(
 ): Promise<Task> {
   const { set, after, changes } = planUpdate(patch, before, category, fieldWrites);
   if (after.recurrence !== null && after.dueDate === null) throw recurrenceNeedsDueDate();
+  checkStartBeforeDue(after);
   if (fieldWrites.length > 0 || completesRecurring(before, set, after, locks)) {
     const { events } = await writeChange(tx, userId, before, { set, after, changes }, { fieldWrites, locks });
     for (const event of events) await recordEvent(tx, event);
@@ -306,6 +320,8 @@ async function makeOccurrence(tx: Db, userId: string, done: store.TaskRow, locks
     status: locks.unstarted.key,
     priority: done.priority,
     dueDate: due,
+    // The same span before its due date as the completed task had (a start is never after its due date).
+    startDate: done.startDate && new Date(due.getTime() - (done.dueDate!.getTime() - done.startDate.getTime())),
     assigneeId: done.assigneeId,
     createdById: userId,
     completedAt: null,
@@ -374,6 +390,8 @@ export function createTasksService(db: Db) {
       assigneeId,
       dueBefore: query.dueBefore ? new Date(query.dueBefore) : undefined,
       dueAfter: query.dueAfter ? new Date(query.dueAfter) : undefined,
+      startBefore: query.startBefore ? new Date(query.startBefore) : undefined,
+      startAfter: query.startAfter ? new Date(query.startAfter) : undefined,
       text: query.q?.trim() || undefined,
       labelIds: query.labelId ? normalizedLabelIds([...new Set(query.labelId.map((id) => id.toLowerCase()))]) : undefined,
       parentId: query.parentId === 'none' ? null : query.parentId?.toLowerCase(),
@@ -398,7 +416,10 @@ export function createTasksService(db: Db) {
     }
     const cursor = decodeCursor(query.cursor, [store.SORT_CURSOR_CHECKS[order.field], cursorChecks.id]);
     const rows = await store.listTasks(db, scope, filters, order, cursor, limit + 1);
-    return toPage(rows, limit, toTask, (row) => store.cursorOf(toTask(row), order.field));
+    // A joined sort's value (a state's place, an assignee's name) is the row's sortValue; the others are the task's own.
+    const { field } = order;
+    const cursorOf = store.isJoinedSort(field) ? (row: store.SortedRow) => [row.sortValue, row.id] : (row: store.SortedRow) => store.cursorOf(toTask(row), field);
+    return toPage(rows, limit, toTask, cursorOf);
   }
 
   return {
@@ -456,6 +477,7 @@ export function createTasksService(db: Db) {
         if ('refusal' in fieldPlan) throw fieldPlan.refusal;
         if (!state) throw input.status === undefined ? new Error(`Project ${projectId} has no unstarted state`) : unknownStatus(input.status);
         if (recurrence && !input.dueDate) throw recurrenceNeedsDueDate();
+        checkStartBeforeDue({ startDate: input.startDate ?? null, dueDate: input.dueDate ?? null });
         const { number, projectKey } = await store.takeTaskNumber(tx, projectId);
         // A new task goes to the end of its column (as Plane places a new issue), after the checks' locks.
         const position = await positionOfNewTask(tx, projectId);
@@ -467,6 +489,7 @@ export function createTasksService(db: Db) {
           status: state.key,
           priority: input.priority ?? 'MEDIUM',
           dueDate: input.dueDate ? new Date(input.dueDate) : null,
+          startDate: input.startDate ? new Date(input.startDate) : null,
           assigneeId: input.assigneeId?.toLowerCase() ?? null,
           createdById: userId,
           completedAt: state.category === 'completed' ? now : null,

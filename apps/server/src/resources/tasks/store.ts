@@ -2,6 +2,7 @@ import { arrayLiteral, attachments, type Db, labels, memberships, projectKeys, p
 import { type FieldValue, type Role, type StateCategory, TASK_PRIORITIES, type TaskPriority, type TaskSortField } from '@tasklane/schemas';
 import type { FieldFilter, FieldSort } from './field-values';
 import { type CompletingTasks, completingTaskIds } from './completing';
+import { alias, type PgColumn } from 'drizzle-orm/pg-core';
 import { type SQL, and, asc, desc, eq, getTableColumns, gt, ilike, inArray, isNull, lt, max, min, ne, or, sql } from 'drizzle-orm';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../../platform/paging';
 import { nextVersionSql } from '../../platform/versions';
@@ -379,6 +380,9 @@ export interface TaskFilters {
   assigneeId?: string | null;
   dueBefore?: Date;
   dueAfter?: Date;
+  /** Tasks starting strictly before / after: one without a start date matches neither. */
+  startBefore?: Date;
+  startAfter?: Date;
   text?: string;
   /** Tasks carrying any of these labels. */
   labelIds?: string[];
@@ -395,14 +399,34 @@ export interface TaskOrder {
   descending: boolean;
 }
 
-const SORT_COLUMNS = {
+/*
+ * The sorts by what other rows say of a task (no column of its own holds it): its state's place in
+ * its project's workflow (the board's column order; null for a status no state has, listed last)
+ * and its assignee's name regardless of case (null: unassigned, listed last). Each is read by a
+ * left join of that row, its value selected as `sortValue` for the page's cursor.
+ */
+const sortState = alias(projectStates, 'sort_state');
+const sortAssignee = alias(users, 'sort_assignee');
+const JOINED_SORTS = {
+  status: { value: sql<number | null>`${sortState.position}`, join: { table: sortState, on: and(eq(sortState.projectId, tasks.projectId), eq(sortState.key, tasks.status)) } },
+  assignee: { value: sql<string | null>`lower(${sortAssignee.name})`, join: { table: sortAssignee, on: eq(sortAssignee.id, tasks.assigneeId) } },
+};
+type JoinedSort = keyof typeof JOINED_SORTS;
+export const isJoinedSort = (field: TaskSortField): field is JoinedSort => Object.hasOwn(JOINED_SORTS, field);
+
+const SORT_COLUMNS: Record<TaskSortField, SQL | PgColumn> = {
   createdAt: tasks.createdAt,
   updatedAt: tasks.updatedAt,
   dueDate: tasks.dueDate,
   priority: tasks.priority,
   title: tasks.title,
   position: tasks.position,
-} as const;
+  status: JOINED_SORTS.status.value,
+  assignee: JOINED_SORTS.assignee.value,
+};
+
+/** The sorts whose value may be null: those tasks sort last ascending and first descending, as PostgreSQL orders NULLs. */
+const NULLABLE_SORTS: ReadonlySet<TaskSortField> = new Set(['dueDate', 'status', 'assignee']);
 
 /** The SQL type of each sort's cursor value, which reaches the statement as text. */
 const SORT_CASTS: Record<TaskSortField, SQL> = {
@@ -413,6 +437,8 @@ const SORT_CASTS: Record<TaskSortField, SQL> = {
   title: sql.raw('text'),
   // Compared as the column is (byte order), whatever the parameter's collation.
   position: sql.raw('text collate "C"'),
+  status: sql.raw('integer'),
+  assignee: sql.raw('text'),
 };
 
 /** What the first cursor value must be under each sort, so a forged cursor is a 400, not a SQL error. */
@@ -423,10 +449,12 @@ export const SORT_CURSOR_CHECKS: Record<TaskSortField, CursorCheck> = {
   priority: cursorChecks.oneOf(TASK_PRIORITIES),
   title: cursorChecks.text,
   position: cursorChecks.text,
+  status: (value) => value === null || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0),
+  assignee: (value) => value === null || cursorChecks.text(value),
 };
 
 /** The cursor of a listed task (as the API shows it): its sort value and its id (the tie-breaker). */
-export const cursorOf = (task: { id: string } & Record<TaskSortField, string | null>, field: TaskSortField): CursorValue[] => [task[field], task.id];
+export const cursorOf = <Field extends Exclude<TaskSortField, JoinedSort>>(task: { id: string } & Record<Field, string | null>, field: Field): CursorValue[] => [task[field], task.id];
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (match) => `\\${match}`);
 
@@ -442,6 +470,8 @@ interface ListValues {
   assigneeId: string;
   dueBefore: string;
   dueAfter: string;
+  startBefore: string;
+  startAfter: string;
   pattern: string;
   labelIds: string;
   parentId: string;
@@ -466,6 +496,8 @@ function filterConditions(filters: TaskFilters): (SQL | undefined)[] {
     assigneeId === null ? isNull(tasks.assigneeId) : assigneeId !== undefined ? eq(tasks.assigneeId, value('assigneeId')) : undefined,
     filters.dueBefore ? lt(tasks.dueDate, value('dueBefore')) : undefined,
     filters.dueAfter ? gt(tasks.dueDate, value('dueAfter')) : undefined,
+    filters.startBefore ? lt(tasks.startDate, value('startBefore')) : undefined,
+    filters.startAfter ? gt(tasks.startDate, value('startAfter')) : undefined,
     filters.text === undefined ? undefined : or(ilike(tasks.title, value('pattern')), ilike(tasks.description, value('pattern')), keyMatch),
     labelIds.length > 0 ? sql`${tasks.labelIds} && ${value('labelIds')}::uuid[]` : undefined,
     parentId === null ? isNull(tasks.parentId) : parentId !== undefined ? eq(tasks.parentId, value('parentId')) : undefined,
@@ -503,8 +535,9 @@ function fieldConditions(filters: readonly FieldFilter[]): SQL[] {
 }
 
 /**
- * Rows strictly after the cursor in (field, id) order. NULL due dates sort last ascending and
- * first descending, as PostgreSQL orders them, so the (project_id, due_date, id) index serves both.
+ * Rows strictly after the cursor in (field, id) order. NULLs (no due date, no assignee, a status of
+ * no state) sort last ascending and first descending, as PostgreSQL orders them, so the
+ * (project_id, due_date, id) index serves both.
  */
 function afterCursor(order: TaskOrder, cursor: CursorValue[] | undefined): SQL | undefined {
   if (!cursor) return undefined;
@@ -512,12 +545,12 @@ function afterCursor(order: TaskOrder, cursor: CursorValue[] | undefined): SQL |
   const compare = sql.raw(order.descending ? '<' : '>');
   const idAfter = sql`${tasks.id} ${compare} ${value('cursorId')}::uuid`;
   if (cursor[0] === null) {
-    // Only a due date is ever null; the rows after a null one are the other nulls after its id,
-    // and, descending, every dated task.
+    // Only a nullable sort's value is ever null (SORT_CURSOR_CHECKS); the rows after a null one
+    // are the other nulls after its id, and, descending, every task with a value.
     return order.descending ? or(and(isNull(column), idAfter), sql`${column} is not null`) : and(isNull(column), idAfter);
   }
   const rowAfter = sql`(${column}, ${tasks.id}) ${compare} (${value('cursorValue')}::${SORT_CASTS[order.field]}, ${value('cursorId')}::uuid)`;
-  return order.field === 'dueDate' && !order.descending ? or(rowAfter, isNull(column)) : rowAfter;
+  return NULLABLE_SORTS.has(order.field) && !order.descending ? or(rowAfter, isNull(column)) : rowAfter;
 }
 
 /** Which tasks a list reads: one project's, if `memberId` is a member of it, or those of every project of a member. */
@@ -545,7 +578,7 @@ function inScope(scope: TaskScope): SQL | undefined {
  * sort and the kind of cursor (its key below); their values fill its placeholders, so each shape
  * is built and prepared once (preparedOn).
  */
-export function listTasks(db: Db, scope: TaskScope, filters: TaskFilters, order: TaskOrder, cursor: CursorValue[] | undefined, limit: number): Promise<TaskRow[]> {
+export function listTasks(db: Db, scope: TaskScope, filters: TaskFilters, order: TaskOrder, cursor: CursorValue[] | undefined, limit: number): Promise<SortedRow[]> {
   const { statuses = [], statusCategories = [], priorities = [], labelIds = [], assigneeId } = filters;
   const key = [
     'list',
@@ -557,6 +590,8 @@ export function listTasks(db: Db, scope: TaskScope, filters: TaskFilters, order:
     assigneeId === null ? 'none' : assigneeId === undefined ? 'any' : 'one',
     filters.dueBefore !== undefined,
     filters.dueAfter !== undefined,
+    filters.startBefore !== undefined,
+    filters.startAfter !== undefined,
     filters.text !== undefined,
     filters.key !== undefined,
     labelIds.length > 0,
@@ -567,7 +602,9 @@ export function listTasks(db: Db, scope: TaskScope, filters: TaskFilters, order:
   ].join(':');
   const build = (handle: Db) => {
     const direction = order.descending ? desc : asc;
-    return selectTasks(handle, {})
+    const joined = isJoinedSort(order.field) ? JOINED_SORTS[order.field] : undefined;
+    const select = selectTasks(handle, { sortValue: joined ? joined.value : sql<null>`null` });
+    return (joined ? select.leftJoin(joined.join.table, joined.join.on) : select)
       .where(and(inScope(scope), ...filterConditions(filters), afterCursor(order, cursor)))
       .orderBy(direction(SORT_COLUMNS[order.field]), direction(tasks.id))
       .limit(value('limit'))
@@ -590,6 +627,8 @@ function listValues(scope: TaskScope, filters: TaskFilters, cursor: CursorValue[
     // As text, which both drivers pass for the statement to read as timestamptz.
     ...(filters.dueBefore ? { dueBefore: filters.dueBefore.toISOString() } : {}),
     ...(filters.dueAfter ? { dueAfter: filters.dueAfter.toISOString() } : {}),
+    ...(filters.startBefore ? { startBefore: filters.startBefore.toISOString() } : {}),
+    ...(filters.startAfter ? { startAfter: filters.startAfter.toISOString() } : {}),
     ...(filters.text === undefined ? {} : { pattern: `%${escapeLike(filters.text)}%` }),
     labelIds: arrayLiteral(labelIds),
     ...(filters.parentId ? { parentId: filters.parentId } : {}),
@@ -599,8 +638,8 @@ function listValues(scope: TaskScope, filters: TaskFilters, cursor: CursorValue[
   };
 }
 
-/** A task row of a page sorted by a field, with its sort value (null: the task has no value of the field). */
-export type FieldSortedRow = TaskRow & { sortValue: string | number | null };
+/** A task row of a page sorted by a joined sort or a field, with its sort value (null: none, or a sort by the task's own column). */
+export type SortedRow = TaskRow & { sortValue: string | number | null };
 
 /**
  * One page of tasks sorted by a custom field's value, then id, those without a value last (in id
@@ -609,14 +648,14 @@ export type FieldSortedRow = TaskRow & { sortValue: string | number | null };
  * the others, once those run out, in id order with no value of the field: neither part reads more
  * rows as the project grows.
  */
-export async function listTasksByField(db: Db, scope: TaskScope, filters: TaskFilters, sort: FieldSort, cursor: CursorValue[] | undefined, limit: number): Promise<FieldSortedRow[]> {
+export async function listTasksByField(db: Db, scope: TaskScope, filters: TaskFilters, sort: FieldSort, cursor: CursorValue[] | undefined, limit: number): Promise<SortedRow[]> {
   const handle = currentHandle(db);
   const direction = sort.descending ? desc : asc;
   const compare = sql.raw(sort.descending ? '<' : '>');
   const column = sort.column === 'number' ? taskFieldValues.sortNumber : taskFieldValues.sortText;
   const cast = sql.raw(sort.column === 'number' ? 'double precision' : 'text');
   const values = listValues(scope, filters, undefined, limit);
-  const rows: FieldSortedRow[] = [];
+  const rows: SortedRow[] = [];
   if (!cursor || cursor[0] !== null) {
     const after = cursor ? sql`(${column}, ${taskFieldValues.taskId}) ${compare} (${cursor[0]}::${cast}, ${cursor[1]}::uuid)` : undefined;
     const valued = await selectTasks(handle, { sortValue: sql<string | number | null>`${column}` })
@@ -626,7 +665,7 @@ export async function listTasksByField(db: Db, scope: TaskScope, filters: TaskFi
       .limit(value('limit'))
       .prepare('tasks_list_by_field')
       .execute(values);
-    rows.push(...(valued as FieldSortedRow[]));
+    rows.push(...(valued as SortedRow[]));
   }
   if (rows.length < limit) {
     const after = cursor?.[0] === null ? sql`${tasks.id} ${compare} ${cursor[1]}::uuid` : undefined;
@@ -637,7 +676,7 @@ export async function listTasksByField(db: Db, scope: TaskScope, filters: TaskFi
       .limit(value('limit'))
       .prepare('tasks_list_without_field')
       .execute({ ...values, limit: limit - rows.length });
-    rows.push(...(rest as FieldSortedRow[]));
+    rows.push(...(rest as SortedRow[]));
   }
   return rows.map((row) => ({ ...row, sortValue: row.sortValue === null || sort.column === 'text' ? row.sortValue : Number(row.sortValue) }));
 }

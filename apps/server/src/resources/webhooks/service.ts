@@ -11,6 +11,7 @@ import type {
   Webhook,
   WebhookPathInput,
 } from '@tasklane/schemas';
+import { WEBHOOK_TEST_EVENT } from '@tasklane/schemas';
 import { requireProjectAccess } from '../policy/access';
 import type { WebhookConfig } from '../../platform/config';
 import { isId, newId } from '../../platform/ids';
@@ -23,6 +24,8 @@ import * as store from './store';
 import { checkTarget } from './target';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 
 /** The secret never leaves the service after creation. */
 export const toWebhook = (row: store.WebhookRow): Webhook => ({
@@ -39,8 +42,8 @@ export const toWebhook = (row: store.WebhookRow): Webhook => ({
 
 const toDelivery = (row: store.DeliveryRow): Delivery => ({
   id: String(row.id),
-  eventId: String(row.eventId),
-  eventType: row.eventType as ActivityType,
+  eventId: row.eventId === null ? null : String(row.eventId),
+  eventType: row.eventType as Delivery['eventType'],
   state: row.state,
   attempts: row.attempts,
   lastStatus: row.lastStatus,
@@ -63,7 +66,7 @@ export function createWebhooksService(db: Db, config: WebhookConfig) {
     async create(userId: string, { id: projectId, url, events = [], active = true }: CreateWebhookInput): Promise<CreatedWebhook> {
       authorize(await requireProjectAccess(db, projectId, userId), 'webhooks.manage');
       await checkTarget(url, config.allowPrivate);
-      const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+      const secret = newSecret();
       const row = await transactionIn(db, { projectId }, 'Project', (tx) =>
         store.insertWebhook(tx, { id: newId(), projectId, url, events: [...new Set(events)], active, secret, createdById: userId }),
       );
@@ -106,6 +109,45 @@ export function createWebhooksService(db: Db, config: WebhookConfig) {
         if (!(await store.deleteWebhook(tx, path.id, path.webhookId))) throw notFound('Webhook');
       });
       return { message: 'Webhook deleted' };
+    },
+
+    /**
+     * Queues a `webhook.test` delivery to this webhook only, through the delivery worker like any
+     * other (signed, logged). A disabled webhook can be tested: it is how an admin checks a fixed URL
+     * before re-enabling it. The body has the shape of an event's, with a null id (no event caused it).
+     */
+    async test(userId: string, path: WebhookPathInput): Promise<Delivery> {
+      await loadWebhook(userId, path);
+      return db.transaction(async (tx) => {
+        const row = await store.findWebhook(tx, path.id, path.webhookId, { forUpdate: true });
+        if (!row) throw notFound('Webhook');
+        const payload = {
+          id: null,
+          type: WEBHOOK_TEST_EVENT,
+          time: new Date().toISOString(),
+          actorId: userId,
+          projectId: path.id,
+          taskId: null,
+          resource: toWebhook(row),
+          changes: null,
+        };
+        return toDelivery(await store.insertTestDelivery(tx, row.id, WEBHOOK_TEST_EVENT, JSON.stringify(payload)));
+      });
+    },
+
+    /**
+     * A new signing secret, returned only here. Every attempt from the commit on is signed with it,
+     * pending and retried deliveries included (the sender reads the secret when it claims one).
+     */
+    async rotateSecret(userId: string, path: WebhookPathInput, versions?: Date[]): Promise<CreatedWebhook> {
+      await loadWebhook(userId, path);
+      const secret = newSecret();
+      return db.transaction(async (tx) => {
+        requireVersion(await store.findWebhook(tx, path.id, path.webhookId, { forUpdate: true }), versions, 'Webhook');
+        const row = await store.updateWebhook(tx, path.id, path.webhookId, { secret });
+        if (!row) throw notFound('Webhook');
+        return { ...toWebhook(row), secret };
+      });
     },
 
     async deliveries(userId: string, { id, webhookId, ...query }: ListDeliveriesInput): Promise<Page<Delivery>> {

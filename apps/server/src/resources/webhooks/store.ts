@@ -1,5 +1,6 @@
 import { activity, type Db, webhookDeliveries, webhooks } from '@tasklane/db';
 import { and, asc, count, desc, eq, gt, inArray, isNull, lt, ne, sql } from 'drizzle-orm';
+import { DELIVERIES_CHANNEL } from '../../events/processors/webhooks';
 import { rowsOf } from '../../platform/sql';
 import { nextVersionSql } from '../../platform/versions';
 
@@ -44,6 +45,18 @@ export const listDeliveries = (db: Db, webhookId: string, beforeId: number | und
     .orderBy(desc(webhookDeliveries.id))
     .limit(limit);
 
+/**
+ * A test delivery of `eventType` to one webhook, in the caller's transaction: no event behind it
+ * (event_id null), queued on its own ordering key (the webhook's id, never a task's or a project's)
+ * so it does not wait behind the webhook's other deliveries. Every instance's senders are woken at
+ * commit, as for the deliveries of events.
+ */
+export async function insertTestDelivery(db: Db, webhookId: string, eventType: string, payload: string): Promise<DeliveryRow> {
+  const [row] = await db.insert(webhookDeliveries).values({ webhookId, eventId: null, eventType, orderingKey: webhookId, payload }).returning();
+  await db.execute(sql`select pg_notify(${DELIVERIES_CHANNEL}, '')`);
+  return row!;
+}
+
 export interface ClaimedDelivery {
   id: number;
   webhookId: string;
@@ -54,6 +67,8 @@ export interface ClaimedDelivery {
   createdAt: Date;
   url: string;
   secret: string;
+  /** A test delivery: sent to a disabled webhook too, attempted once, and never counted in the webhook's failures. */
+  test: boolean;
 }
 
 /**
@@ -69,7 +84,8 @@ export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<
     from ${webhooks} as w
     where w.id = d.webhook_id and d.id in (
       select due.id from ${webhookDeliveries} as due
-      join ${webhooks} as hook on hook.id = due.webhook_id and hook.active
+      -- A test delivery is sent to a disabled webhook too: it is how an admin checks a fixed URL.
+      join ${webhooks} as hook on hook.id = due.webhook_id and (hook.active or due.event_id is null)
       where due.state = 'PENDING' and due.next_attempt_at <= now()
         and (due.leased_until is null or due.leased_until < now())
         and not exists (
@@ -81,7 +97,7 @@ export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<
       limit ${limit}
       for update of due skip locked
     )
-    returning d.id::text as id, d.webhook_id, d.event_type, d.payload, d.attempts::text as attempts, d.created_at::text as created_at, w.url, w.secret`);
+    returning d.id::text as id, d.webhook_id, d.event_type, d.payload, d.attempts::text as attempts, d.created_at::text as created_at, w.url, w.secret, (d.event_id is null)::text as test`);
   return rowsOf<Record<string, string>>(result).map((row) => ({
     id: Number(row.id),
     webhookId: row.webhook_id!,
@@ -92,6 +108,7 @@ export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<
     createdAt: webhookDeliveries.createdAt.mapFromDriverValue(row.created_at!) as Date,
     url: row.url!,
     secret: row.secret!,
+    test: row.test === 'true',
   }));
 }
 
@@ -101,11 +118,14 @@ export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<
  */
 export async function markDelivered(db: Db, delivery: ClaimedDelivery, status: number): Promise<void> {
   await db.transaction(async (tx) => {
-    // The failure count is part of the webhook's answer, so its version (ETag) moves with it.
-    await tx
-      .update(webhooks)
-      .set({ consecutiveFailures: 0, updatedAt: nextVersionSql(webhooks.updatedAt) })
-      .where(and(eq(webhooks.id, delivery.webhookId), ne(webhooks.consecutiveFailures, 0)));
+    // The failure count is part of the webhook's answer, so its version (ETag) moves with it. A
+    // test delivery leaves the webhook as it is.
+    if (!delivery.test) {
+      await tx
+        .update(webhooks)
+        .set({ consecutiveFailures: 0, updatedAt: nextVersionSql(webhooks.updatedAt) })
+        .where(and(eq(webhooks.id, delivery.webhookId), ne(webhooks.consecutiveFailures, 0)));
+    }
     await tx
       .update(webhookDeliveries)
       .set({ state: 'DELIVERED', lastStatus: status, lastError: null, deliveredAt: new Date(), leasedUntil: null, updatedAt: new Date() })
@@ -113,21 +133,26 @@ export async function markDelivered(db: Db, delivery: ClaimedDelivery, status: n
   });
 }
 
-/** A failed attempt: retried at `retryAt`, or, with `retryAt` null, given up and the webhook disabled with `disabledReason`. */
+/**
+ * A failed attempt: retried at `retryAt`, or, with `retryAt` null, given up and the webhook disabled
+ * with `disabledReason`. A test delivery only records its failure: the webhook is left as it is.
+ */
 export async function markFailed(
   db: Db,
   delivery: ClaimedDelivery,
   outcome: { status: number | null; error: string; retryAt: Date | null; disabledReason: string },
 ): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx
-      .update(webhooks)
-      .set({
-        consecutiveFailures: sql`${webhooks.consecutiveFailures} + 1`,
-        updatedAt: nextVersionSql(webhooks.updatedAt),
-        ...(outcome.retryAt ? {} : { active: false, disabledReason: outcome.disabledReason }),
-      })
-      .where(eq(webhooks.id, delivery.webhookId));
+    if (!delivery.test) {
+      await tx
+        .update(webhooks)
+        .set({
+          consecutiveFailures: sql`${webhooks.consecutiveFailures} + 1`,
+          updatedAt: nextVersionSql(webhooks.updatedAt),
+          ...(outcome.retryAt ? {} : { active: false, disabledReason: outcome.disabledReason }),
+        })
+        .where(eq(webhooks.id, delivery.webhookId));
+    }
     await tx
       .update(webhookDeliveries)
       .set({

@@ -39,7 +39,8 @@ export function startDeliveryWorker(
       onAttempt('delivered');
       return;
     }
-    const retryAt = nextAttemptAt(delivery.attempts, delivery.createdAt, new Date(), config);
+    // A test is attempted once: the admin who sent it reads its result in the log, and sends another.
+    const retryAt = delivery.test ? null : nextAttemptAt(delivery.attempts, delivery.createdAt, new Date(), config);
     await store.markFailed(db, delivery, {
       status: result.status,
       error: result.error ?? 'failed',

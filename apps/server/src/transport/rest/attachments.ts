@@ -5,13 +5,12 @@ import parseRange from 'range-parser';
 import type { AuthService } from '../../resources/auth/service';
 import type { AttachmentRow, AttachmentsService } from '../../resources/attachments/service';
 import { INLINE_TYPES } from '../../resources/attachments/content';
-import { callRefusal, runWithGrant, SESSION_GRANT, type TokenNeed } from '../../resources/policy/policy';
-import { DomainError } from '../../platform/errors';
-import { isDatabaseUnavailable } from '../../platform/db-errors';
+import { runWithGrant } from '../../resources/policy/policy';
 import { ifNoneMatchNames } from '../../platform/versions';
 import { BlobTooLargeError } from '../../platform/storage';
 import { recordingEvents } from '../../events/record';
 import { errorBody, sendError } from './rest-errors';
+import { authenticate, refuse as refuseInBody } from './plain-routes';
 
 export interface AttachmentRoutesOptions {
   auth: AuthService;
@@ -24,52 +23,17 @@ export interface AttachmentRoutesOptions {
 /** What multipart framing may add to the file's bytes (boundaries, part headers) before a Content-Length is plainly too large. */
 const MULTIPART_OVERHEAD = 64 * 1024;
 
-const STATUS_OF: Record<DomainError['code'], number> = {
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  PRECONDITION_FAILED: 412,
-  PAYLOAD_TOO_LARGE: 413,
-  TOO_MANY_REQUESTS: 429,
-  SERVICE_UNAVAILABLE: 503,
-};
-
-/** A refusal of these routes in the documented error body (an unexpected failure goes on to the app's error handler, a 500). */
+/** A refusal of these routes in the documented error body; an over-long file closes the connection. */
 function refuse(request: FastifyRequest, reply: FastifyReply, error: unknown) {
-  if (error instanceof DomainError) {
-    const status = STATUS_OF[error.code];
-    if (status === 413) reply.header('connection', 'close');
-    return sendError(request, reply, status, errorBody(status, error.message, error.reason));
-  }
   if (error instanceof BlobTooLargeError) {
     // The rest of an over-long body is not read: the connection closes after the answer.
     reply.header('connection', 'close');
     return sendError(request, reply, 413, errorBody(413, `The file exceeds ATTACHMENT_MAX_BYTES (${error.maxBytes} bytes)`, 'PAYLOAD_TOO_LARGE'));
   }
-  if (isDatabaseUnavailable(error)) return sendError(request, reply, 503, errorBody(503, 'The database is unavailable; retry shortly', 'DATABASE_UNAVAILABLE'));
-  throw error;
+  return refuseInBody(request, reply, error);
 }
 
 type IdRequest = FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string | undefined> }>;
-
-/**
- * The caller of a bearer-token request and its grant, as the procedures check them (`procedure`
- * names the table row for scope errors, `need` the token scope); undefined once 401 or 403 was sent.
- */
-async function authenticate(request: FastifyRequest, reply: FastifyReply, auth: AuthService, procedure: string, need: TokenNeed) {
-  const claims = await auth.identify(request.headers.authorization);
-  const userId = claims && (await auth.isCurrent(claims)) ? claims.userId : null;
-  if (!claims || !userId) {
-    reply.header('www-authenticate', 'Bearer');
-    return void (await sendError(request, reply, 401, errorBody(401, 'Missing, invalid or expired token')));
-  }
-  const grant = claims.grant ?? SESSION_GRANT;
-  const refusal = callRefusal(grant, procedure, need);
-  if (refusal) return void (await sendError(request, reply, 403, errorBody(403, refusal.message, refusal.reason)));
-  return { userId, grant };
-}
 
 /**
  * The upload (multipart), the bytes and the preview of attachments: plain Fastify routes, since the

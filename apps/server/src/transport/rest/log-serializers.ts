@@ -9,8 +9,18 @@ import stdSerializers from 'pino-std-serializers';
  */
 const SECRET_PARAMS = ['access_token', 'token', 'connectionParams', 'code', 'state'];
 
-/** The URL with secret query values replaced, for logs. */
+/** A calendar feed's address is its credential (`/ical/<token>.ics`). */
+const FEED_TOKEN = /^\/ical\/[^/?]+\.ics/;
+
+/** An invitation's link is its credential: the web app's page (`/invite/<token>`) and its accept route. */
+const INVITE_PAGE = /^\/invite\/[^/?]+/;
+const INVITE_ACCEPT = /^\/api\/v1\/invitations\/[^/?]+\/accept/;
+
+/** The URL with secret query values, and a calendar feed's or an invitation's token, replaced, for logs. */
 export function redactUrl(url: string): string {
+  if (FEED_TOKEN.test(url)) url = url.replace(FEED_TOKEN, '/ical/[redacted].ics');
+  if (INVITE_PAGE.test(url)) url = url.replace(INVITE_PAGE, '/invite/[redacted]');
+  if (INVITE_ACCEPT.test(url)) url = url.replace(INVITE_ACCEPT, '/api/v1/invitations/[redacted]/accept');
   if (!url.includes('?')) return url;
   const parsed = new URL(url, 'http://localhost');
   let changed = false;

@@ -2,6 +2,7 @@ import { ErrorBodySchema, UnsubscribeBody } from '@tasklane/schemas';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { attachmentOperations, CONTENT_PATH, THUMBNAIL_PATH, UPLOAD_PATH } from './attachments-openapi';
+import { ACCOUNT_EXPORT_PATH, exportOperations, PROJECT_EXPORT_PATH } from './export-openapi';
 import { documentAsRestList } from './paged-lists';
 import type { RestRoute } from './rest-input';
 import type { ProcedureMeta } from '../trpc/init';
@@ -421,12 +422,15 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
     }
   }
   const attachmentPaths = attachmentOperations({ pathParameter, errorResponse });
+  const exportPaths = exportOperations({ pathParameter, errorResponse });
   document.paths = {
     ...document.paths,
     // The upload's POST joins the list's GET (a procedure) on the same path.
     [UPLOAD_PATH]: { ...(document.paths?.[UPLOAD_PATH] as object | undefined), ...attachmentPaths[UPLOAD_PATH] },
     [CONTENT_PATH]: attachmentPaths[CONTENT_PATH],
     [THUMBNAIL_PATH]: attachmentPaths[THUMBNAIL_PATH],
+    [PROJECT_EXPORT_PATH]: exportPaths[PROJECT_EXPORT_PATH],
+    [ACCOUNT_EXPORT_PATH]: exportPaths[ACCOUNT_EXPORT_PATH],
     [EVENTS_PATH]: { get: eventsOperation() },
     [NOTIFICATION_EVENTS_PATH]: { get: notificationEventsOperation() },
     [UNSUBSCRIBE_DOC_PATH]: unsubscribeOperations(),

@@ -2,6 +2,7 @@ import { accessTokensRouter } from './routers/access-tokens';
 import { activityRouter } from './routers/activity';
 import { attachmentsRouter } from './routers/attachments';
 import { authRouter } from './routers/auth';
+import { calendarFeedRouter } from './routers/calendar-feed';
 import { commentsRouter } from './routers/comments';
 import { labelsRouter } from './routers/labels';
 import { membersRouter } from './routers/members';
@@ -11,7 +12,9 @@ import { projectsRouter } from './routers/projects';
 import { statesRouter } from './routers/states';
 import { fieldsRouter } from './routers/fields';
 import { relationsRouter } from './routers/relations';
+import { searchRouter } from './routers/search';
 import { tasksRouter } from './routers/tasks';
+import { viewsRouter } from './routers/views';
 import { webhooksRouter } from './routers/webhooks';
 import { ssoRouter } from './routers/sso';
 import { mergeRouters, router } from './init';
@@ -19,12 +22,13 @@ import type { ProcedurePathOf } from './procedure-paths';
 import { timeTrackingRouter } from './routers/time-tracking';
 
 export const appRouter = router({
-  auth: mergeRouters(authRouter, router({ tokens: accessTokensRouter, oidc: ssoRouter, notificationSettings: notificationSettingsRouter })),
+  auth: mergeRouters(authRouter, router({ tokens: accessTokensRouter, oidc: ssoRouter, notificationSettings: notificationSettingsRouter, calendarFeed: calendarFeedRouter })),
   projects: projectsRouter,
   members: membersRouter,
   tasks: tasksRouter,
   comments: commentsRouter,
   labels: labelsRouter,
+  views: viewsRouter,
   states: statesRouter,
   fields: fieldsRouter,
   relations: relationsRouter,
@@ -34,6 +38,7 @@ export const appRouter = router({
   notifications: notificationsRouter,
   watching: watchingRouter,
   time: timeTrackingRouter,
+  search: searchRouter,
 });
 
 export type AppRouter = typeof appRouter;

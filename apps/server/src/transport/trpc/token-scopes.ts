@@ -47,6 +47,9 @@ export const TOKEN_NEEDS = scopesTable({
   'auth.tokens.revoke': 'session',
   'auth.notificationSettings.get': 'read',
   'auth.notificationSettings.update': 'session',
+  'auth.calendarFeed.create': 'session',
+  'auth.calendarFeed.get': 'read',
+  'auth.calendarFeed.delete': 'session',
 
   'projects.list': 'read',
   'projects.get': 'read',
@@ -61,6 +64,10 @@ export const TOKEN_NEEDS = scopesTable({
   'members.invite': 'admin',
   'members.changeRole': 'admin',
   'members.remove': 'admin',
+  'members.listInvitations': 'admin',
+  'members.deleteInvitation': 'admin',
+  // Joining a project is the account's own act, as signing up through the link would be.
+  'members.acceptInvitation': 'session',
 
   'tasks.listForProject': 'read',
   'tasks.listMine': 'read',
@@ -90,6 +97,11 @@ export const TOKEN_NEEDS = scopesTable({
   'labels.create': 'write',
   'labels.update': 'write',
   'labels.delete': 'write',
+  'views.list': 'read',
+  'views.get': 'read',
+  'views.create': 'write',
+  'views.update': 'write',
+  'views.delete': 'write',
 
   'states.list': 'read',
   'states.get': 'read',
@@ -118,6 +130,8 @@ export const TOKEN_NEEDS = scopesTable({
   'webhooks.create': 'admin',
   'webhooks.update': 'admin',
   'webhooks.delete': 'admin',
+  'webhooks.test': 'admin',
+  'webhooks.rotateSecret': 'admin',
 
   'notifications.list': 'read',
   'notifications.unreadCount': 'read',
@@ -128,6 +142,8 @@ export const TOKEN_NEEDS = scopesTable({
   'watching.get': 'read',
   'watching.subscribe': 'write',
   'watching.unsubscribe': 'write',
+
+  'search.query': 'read',
 });
 
 /**

@@ -1,5 +1,11 @@
 import {
+  AcceptedInvitationSchema,
+  AcceptInvitationInput,
   ChangeRoleInput,
+  InvitationPathInput,
+  InvitationSchema,
+  InviteResultSchema,
+  ListInvitationsInput,
   InviteMemberInput,
   ListMembersInput,
   MemberPathInput,
@@ -31,7 +37,14 @@ export const membersRouter = router({
 
   invite: protectedProcedure
     .meta({
-      openapi: { method: 'POST', path: '/projects/{id}/members/invite', tags, summary: 'Invite a user', description: 'Adds a registered user to the project by email (role defaults to VIEWER). ADMIN or owner. Honours Idempotency-Key.' },
+      openapi: {
+        method: 'POST',
+        path: '/projects/{id}/members/invite',
+        tags,
+        summary: 'Invite someone',
+        description:
+          'By email (role defaults to VIEWER). A registered user is added at once: the answer is the Member. Any other email gets an Invitation (Location: the project\'s invitations) whose link, `<PUBLIC_URL>/invite/<token>`, is emailed, or, when the server sends no email, given once as `acceptUrl`. Inviting an email with an invitation renews it (same id, new link and expiry; the earlier link stops working). ADMIN or owner. Honours Idempotency-Key.',
+      },
       successStatus: 201,
       location: '/projects/{projectId}/members/{id}',
       errors: [403, 409],
@@ -39,11 +52,48 @@ export const membersRouter = router({
       requestHeaders: ['Idempotency-Key'],
     })
     .input(InviteMemberInput)
-    .output(MemberSchema)
-    .mutation(async ({ ctx, input }) =>
+    .output(InviteResultSchema)
+    .mutation(async ({ ctx, input }) => {
       // The version is kept with the stored answer, so a replay carries the first answer's ETag.
-      withVersionETag(ctx.response, await idempotentCreate(ctx, 'members.invite', input, () => ctx.services.members.invite(ctx.userId, input))),
-    ),
+      const created = await idempotentCreate(ctx, 'members.invite', input, () => ctx.services.members.invite(ctx.userId, input));
+      const { resource } = created;
+      if ('status' in resource) ctx.response.headers.location = `/api/v1/projects/${resource.projectId}/invitations/${resource.id}`;
+      return withVersionETag(ctx.response, created);
+    }),
+
+  ...pagedList('listInvitations', {
+    meta: {
+      openapi: { method: 'GET', path: '/projects/{id}/invitations', tags, summary: 'List pending invitations', description: "The project's pending invitations (not yet accepted, revoked or expired), oldest first, paged by cursor. ADMIN or owner." },
+      errors: [403],
+    },
+    input: ListInvitationsInput,
+    item: InvitationSchema,
+    list: (ctx, input) => ctx.services.members.listInvitations(ctx.userId, input),
+  }),
+
+  deleteInvitation: protectedProcedure
+    .meta({
+      openapi: { method: 'DELETE', path: '/projects/{id}/invitations/{invitationId}', tags, summary: 'Revoke an invitation', description: 'Its link stops working. ADMIN or owner.' },
+      errors: [403],
+    })
+    .input(InvitationPathInput)
+    .output(MessageSchema)
+    .mutation(({ ctx, input }) => ctx.services.members.deleteInvitation(ctx.userId, input)),
+
+  acceptInvitation: protectedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/invitations/{token}/accept',
+        tags,
+        summary: 'Accept an invitation',
+        description:
+          "The signed-in user, whatever their email, joins the invitation's project with its role; the link then no longer works. Already a member: `joined` is false, the role unchanged and the invitation left pending. An unknown, used, revoked or expired link is a 404 INVITATION_INVALID.",
+      },
+    })
+    .input(AcceptInvitationInput)
+    .output(AcceptedInvitationSchema)
+    .mutation(({ ctx, input }) => ctx.services.members.acceptInvitation(ctx.userId, input)),
 
   changeRole: protectedProcedure
     .meta({

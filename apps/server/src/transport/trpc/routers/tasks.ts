@@ -62,7 +62,7 @@ export const tasksRouter = router({
 
   update: protectedProcedure
     .meta({
-      openapi: { method: 'PATCH', path: '/tasks/{id}', tags, summary: 'Update a task', description: 'Any of title, description, status, priority, dueDate, assigneeId, labelIds, parentId, recurrence (null clears; a parent that would make the task its own ancestor: 400 PARENT_CYCLE). Completing a recurring task creates its next occurrence (once). EDITOR, ADMIN or owner. With If-Match, a stale version is refused (412).' },
+      openapi: { method: 'PATCH', path: '/tasks/{id}', tags, summary: 'Update a task', description: 'Any of title, description, status, priority, dueDate, startDate, assigneeId, labelIds, parentId, recurrence (null clears; a parent that would make the task its own ancestor: 400 PARENT_CYCLE; a startDate after the dueDate the task is left with, either sent or stored: 400 START_AFTER_DUE). Completing a recurring task creates its next occurrence (once). EDITOR, ADMIN or owner. With If-Match, a stale version is refused (412).' },
       errors: [403, 412],
       headers: ['ETag'],
       requestHeaders: ['If-Match'],

@@ -71,6 +71,44 @@ export const webhooksRouter = router({
     .output(MessageSchema)
     .mutation(({ ctx, input }) => ctx.services.webhooks.remove(ctx.userId, input, acceptedVersions(ctx.ifMatch))),
 
+  test: protectedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${base}/{webhookId}/test`,
+        tags,
+        summary: 'Send a test delivery',
+        description: `Queues a \`webhook.test\` delivery to this webhook only, signed and sent like every delivery, and returns it as the delivery log lists it (202: follow its state there). A disabled webhook is sent it too, so a fixed URL can be checked before re-enabling; a test is attempted once and never counts towards disabling the webhook. Send no body. ${adminOnly}`,
+        successDescription: 'Accepted',
+      },
+      successStatus: 202,
+      errors: [403],
+    })
+    .input(WebhookPathInput)
+    .output(DeliverySchema)
+    .mutation(async ({ ctx, input }) => {
+      const delivery = await ctx.services.webhooks.test(ctx.userId, input);
+      ctx.response.status = 202;
+      return delivery;
+    }),
+
+  rotateSecret: protectedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${base}/{webhookId}/rotate-secret`,
+        tags,
+        summary: "Rotate a webhook's secret",
+        description: `Replaces the signing secret with a new one, returned only in this response; every delivery attempt from now on (pending retries included) is signed with it. Send no body. ${adminOnly} ${staleRefused}`,
+      },
+      errors: [403, 412],
+      headers: ['ETag'],
+      requestHeaders: ['If-Match'],
+    })
+    .input(WebhookPathInput)
+    .output(CreatedWebhookSchema)
+    .mutation(async ({ ctx, input }) => withETag(ctx.response, await ctx.services.webhooks.rotateSecret(ctx.userId, input, acceptedVersions(ctx.ifMatch)))),
+
   ...pagedList('deliveries', {
     meta: {
       openapi: { method: 'GET', path: `${base}/{webhookId}/deliveries`, tags, summary: "A webhook's delivery log", description: `Newest first, paged by cursor: state, attempts, last HTTP status and error. ${adminOnly}` },

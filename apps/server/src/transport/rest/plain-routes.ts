@@ -1,0 +1,57 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthService } from '../../resources/auth/service';
+import { callRefusal, type Grant, SESSION_GRANT, type TokenNeed } from '../../resources/policy/policy';
+import { DomainError } from '../../platform/errors';
+import { isDatabaseUnavailable } from '../../platform/db-errors';
+import { errorBody, sendError } from './rest-errors';
+
+/**
+ * What the plain Fastify routes of the API (attachments' bytes, exports) share with the procedures:
+ * the caller from a bearer token, the token's scopes, and domain refusals in the documented error body.
+ */
+
+const STATUS_OF: Record<DomainError['code'], number> = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PRECONDITION_FAILED: 412,
+  PAYLOAD_TOO_LARGE: 413,
+  TOO_MANY_REQUESTS: 429,
+  SERVICE_UNAVAILABLE: 503,
+};
+
+/** A refusal in the documented error body (an unexpected failure goes on to the app's error handler, a 500). */
+export function refuse(request: FastifyRequest, reply: FastifyReply, error: unknown) {
+  if (error instanceof DomainError) {
+    const status = STATUS_OF[error.code];
+    if (status === 413) reply.header('connection', 'close');
+    return sendError(request, reply, status, { ...errorBody(status, error.message, error.reason), ...(error.issues ? { issues: error.issues } : {}) });
+  }
+  if (isDatabaseUnavailable(error)) return sendError(request, reply, 503, errorBody(503, 'The database is unavailable; retry shortly', 'DATABASE_UNAVAILABLE'));
+  throw error;
+}
+
+/**
+ * The caller of a bearer-token request and its grant, as the procedures check them (`procedure`
+ * names the table row for scope errors, `need` the token scope); undefined once 401 or 403 was sent.
+ */
+export async function authenticate(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  auth: AuthService,
+  procedure: string,
+  need: TokenNeed,
+): Promise<{ userId: string; grant: Grant } | undefined> {
+  const claims = await auth.identify(request.headers.authorization);
+  const userId = claims && (await auth.isCurrent(claims)) ? claims.userId : null;
+  if (!claims || !userId) {
+    reply.header('www-authenticate', 'Bearer');
+    return void (await sendError(request, reply, 401, errorBody(401, 'Missing, invalid or expired token')));
+  }
+  const grant = claims.grant ?? SESSION_GRANT;
+  const refusal = callRefusal(grant, procedure, need);
+  if (refusal) return void (await sendError(request, reply, 403, errorBody(403, refusal.message, refusal.reason)));
+  return { userId, grant };
+}

@@ -1,0 +1,131 @@
+import { DEFAULT_LABEL_COLOR, type Label, LABEL_NAME_MAX } from '@tasklane/schemas';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { keys, loadLabels } from '../data';
+import { queryClient, useEditorSave, useQuery } from '../hooks';
+import { client } from '../session';
+import { ConfirmButton, ErrorNote } from '../ui';
+
+/** Shown when a label changed elsewhere since the editor loaded it: the change was refused (412) and the labels reloaded. */
+export const LABEL_CHANGED_ELSEWHERE = 'Someone else changed this label meanwhile; the labels were reloaded, so check it and try again.';
+
+/** After a change of the labels: the list of them, and (a deletion takes the label off its tasks) the tasks. */
+function refresh(projectId: string, deleted: boolean) {
+  const stale = [keys.labels(projectId), ...(deleted ? [keys.tasks(projectId)] : [])];
+  for (const key of stale) void queryClient.invalidateQueries({ queryKey: key });
+}
+
+/**
+ * The project's labels editor (EDITOR, ADMIN and owner, as the server's `labels.manage`; the board
+ * shows its button to them only): each label renamed, recoloured or deleted (after a confirmation:
+ * it comes off every task), and new ones added. Every change is saved at once, with If-Match of the
+ * version shown, as the fields editor does.
+ */
+export function LabelsEditor({ projectId, onClose }: { projectId: string; onClose: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const labels = useQuery(keys.labels(projectId), () => loadLabels(projectId));
+  const { busy, error, save } = useEditorSave({ changedElsewhere: LABEL_CHANGED_ELSEWHERE, refresh: (deleted) => refresh(projectId, deleted) });
+  useEffect(() => {
+    if (dialog.current && !dialog.current.open) dialog.current.showModal();
+  }, []);
+
+  const list = labels.data ?? [];
+  return (
+    <dialog ref={dialog} class="task-dialog labels-editor" aria-labelledby="labels-editor-title" onClose={onClose}>
+      <div class="dialog-head">
+        <h2 id="labels-editor-title">Labels</h2>
+        <button type="button" onClick={() => dialog.current?.close()} aria-label="Close">
+          ✕
+        </button>
+      </div>
+      <p class="muted small">The project's labels, by name. A name is unique in the project, regardless of case.</p>
+      <ErrorNote error={error ?? labels.error} />
+      {list.length === 0 && !labels.loading && <p class="muted">No labels yet.</p>}
+      <ul class="stack labels-list" aria-busy={busy || labels.loading}>
+        {list.map((label) => (
+          <LabelRow
+            key={label.id}
+            label={label}
+            busy={busy}
+            onUpdate={(patch, what) => save(what, () => client.labels.update({ id: projectId, labelId: label.id, ...patch }, { ifMatch: label }))}
+            onDelete={() => void save(`${label.name} deleted.`, () => client.labels.delete({ id: projectId, labelId: label.id }, { ifMatch: label }), true)}
+          />
+        ))}
+      </ul>
+      <NewLabel busy={busy} onAdd={(input) => save(`${input.name} added.`, () => client.labels.create({ id: projectId, ...input }))} />
+    </dialog>
+  );
+}
+
+function LabelRow(props: { label: Label; busy: boolean; onUpdate: (patch: { name?: string; color?: string }, what: string) => Promise<boolean>; onDelete: () => void }) {
+  const { label, busy } = props;
+  const [name, setName] = useState(label.name);
+  const [deleting, setDeleting] = useState(false);
+  useEffect(() => setName(label.name), [label.name]);
+  const rename = async () => {
+    const trimmed = name.trim();
+    // Refused (a name the project has, a 412): the field shows the label's name again.
+    if (!trimmed || trimmed === label.name || !(await props.onUpdate({ name: trimmed }, `Renamed to ${trimmed}.`))) setName(label.name);
+  };
+  return (
+    <li class="row label-row" data-label-id={label.id}>
+      <input
+        type="color"
+        value={label.color}
+        aria-label={`Colour of ${label.name}`}
+        disabled={busy}
+        onChange={(event) => void props.onUpdate({ color: event.currentTarget.value }, `${label.name} recoloured.`)}
+      />
+      <input
+        class="grow"
+        value={name}
+        maxLength={LABEL_NAME_MAX}
+        aria-label={`Name of ${label.name}`}
+        disabled={busy}
+        onInput={(event) => setName(event.currentTarget.value)}
+        onBlur={() => void rename()}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter') {
+            event.preventDefault();
+            void rename();
+          }
+        }}
+      />
+      <ConfirmButton
+        label={`Delete ${label.name}`}
+        question={`Delete ${label.name}? It comes off every task that has it.`}
+        confirmLabel="Delete label"
+        onConfirm={props.onDelete}
+        busy={busy}
+        open={deleting}
+        setOpen={setDeleting}
+      />
+    </li>
+  );
+}
+
+function NewLabel({ busy, onAdd }: { busy: boolean; onAdd: (input: { name: string; color: string }) => Promise<boolean> }) {
+  const [name, setName] = useState('');
+  const [color, setColor] = useState<string>(DEFAULT_LABEL_COLOR);
+  return (
+    <form
+      class="row new-label"
+      aria-label="Add a label"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        if (await onAdd({ name: name.trim(), color })) setName('');
+      }}
+    >
+      <label class="grow">
+        New label
+        <input value={name} required maxLength={LABEL_NAME_MAX} onInput={(event) => setName(event.currentTarget.value)} />
+      </label>
+      <label>
+        Colour
+        <input type="color" value={color} onChange={(event) => setColor(event.currentTarget.value)} />
+      </label>
+      <button type="submit" class="primary" disabled={busy}>
+        Add label
+      </button>
+    </form>
+  );
+}
