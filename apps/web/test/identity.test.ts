@@ -67,6 +67,46 @@ describe('identity in the web app', () => {
     expect(person.foreignRequests).toEqual([]);
   });
 
+  it("signs in with the single sign-on button on an invitation's page and joins its project", async () => {
+    const api = async <T>(path: string, body: unknown, token?: string) => {
+      const response = await fetch(`${server.baseUrl}/api/v1${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
+      expect(response.status, path).toBeLessThan(300);
+      return (await response.json()) as T;
+    };
+    const owner = await api<{ access_token: string }>('/auth/register', { name: 'Owner', email: `owner-${run}@example.com`, password: 'password-123' });
+    const project = await api<{ id: string }>('/projects', { name: 'Compilers' }, owner.access_token);
+    const email = `lin-${run}@example.com`;
+    const before = smtp.received.length;
+    await api(`/projects/${project.id}/members/invite`, { email, role: 'EDITOR' }, owner.access_token);
+    const mail = (await smtp.waitForMessages(before + 1)).slice(before).find((message) => message.to === email)!;
+    const invitePath = new URL(/http:\S+\/invite\/[\w-]+/.exec(mail.text)![0]).pathname;
+
+    const person = await newPerson(browser, server.baseUrl, undefined, [provider.issuer]);
+    provider.signInAs({ sub: `lin-${run}`, email, email_verified: true, name: 'Lin Yao' });
+    const { page } = person;
+    await page.goto(invitePath);
+    await page.getByText('You were invited to a project').waitFor();
+    await page.getByRole('link', { name: 'Sign in with Company login' }).click();
+    // The provider returns to /login; the app goes on to the invitation, which accepts it and opens the project.
+    await page.getByRole('heading', { name: 'Compilers', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/projects/${project.id}`);
+    expect(await page.locator('.who').textContent()).toBe('Lin Yao');
+    const members = await fetch(`${server.baseUrl}/api/v1/projects/${project.id}/members`, { headers: { authorization: `Bearer ${owner.access_token}` } }).then(
+      (response) => response.json() as Promise<{ email: string; role: string }[]>,
+    );
+    expect(members.find((member) => member.email === email)?.role).toBe('EDITOR');
+    // Signed in, the next sign-on from the login page goes to the projects, not back to the used invitation.
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('link', { name: 'Sign in with Company login' }).click();
+    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/');
+    expect(person.pageErrors).toEqual([]);
+  });
+
   it('shows why a sign-on was refused', async () => {
     const person = await newPerson(browser, server.baseUrl, undefined, [provider.issuer]);
     const email = `taken-${run}@example.com`;

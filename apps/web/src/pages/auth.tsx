@@ -1,4 +1,5 @@
 import type { AuthProviders } from '@tasklane/schemas';
+import { useLocation } from 'preact-iso';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { useAction } from '../hooks';
 import { client, describeError, signIn } from '../session';
@@ -25,6 +26,26 @@ function takeSignOnResult(): { code?: string; error?: string } {
   return { ...(code ? { code } : {}), ...(error ? { error } : {}) };
 }
 
+/**
+ * Where a single sign-on started from an invitation's page returns to: the provider sends every
+ * sign-on back to `/login`, so the invitation's address is kept in this tab (sessionStorage) while
+ * the person is at the provider. Only an `/invite/…` path is kept or followed.
+ */
+const SSO_RETURN_KEY = 'tasklane.sso.return';
+const isInvitePath = (path: string | null): path is string => path !== null && /^\/invite\/[\w-]+$/.test(path);
+
+function rememberSignOnStart() {
+  if (isInvitePath(window.location.pathname)) window.sessionStorage.setItem(SSO_RETURN_KEY, window.location.pathname);
+  else window.sessionStorage.removeItem(SSO_RETURN_KEY);
+}
+
+/** The invitation's path a sign-on started from, once: taken out of storage whatever the sign-on's outcome. */
+function takeSignOnReturn(): string | undefined {
+  const path = window.sessionStorage.getItem(SSO_RETURN_KEY);
+  window.sessionStorage.removeItem(SSO_RETURN_KEY);
+  return isInvitePath(path) ? path : undefined;
+}
+
 /** Log in or register; both sign in at once and keep the token for the next visit. Single sign-on when the server offers it. */
 export function AuthPage({ mode, notice, onSwitchMode }: { mode: 'login' | 'register'; notice: string | undefined; onSwitchMode?: (mode: 'login' | 'register') => void }) {
   const [name, setName] = useState('');
@@ -32,6 +53,7 @@ export function AuthPage({ mode, notice, onSwitchMode }: { mode: 'login' | 'regi
   const [password, setPassword] = useState('');
   const [providers, setProviders] = useState<AuthProviders | undefined>(undefined);
   const { busy, error, setError, run } = useAction();
+  const { route } = useLocation();
   const registering = mode === 'register';
 
   // The other form starts clean (issue 39): the page stays mounted across /login ⇄ /register and an
@@ -49,10 +71,15 @@ export function AuthPage({ mode, notice, onSwitchMode }: { mode: 'login' | 'regi
   useEffect(() => {
     client.auth.providers().then(setProviders, (failure: unknown) => setError(describeError(failure)));
     const result = takeSignOnResult();
+    // Back from the provider: an invitation's page it started from is returned to after a sign-in, forgotten after a refusal.
+    const back = result.code || result.error ? takeSignOnReturn() : undefined;
     if (result.error) setError(SSO_REFUSALS[result.error] ?? 'The sign-on did not succeed. Please try again.');
     if (result.code) {
       void run(() => client.sso.exchange({ code: result.code! })).then((session) => {
-        if (session) signIn(session.access_token, session.user);
+        if (!session) return;
+        signIn(session.access_token, session.user);
+        // After signIn, which leaves /login for the projects: the invitation's page then accepts it.
+        if (back) route(back, true);
       });
     }
   }, []);
@@ -77,7 +104,7 @@ export function AuthPage({ mode, notice, onSwitchMode }: { mode: 'login' | 'regi
           </p>
         )}
         {providers?.oidc && (
-          <a class="button primary" href="/api/v1/auth/oidc/login">
+          <a class="button primary" href="/api/v1/auth/oidc/login" onClick={rememberSignOnStart}>
             Sign in with {providers.oidc.name}
           </a>
         )}
