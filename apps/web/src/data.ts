@@ -174,8 +174,9 @@ export function matches(task: Task, filters: TaskFilters, meId: string): boolean
   if (assigneeId && assigneeId !== 'me' && assigneeId !== 'none' && task.assigneeId !== assigneeId) return false;
   if (priority && task.priority !== priority) return false;
   if (filters.labelId && !task.labelIds.includes(filters.labelId)) return false;
+  // As the server's `q` (tasks store): words of the title or description, or the task's whole key.
   const text = filters.text.trim().toLowerCase();
-  return !text || task.title.toLowerCase().includes(text) || task.description.toLowerCase().includes(text);
+  return !text || task.title.toLowerCase().includes(text) || task.description.toLowerCase().includes(text) || task.key.toLowerCase() === text;
 }
 
 /** A task's subtasks, oldest first. */

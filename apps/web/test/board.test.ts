@@ -93,6 +93,22 @@ describe('the Kanban board in Chromium', () => {
     expect(await column(page, 'To do').locator('.task-card').count()).toBe(2);
   });
 
+  it("narrows the board by the search box: a title's words, or a task's whole key in any case", async () => {
+    const { page } = owner;
+    await page.goto(boardUrl);
+    const cards = page.locator('.task-card');
+    await expect.poll(() => cards.count()).toBe(3);
+    const key = (await card(page, 'Fix the signup form').locator('.task-key').textContent())!;
+    const search = page.getByRole('searchbox');
+    await search.fill('launch post');
+    await expect.poll(() => cards.locator('.task-title').allTextContents()).toEqual(['Write the launch post']);
+    await search.fill(key.toLowerCase());
+    await expect.poll(() => cards.locator('.task-title').allTextContents()).toEqual(['Fix the signup form']);
+    // Esc clears the search: every card again.
+    await search.press('Escape');
+    await expect.poll(() => cards.count()).toBe(3);
+  });
+
   it("the editor drags a card to Done, and the owner's open board shows it move without a reload", async () => {
     await owner.page.getByText('Live', { exact: true }).waitFor();
     const ownerLoads: string[] = [];

@@ -365,7 +365,7 @@ function Filters(props: {
             setFilters((current) => ({ ...current, text: '' }));
             event.currentTarget.blur();
           }}
-          placeholder="Title or description"
+          placeholder="Title, description or key"
         />
       </label>
     </form>
