@@ -1,5 +1,5 @@
 import { QueryClient, QueryObserver, type QueryKey } from '@tanstack/query-core';
-import { useCallback, useEffect, useReducer, useState } from 'preact/hooks';
+import { useCallback, useEffect, useReducer, useRef, useState } from 'preact/hooks';
 import { TasklaneError } from '@tasklane/sdk';
 import { describeError } from './session';
 import { announce } from './ui';
@@ -45,23 +45,34 @@ export function useQuery<T>(key: QueryKey, load: () => Promise<T>): Loaded<T> {
   };
 }
 
-/** A user action: `busy` while it runs, and the server's message in `error` when it fails. */
+/**
+ * A user action: `busy` while it runs, and the server's message in `error` when it fails. `reset`
+ * clears both and leaves the actions still on their way without a say in them: their result is
+ * still returned, but a late failure no longer shows (a form switched to another meanwhile).
+ */
 export function useAction() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
+  const generation = useRef(0);
   const run = useCallback(async <T,>(action: () => Promise<T>): Promise<T | undefined> => {
+    const started = generation.current;
     setBusy(true);
     setError(undefined);
     try {
       return await action();
     } catch (failure) {
-      setError(describeError(failure));
+      if (started === generation.current) setError(describeError(failure));
       return undefined;
     } finally {
-      setBusy(false);
+      if (started === generation.current) setBusy(false);
     }
   }, []);
-  return { busy, error, setError, run };
+  const reset = useCallback(() => {
+    generation.current += 1;
+    setBusy(false);
+    setError(undefined);
+  }, []);
+  return { busy, error, setError, run, reset };
 }
 
 /**

@@ -60,6 +60,38 @@ describe('the login and registration forms in Chromium', () => {
     await person.context.close();
   });
 
+  it('a login still on its way when the person switches forms shows its refusal on neither form', async () => {
+    const person = await newPerson(browser, server.baseUrl);
+    const { page } = person;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held!: () => void;
+    const isHeld = new Promise<void>((resolve) => (held = resolve));
+    await page.route('**/api/trpc/auth.login*', async (route) => {
+      held();
+      await released;
+      await route.continue();
+    });
+    await page.goto('/login');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Log in', exact: true }).click();
+    await isHeld;
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await expectClean(page, 'Create an account', ['Full name', 'Email', 'Password']);
+    const answered = page.waitForResponse('**/api/trpc/auth.login*');
+    release();
+    const response = await answered;
+    expect(response.status()).toBe(401);
+    await response.finished();
+    // The page has had its turn with the refusal (a frame and a task after it arrived).
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50))));
+    await expectClean(page, 'Create an account', ['Full name', 'Email', 'Password']);
+    expect(await page.getByRole('button', { name: 'Register' }).isEnabled()).toBe(true);
+    expect(person.pageErrors).toEqual([]);
+    await person.context.close();
+  });
+
   it('on an invitation’s link, the switch after a failed login starts clean too', async () => {
     const projectId = (await api.projects.create({ name: `Invited ${run}` })).id;
     const invited = await api.members.invite({ id: projectId, email: `newcomer-${run}@example.com`, role: 'EDITOR' });

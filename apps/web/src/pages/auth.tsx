@@ -52,7 +52,7 @@ export function AuthPage({ mode, notice, onSwitchMode }: { mode: 'login' | 'regi
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [providers, setProviders] = useState<AuthProviders | undefined>(undefined);
-  const { busy, error, setError, run } = useAction();
+  const { busy, error, setError, run, reset } = useAction();
   const { route } = useLocation();
   const registering = mode === 'register';
 
@@ -65,7 +65,8 @@ export function AuthPage({ mode, notice, onSwitchMode }: { mode: 'login' | 'regi
     setName('');
     setEmail('');
     setPassword('');
-    setError(undefined);
+    // A login still on its way can no longer show its refusal on the new form.
+    reset();
   }, [mode]);
 
   useEffect(() => {
