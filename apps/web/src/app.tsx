@@ -7,6 +7,7 @@ import { AuthPage } from './pages/auth';
 import { BoardPage, NEW_TASK_EVENT } from './pages/board';
 import { CalendarPage } from './pages/calendar';
 import { Bell, InboxPage, useNotificationStream } from './pages/inbox';
+import { ImportPage } from './pages/import';
 import { InvitePage } from './pages/invite';
 import { MembersPage } from './pages/members';
 import { MyTasksPage } from './pages/my-tasks';
@@ -72,6 +73,7 @@ function Session() {
       { id: 'my-tasks', label: 'Go to my tasks', group: 'Actions', run: () => route('/my-tasks') },
       { id: 'account', label: 'Go to account', group: 'Actions', run: () => route('/account') },
       { id: 'inbox', label: 'Go to notifications', group: 'Actions', run: () => route('/inbox') },
+      { id: 'import', label: 'Import a project', group: 'Actions', run: () => route('/import') },
       { id: 'theme', label: theme === 'dark' ? 'Use the light theme' : 'Use the dark theme', group: 'Actions', run: toggleTheme },
       { id: 'help', label: 'Show keyboard shortcuts', group: 'Actions', run: () => setTimeout(() => setOverlay('help')) },
     ],
@@ -158,6 +160,7 @@ function Session() {
         <Route path="/my-tasks" component={MyTasksPage} />
         <Route path="/account" component={AccountPage} />
         <Route path="/inbox" component={InboxPage} />
+        <Route path="/import" component={ImportPage} />
         <Route path="/projects/:projectId" component={BoardPage} />
         <Route path="/projects/:projectId/list" component={ListPage} />
         <Route path="/projects/:projectId/tasks/:taskId" component={BoardPage} />

@@ -819,3 +819,36 @@ export const invitations = pgTable(
   },
   (table) => [uniqueIndex('invitations_project_email_key').on(table.projectId, table.email), uniqueIndex('invitations_token_digest_key').on(table.tokenDigest)],
 );
+
+/**
+ * Imports (migration 0026, issue 38): a file to become a project, kept here until its job has run,
+ * so the job survives a restart and any instance can run it; `locked_until` is the lease of the
+ * instance running it. `file` (bytea) is read and written by raw SQL only (imports/store.ts) and
+ * emptied when the import ends.
+ */
+export const imports = pgTable(
+  'imports',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    source: text('source').notNull(),
+    status: text('status', { enum: ['pending', 'running', 'succeeded', 'failed'] }).notNull(),
+    mapping: jsonb('mapping').$type<Record<string, unknown>>(),
+    progressDone: integer('progress_done').notNull().default(0),
+    progressTotal: integer('progress_total').notNull().default(0),
+    counts: jsonb('counts').$type<Record<string, number>>(),
+    warnings: jsonb('warnings').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    projectId: uuid('project_id').references(() => projects.id, { onDelete: 'set null' }),
+    error: text('error'),
+    attempts: integer('attempts').notNull().default(0),
+    lockedUntil: timestamptz('locked_until'),
+    finishedAt: timestamptz('finished_at'),
+    ...timestamps,
+  },
+  (table) => [
+    index('imports_pending_idx').on(table.createdAt).where(sql`${table.status} in ('pending', 'running')`),
+    check('imports_status_check', sql`${table.status} in ('pending', 'running', 'succeeded', 'failed')`),
+  ],
+);

@@ -20,3 +20,4 @@ export * from './views';
 export * from './search';
 export * from './calendar-feed';
 export * from './exports';
+export * from './imports';

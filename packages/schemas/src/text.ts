@@ -20,6 +20,11 @@ export const UNSTORABLE_TEXT_MESSAGE = 'Text may not contain U+0000 or an unpair
 /** Whether PostgreSQL stores the string exactly as sent. */
 export const isStorableText = (value: string): boolean => !UNSTORABLE.test(value);
 
+/** Text from elsewhere (an imported file) made storable: U+0000 dropped, an unpaired surrogate made U+FFFD. */
+export const storableText = (value: string): string =>
+  // eslint-disable-next-line no-control-regex -- dropping U+0000 is the point
+  value.replace(/\u0000/g, '').replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+
 /** Leading and trailing Unicode White_Space removed (every such character is in the BMP). */
 export function trimWhiteSpace(value: string): string {
   let start = 0;

@@ -107,7 +107,7 @@ function streamedBody(file: UploadSource, head: Uint8Array, tail: Uint8Array, on
   });
 }
 
-async function failureOf(response: Response): Promise<TasklaneError> {
+export async function failureOf(response: Response): Promise<TasklaneError> {
   const text = await response.text().catch(() => '');
   let body: unknown;
   try {

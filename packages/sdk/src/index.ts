@@ -2,6 +2,7 @@ import { createTRPCUntypedClient, httpBatchLink, httpLink, splitLink, type TRPCU
 import { attachmentTransfer, type AttachmentTransfer } from './attachments';
 import { TasklaneError } from './errors';
 import { exportTransfer, type ExportTransfer } from './exports';
+import { importTransfer, type ImportTransfer } from './imports';
 import {
   subscribe,
   subscribeNotifications,
@@ -25,6 +26,7 @@ import {
 export * from './generated/api';
 export type { AttachmentTransfer, UploadOptions, UploadProgress, UploadSource } from './attachments';
 export type { ExportTransfer, ProjectExportInput } from './exports';
+export type { CsvMapping, ImportCounts, ImportDryRun, ImportInput, ImportQueued, ImportSource, ImportTransfer } from './imports';
 export { ERROR_REASONS, TasklaneError, type ErrorCode, type ErrorIssue, type ErrorReason, type TasklaneErrorFields } from './errors';
 export type { EventSubscription, Notification, NotificationHandlers, NotificationSubscribeInput, ProjectEvent, SubscribeHandlers, SubscribeInput } from './events';
 export { RESOURCES, type CallOptions, type Input, type Method, type Output, type ProcedurePath, type ResourceMethods, type Resources } from './resources';
@@ -64,7 +66,9 @@ export interface RawTrpcClient {
 
 export type MethodResources = Omit<Resources, 'events'>;
 
-export type TasklaneClient = { readonly [R in keyof Omit<MethodResources, 'projects' | 'auth'>]: ResourceMethods<MethodResources[R]> } & {
+export type TasklaneClient = { readonly [R in keyof Omit<MethodResources, 'projects' | 'auth' | 'imports'>]: ResourceMethods<MethodResources[R]> } & {
+  /** Imports from other tools: `create` and `dryRun` (the upload of the exported file), `get` (its progress and outcome). */
+  readonly imports: ResourceMethods<MethodResources['imports']> & ImportTransfer;
   /** Projects' methods, and `export({ id, format })`: the file (JSON or CSV) as the server's streamed Response. */
   readonly projects: ResourceMethods<MethodResources['projects']> & { export: ExportTransfer['projectExport'] };
   /** Account methods, and `exportMe()`: your own data (JSON) as the server's streamed Response. */
@@ -198,6 +202,7 @@ export function createTasklaneClient(options: TasklaneClientOptions): TasklaneCl
   const exports = exportTransfer(streams);
   Object.assign(client.projects as Record<string, unknown>, { export: exports.projectExport });
   Object.assign(client.auth as Record<string, unknown>, { exportMe: exports.exportMe });
+  Object.assign(client.imports as Record<string, unknown>, importTransfer(streams));
   client.paginate = paginate;
   client.setToken = (next: TokenSource | undefined) => {
     token = next;

@@ -90,6 +90,8 @@ export const RESOURCES = {
   },
   /** Tasks and comments of the caller's projects matching `q`, best first: a page, so `tl.paginate(tl.search.query, { q })` walks them. */
   search: { query: 'search.query' },
+  /** An import's progress and outcome (`{ id }`, only its creator's); `create` and `dryRun` (the upload) are the SDK's own (src/imports.ts). */
+  imports: { get: 'imports.get' },
   // Served by the SDK's own Server-Sent Events reader over the REST stream (see events.ts).
   events: { subscribe: 'projects.events' },
 } as const satisfies Record<string, Record<string, ProcedurePath>>;

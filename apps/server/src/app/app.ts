@@ -46,6 +46,7 @@ import { createBlobStore } from '../platform/storage';
 import { createAttachmentLinks } from '../resources/attachments/links';
 import { registerAttachmentRoutes } from '../transport/rest/attachments';
 import { registerExportRoutes } from '../transport/rest/export';
+import { registerImportRoutes } from '../transport/rest/imports';
 import { buildOpenApiDocument, createdPaths, locationOf, pagedPaths, restRoutes } from '../transport/rest/openapi';
 import { answerAsRestList } from '../transport/rest/paged-lists';
 import { createServices } from '../resources/services';
@@ -145,6 +146,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       maxBytes: config.attachments.maxBytes,
       ...(config.attachments.quotaBytes !== undefined ? { quotaBytes: config.attachments.quotaBytes } : {}),
     },
+    { leaseMs: config.imports.leaseMs, maxAttempts: 3, onError: (error) => app.log.error({ err: error }, 'an import failed on the server\'s side') },
   );
   // Every kind of email the service sends, by the name it is queued under.
   const mailTemplates = {
@@ -187,6 +189,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     onError: (error) => app.log.error({ err: error }, 'sending due reminders failed'),
     // Not in the middle of starting up: a reminder may wait one interval.
     firstRunAfterPoll: true,
+  });
+  // Imports waiting (their files in the database): one at a time per instance, each taken by one instance.
+  const importWorker = startBackgroundWorker({
+    pollMs: config.imports.pollMs,
+    drain: async (stopped) => {
+      while (!stopped() && (await services.imports.runNext()));
+    },
+    onError: (error) => app.log.error({ err: error }, 'running imports failed'),
   });
   const servicesHandle = services as unknown as ServicesHandle;
 
@@ -244,6 +254,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await dispatcher.stop();
     await deliveryWorker.stop();
     await reminderWorker.stop();
+    await importWorker.stop();
     await fileSweeper.stop();
     await hub.close();
     await notificationHub.close();
@@ -356,6 +367,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerNotificationStreamRoute(app, { auth: services.auth, notifications: services.notifications, heartbeatMs: config.eventHeartbeatMs });
   await registerAttachmentRoutes(app, { auth: services.auth, attachments: services.attachments, maxBytes: config.attachments.maxBytes, settleEvents: dispatcher.settle });
   registerExportRoutes(app, { auth: services.auth, exports: services.exports });
+  await registerImportRoutes(app, { auth: services.auth, imports: services.imports, maxBytes: config.imports.maxBytes, wake: importWorker.wake });
   // The due-reminder job, for operator commands and tests that run it at a moment of their choosing.
   app.decorate('dueReminders', dueReminders);
   registerMetricsRoute(app, metrics);

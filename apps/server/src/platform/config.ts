@@ -109,6 +109,9 @@ export const EnvSchema = z.object({
   // At most 5 GiB: the largest object S3 copies in one request (a stored upload is copied to its content key).
   ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(1).max(5_368_709_120).default(ATTACHMENT_MAX_BYTES_DEFAULT),
   ATTACHMENT_LINK_TTL: z.coerce.number().int().min(1).max(7 * 86_400).default(300),
+  IMPORT_MAX_BYTES: z.coerce.number().int().min(1).max(1_073_741_824).default(52_428_800),
+  IMPORT_POLL_MS: z.coerce.number().int().min(10).max(3_600_000).default(2000),
+  IMPORT_LEASE_MS: z.coerce.number().int().min(1000).max(86_400_000).default(30_000),
   PROJECT_STORAGE_QUOTA: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   S3_BUCKET: z.string().min(3).max(255).optional(),
   S3_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
@@ -157,6 +160,8 @@ export interface Config {
   webhooks: WebhookConfig;
   reminders: ReminderConfig;
   dispatch: DispatchConfig;
+  /** Imports (issue 38): the largest file (IMPORT_MAX_BYTES), how often the job looks for one (IMPORT_POLL_MS), and its lease (IMPORT_LEASE_MS). */
+  imports: { maxBytes: number; pollMs: number; leaseMs: number };
   /** Where users reach the service: the base of links in emails and of the sign-on callback. */
   publicUrl: string;
   /** Outgoing email; absent when SMTP_URL is unset (no email is sent, none is queued). */
@@ -302,6 +307,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       logRetentionMs: values.WEBHOOK_LOG_RETENTION_MS,
     },
     reminders: { windowSeconds: values.REMINDER_WINDOW, pollMs: values.REMINDER_POLL_MS },
+    imports: { maxBytes: values.IMPORT_MAX_BYTES, pollMs: values.IMPORT_POLL_MS, leaseMs: values.IMPORT_LEASE_MS },
     dispatch: { enabled: true, pollMs: values.EVENT_DISPATCH_POLL_MS, settleMs: 2000 },
     publicUrl,
     ...(values.SMTP_URL

@@ -16,6 +16,7 @@ import { createCalendarFeedService } from './calendar-feed/service';
 import { createCommentsService } from './comments/service';
 import { createExportService } from './export/service';
 import { createIdempotencyService } from './idempotency/service';
+import { createImportsService, type ImportsOptions } from './imports/service';
 import { createLabelsService } from './labels/service';
 import { createSearchService } from './search/service';
 import { transactionAware } from '../platform/ambient-transaction';
@@ -62,6 +63,7 @@ export function createServices(
   live: { hub: ActivityHub; notificationHub: FeedHub<Notification>; metrics: Metrics; webhooks: WebhookConfig; eventMaxQueued: number },
   identity: IdentityOptions,
   attachments: AttachmentsOptions,
+  imports: ImportsOptions,
 ) {
   // Queries join a transaction opened around the call (an idempotent create), else use the pool.
   const db = transactionAware(pool);
@@ -103,7 +105,7 @@ export function createServices(
     calendarFeed: createCalendarFeedService(db, identity.publicUrl),
     notifications: createNotificationsService(db, tasks, { hub: live.notificationHub, openStreams: live.metrics.eventStreams, maxQueued: live.eventMaxQueued }),
   };
-  return { ...services, exports: createExportService(db, services) };
+  return { ...services, exports: createExportService(db, services), imports: createImportsService(db, services.projects, imports) };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -66,6 +66,7 @@ describe('GET /api/v1/openapi.json', () => {
         'GET /attachments/{id}/thumbnail',
         'GET /projects/{id}/export',
         'GET /auth/me/export',
+        'POST /imports',
       ].sort(),
     );
     const ids = operations.map(({ operation }) => operation.operationId);

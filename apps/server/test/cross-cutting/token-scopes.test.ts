@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { multipartBody, temporaryDataDir, upload } from '../support/attachments';
+import { csvImportRequest, multipartBody, temporaryDataDir, upload } from '../support/attachments';
 import { databaseSnapshot, expectErrorBody } from '../support/checks';
 import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from '../support/harness';
 import { discoverRestRoutes } from '../support/routes';
@@ -116,6 +116,8 @@ const NEEDS = {
   'GET /search': 'read',
   'GET /projects/{id}/export': 'read',
   'GET /auth/me/export': 'session',
+  'POST /imports': 'admin',
+  'GET /imports/{id}': 'read',
 } satisfies Record<string, Need>;
 type Route = keyof typeof NEEDS;
 
@@ -264,7 +266,15 @@ const CALLS: Record<Route, (world: World, t: TestApp) => Promise<Call> | Call> =
   'DELETE /projects/{id}/fields/{fieldId}': ({ projectId, fieldId }) => ({ url: `/projects/${projectId}/fields/${fieldId}` }),
   'GET /projects/{id}/export': ({ projectId }) => ({ url: `/projects/${projectId}/export?format=csv` }),
   'GET /auth/me/export': () => ({ url: '/auth/me/export' }),
+  'POST /imports': () => importCall(),
+  'GET /imports/{id}': async (_world, t) => {
+    const { url, rawBody, headers } = importCall();
+    const queued = await t.request('POST', `/api/v1${url}`, { token: ownerToken, rawBody, headers });
+    return { url: `/imports/${queued.body.id}` };
+  },
 };
+
+const importCall = (): Call => ({ url: '/imports', ...csvImportRequest() });
 
 /** The owner's session token, for the calls that set up what a route acts on. */
 let ownerToken = '';

@@ -29,6 +29,16 @@ export function multipartBody(parts: Part[]): { body: Buffer; contentType: strin
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
+/** The parts of an import (POST /imports) of a one-task CSV, as a raw body and its headers. */
+export function csvImportRequest(): { rawBody: Buffer; headers: Record<string, string> } {
+  const { body, contentType } = multipartBody([
+    { name: 'source', content: 'csv' },
+    { name: 'mapping', content: '{"title":"Name"}' },
+    { name: 'file', filename: 'tasks.csv', content: 'Name\nImported' },
+  ]);
+  return { rawBody: body, headers: { 'content-type': contentType } };
+}
+
 /** POST /tasks/{id}/attachments with one part `file`. */
 export function upload(t: TestApp, token: string | undefined, taskId: string, filename: string, content: Buffer | string, contentType?: string): Promise<TestResponse> {
   const { body, contentType: type } = multipartBody([{ name: 'file', filename, content, ...(contentType ? { contentType } : {}) }]);

@@ -28,6 +28,7 @@ export const testConfig = (overrides: Partial<Config> = {}): Config => ({
   webhooks: { allowPrivate: true, pollMs: 1000, timeoutMs: 5000, retryBaseMs: 1000, retryMaxDelayMs: 60_000, retryWindowMs: 86_400_000, logRetentionMs: 7 * 86_400_000 },
   reminders: { windowSeconds: 86_400, pollMs: 60_000 },
   dispatch: { enabled: true, pollMs: 5000, settleMs: 2000 },
+  imports: { maxBytes: 52_428_800, pollMs: 200, leaseMs: 30_000 },
   publicUrl: 'http://tasklane.test',
   passwordLogin: true,
   attachments: { maxBytes: 26_214_400, linkTtlSeconds: 300, sweepIntervalMs: 3_600_000, temporaryMaxAgeMs: 3_600_000 },

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseSnapshot, expectErrorBody, UNACCEPTABLE_TOKENS, unacceptableAuthorizations } from './checks';
+import { csvImportRequest } from './attachments';
 import { castProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './harness';
 
 /**
@@ -72,6 +73,9 @@ const EXPECTED = {
   // The exports (a download, not a resource): the project's for its ADMINs and owner, one's own data for anyone.
   'GET /projects/{id}/export':                     [404,     403,   403,   200,  200],
   'GET /auth/me/export':                           [200,     200,   200,   200,  200],
+  // Imports make a project of the caller's own; an import is seen by its creator only (here the owner's).
+  'POST /imports':                                 [202,     202,   202,   202,  202],
+  'GET /imports/{id}':                             [404,     404,   404,   404,  200],
 } satisfies Record<string, [number, number, number, number, number]>;
 export type Endpoint = keyof typeof EXPECTED;
 
@@ -86,7 +90,12 @@ interface World {
 }
 
 /** How to call each endpoint; a call creates whatever it consumes (a task to delete, a user to invite). */
-const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<{ url: string; body?: unknown }> | { url: string; body?: unknown }> = {
+/** A request of an endpoint: a JSON body, or a raw one with its headers (a multipart upload). */
+type Call = { url: string; body?: unknown; rawBody?: Buffer; headers?: Record<string, string> };
+
+const importCall = (): Call => ({ url: '/api/v1/imports', ...csvImportRequest() });
+
+const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<Call> | Call> = {
   'GET /auth/me': () => ({ url: '/api/v1/auth/me' }),
   'GET /projects': () => ({ url: '/api/v1/projects' }),
   'POST /projects': () => ({ url: '/api/v1/projects', body: { name: 'Mine' } }),
@@ -180,6 +189,13 @@ const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<{ url: s
   }),
   'GET /projects/{id}/export': ({ projectId }) => ({ url: `/api/v1/projects/${projectId}/export?format=json` }),
   'GET /auth/me/export': () => ({ url: '/api/v1/auth/me/export' }),
+  'POST /imports': () => importCall(),
+  'GET /imports/{id}': async ({ t, users }) => {
+    const { url, rawBody, headers } = importCall();
+    const queued = await t.request('POST', url, { token: users.owner.token, ...(rawBody ? { rawBody } : {}), ...(headers ? { headers } : {}) });
+    if (queued.status !== 202) throw new Error(`import failed: ${queued.status} ${JSON.stringify(queued.body)}`);
+    return { url: `/api/v1/imports/${queued.body.id}` };
+  },
 };
 
 /** A new disabled webhook of the project (to a closed port), made by its owner; its id. */
@@ -242,7 +258,7 @@ async function invitationOf(t: TestApp, owner: TestUser, projectId: string): Pro
 const methodOf = (endpoint: Endpoint) => endpoint.split(' ')[0]!;
 /** What a 404 names: the task for task paths, the project for everything else. */
 const notFoundMessage = (endpoint: Endpoint) =>
-  endpoint.includes('/tasks/{id}') ? 'Task not found' : endpoint.startsWith('GET /time-entries') || / \/time-entries\//.test(endpoint) ? 'Time entry not found' : 'Project not found';
+  endpoint.includes('/tasks/{id}') ? 'Task not found' : endpoint.includes('/imports/') ? 'Import not found' : endpoint.startsWith('GET /time-entries') || / \/time-entries\//.test(endpoint) ? 'Time entry not found' : 'Project not found';
 
 /**
  * The permission table's rows of `endpoints`, each caller × endpoint a test of its own on a project
@@ -272,9 +288,9 @@ export function describePermissions(endpoints: Endpoint[]) {
 
     for (const { endpoint, caller, status } of roleCases) {
       it(`${endpoint} as ${caller} → ${status}`, async () => {
-        const { url, body } = await CALLS[endpoint](await world(), caller);
+        const { url, body, rawBody, headers } = await CALLS[endpoint](await world(), caller);
         const before = await databaseSnapshot(t);
-        const response = await t.request(methodOf(endpoint), url, { token: users[caller].token, body });
+        const response = await t.request(methodOf(endpoint), url, { token: users[caller].token, body, ...(rawBody ? { rawBody } : {}), ...(headers ? { headers } : {}) });
 
         if (status < 300) {
           expect({ status: response.status, body: response.body }).toMatchObject({ status });
@@ -300,10 +316,10 @@ export function describePermissions(endpoints: Endpoint[]) {
 
       for (const { endpoint, kind } of tokenCases) {
         it(`${endpoint} with ${kind} → 401`, async () => {
-          const { url, body } = await CALLS[endpoint](await world(), 'owner');
+          const { url, body, rawBody, headers } = await CALLS[endpoint](await world(), 'owner');
           const authorization = authorizations[kind];
           const before = await databaseSnapshot(t);
-          const response = await t.request(methodOf(endpoint), url, { body, headers: authorization ? { authorization } : {} });
+          const response = await t.request(methodOf(endpoint), url, { body, ...(rawBody ? { rawBody } : {}), headers: { ...headers, ...(authorization ? { authorization } : {}) } });
           expectErrorBody(response, 401, { message: 'Missing, invalid or expired token' });
           expect(await databaseSnapshot(t)).toEqual(before);
         });

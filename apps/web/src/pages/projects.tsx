@@ -12,7 +12,7 @@ export function ProjectsPage() {
   const projects = useQuery(keys.projects, loadProjects);
   const { route } = useLocation();
   return (
-    <Page title="Projects">
+    <Page title="Projects" actions={<a href="/import">Import from Trello, Jira, GitHub, Asana or CSV</a>}>
       <NewProject
         onCreated={(project) => {
           // A new project opens at once, on its (empty) board.

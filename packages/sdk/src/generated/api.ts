@@ -78,6 +78,7 @@ export type InviteResult = Member | Invitation;
 export type DeliveryEventType = ActivityType | "webhook.test";
 export type NotificationKind =
   "task.assigned" | "comment.mentioned" | "comment.created" | "task.status_changed" | "task.due_soon" | "member.added";
+export type ImportSource = "trello" | "jira" | "github" | "asana" | "csv" | "tasklane";
 
 export interface ProcedureInputs {
   "auth.register": {
@@ -1292,6 +1293,12 @@ export interface ProcedureInputs {
      */
     cursor?: string;
   };
+  "imports.get": {
+    /**
+     * Resource id (UUIDv7); a malformed or unknown id is a 404
+     */
+    id: string;
+  };
 }
 /**
  * The task list's filter parameters (GET /tasks/project/{projectId}) as a JSON object: `status`, `statusCategory`, `priority` and `labelId` as arrays, the others as strings, and `field.<fieldId>` (`.gte`, `.lte`) filters; each checked as the list checks it (400 naming `filters.<key>`)
@@ -1517,6 +1524,7 @@ export interface ProcedureOutputs {
     items: SearchHit[];
     nextCursor: string | null;
   };
+  "imports.get": Import;
 }
 export interface Activity {
   /**
@@ -2424,6 +2432,55 @@ export interface SearchHit {
    */
   rank: number;
 }
+export interface Import {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  status: "pending" | "running" | "succeeded" | "failed";
+  source: ImportSource;
+  /**
+   * Tasks written of the total, once the file is read
+   */
+  progress: {
+    done: number;
+    total: number;
+  };
+  /**
+   * What the import makes (null until the file is read)
+   */
+  counts: ImportCounts | null;
+  warnings: string[];
+  /**
+   * The new project, once the import has succeeded
+   */
+  projectId: string | null;
+  /**
+   * Why the import failed; nothing of it was kept
+   */
+  error: string | null;
+  /**
+   * UTC ISO 8601 timestamp with milliseconds
+   */
+  createdAt: string;
+  finishedAt: string | null;
+}
+export interface ImportCounts {
+  states: number;
+  labels: number;
+  fields: number;
+  tasks: number;
+  /**
+   * Of `tasks`, those with a parent
+   */
+  subtasks: number;
+  comments: number;
+  relations: number;
+  /**
+   * People of the file matched by email to registered users, who become members
+   */
+  members: number;
+}
 
 
 /** Procedures that take no input. */
@@ -2533,7 +2590,8 @@ export const PROCEDURE_KINDS = {
   "time.stopTimer": "mutation",
   "time.currentTimer": "query",
   "time.report": "query",
-  "search.query": "query"
+  "search.query": "query",
+  "imports.get": "query"
 } as const;
 
 /** Every `reason` the server gives, as in @tasklane/schemas. */
@@ -2549,6 +2607,8 @@ export const ERROR_REASONS = [
   "FIELD_EXISTS",
   "FIELD_LIMIT",
   "IDEMPOTENCY_KEY_REUSED",
+  "IMPORT_FORMAT",
+  "IMPORT_TOO_BIG",
   "INSUFFICIENT_SCOPE",
   "INVALID_CREDENTIALS",
   "INVALID_CURRENT_PASSWORD",

@@ -113,3 +113,45 @@ export function exportOperations({ pathParameter, errorResponse }: OpenApiHelper
     },
   };
 }
+
+export const IMPORT_PATH = '/imports';
+
+/** `POST /imports` (rest/imports.ts): a multipart upload, which trpc-to-openapi cannot describe. */
+export function importOperation({ errorResponse }: Pick<OpenApiHelpers, 'errorResponse'>): Record<string, Json> {
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+  return {
+    post: {
+      operationId: 'importsCreate',
+      tags: ['imports'],
+      summary: 'Import a project from another tool',
+      description:
+        'Makes one new project of yours from a file another tool exported (`source`: trello, jira, github, asana, csv, tasklane; docs/api.md says what each maps to what). The file is read at once: one that is not what `source` says is a 400 `IMPORT_FORMAT`, and nothing is kept. Then the import runs as a job (202; follow it with `GET /imports/{id}`), writing the whole project in one transaction or nothing. `?dryRun=true` answers at once (200) with what would be made and writes nothing. People are matched by email to registered users, who become EDITORs; anyone else is named in a warning. A personal access token needs the `admin` scope and no project limit, as for creating a project.',
+      parameters: [{ name: 'dryRun', in: 'query', required: false, description: '`true`: describe, write nothing', schema: { type: 'string', enum: ['true', 'false'] } }],
+      requestBody: {
+        required: true,
+        content: {
+          'multipart/form-data': {
+            schema: {
+              type: 'object',
+              required: ['source', 'file'],
+              properties: {
+                source: ref('ImportSource'),
+                file: { type: 'string', format: 'binary', description: 'The exported file (at most IMPORT_MAX_BYTES, 50 MiB by default)' },
+                mapping: { type: 'string', description: 'For `csv`: JSON of the CsvMapping schema, naming the column of each field' },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        '200': { description: 'The dry run: what would be made', content: { 'application/json': { schema: ref('ImportDryRun') } } },
+        '202': {
+          description: 'Queued',
+          headers: { Location: text('`/api/v1/imports/{id}`') },
+          content: { 'application/json': { schema: { type: 'object', required: ['id', 'status', 'source'], properties: { id: { type: 'string' }, status: { const: 'pending' }, source: ref('ImportSource') } } } },
+        },
+        ...Object.fromEntries([400, 401, 403, 413, 415, 429, 500, 503].map((status) => [String(status), errorResponse(status)])),
+      },
+    },
+  };
+}

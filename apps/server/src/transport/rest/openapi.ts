@@ -1,8 +1,8 @@
-import { ErrorBodySchema, UnsubscribeBody } from '@tasklane/schemas';
+import { ErrorBodySchema, ImportDryRunSchema, UnsubscribeBody } from '@tasklane/schemas';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { attachmentOperations, CONTENT_PATH, THUMBNAIL_PATH, UPLOAD_PATH } from './attachments-openapi';
-import { ACCOUNT_EXPORT_PATH, exportOperations, PROJECT_EXPORT_PATH } from './export-openapi';
+import { ACCOUNT_EXPORT_PATH, exportOperations, IMPORT_PATH, importOperation, PROJECT_EXPORT_PATH } from './export-openapi';
 import { documentAsRestList } from './paged-lists';
 import type { RestRoute } from './rest-input';
 import type { ProcedureMeta } from '../trpc/init';
@@ -392,7 +392,8 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
         description: 'A personal access token (POST /auth/tokens): `read`, `write` or `admin` scope, optionally limited to some projects; never more than its owner may do. Managing the account, sessions and tokens needs a login token.',
       },
     },
-    defs: { Error: ErrorBodySchema },
+    // Schemas only plain routes answer with (no procedure's output names them).
+    defs: { Error: ErrorBodySchema, ImportDryRun: ImportDryRunSchema },
   }) as Document;
 
   const procedures = proceduresByOperation(router);
@@ -431,6 +432,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
     [THUMBNAIL_PATH]: attachmentPaths[THUMBNAIL_PATH],
     [PROJECT_EXPORT_PATH]: exportPaths[PROJECT_EXPORT_PATH],
     [ACCOUNT_EXPORT_PATH]: exportPaths[ACCOUNT_EXPORT_PATH],
+    [IMPORT_PATH]: importOperation({ errorResponse }),
     [EVENTS_PATH]: { get: eventsOperation() },
     [NOTIFICATION_EVENTS_PATH]: { get: notificationEventsOperation() },
     [UNSUBSCRIBE_DOC_PATH]: unsubscribeOperations(),

@@ -4,6 +4,7 @@ import { attachmentsRouter } from './routers/attachments';
 import { authRouter } from './routers/auth';
 import { calendarFeedRouter } from './routers/calendar-feed';
 import { commentsRouter } from './routers/comments';
+import { importsRouter } from './routers/imports';
 import { labelsRouter } from './routers/labels';
 import { membersRouter } from './routers/members';
 import { notificationSettingsRouter } from './routers/notification-email';
@@ -39,6 +40,7 @@ export const appRouter = router({
   watching: watchingRouter,
   time: timeTrackingRouter,
   search: searchRouter,
+  imports: importsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -55,6 +55,7 @@ export const TOKEN_NEEDS = scopesTable({
   'projects.get': 'read',
   'projects.events': 'read',
   'projects.create': 'admin',
+  'imports.get': 'read',
   'projects.update': 'admin',
   'projects.delete': 'admin',
   'projects.transferOwnership': 'admin',

@@ -1,0 +1,157 @@
+import type { Db } from '@tasklane/db';
+import { type CsvMapping, CsvMappingSchema, IMPORT_LABELS_MAX, IMPORT_SOURCES, IMPORT_TASKS_MAX, type Import, type ImportCounts, type ImportDryRun, type ImportSource, PROJECT_DESCRIPTION_MAX, PROJECT_NAME_MAX } from '@tasklane/schemas';
+import { inTransaction } from '../../platform/ambient-transaction';
+import { DomainError, notFound } from '../../platform/errors';
+import { isId, newId } from '../../platform/ids';
+import type { ProjectsService } from '../projects/service';
+import { boundedWarnings, clip, collectLabels, formatError, type ImportPlan } from './plan';
+import { planOf } from './sources';
+import * as store from './store';
+import { emailsOf, settlePlan, writePlan } from './write';
+
+export interface ImportsOptions {
+  /** How long an instance keeps an import it runs before another may take it over (it stopped). */
+  leaseMs: number;
+  /** Attempts before an import that keeps failing for no fault of its file is given up. */
+  maxAttempts: number;
+  /** Told of a failure that is not the file's (it is retried). */
+  onError: (error: unknown) => void;
+  /** Told of each import's progress and end (live events). */
+  onProgress?: (userId: string, progress: { id: string; status: Import['status']; done: number; total: number }) => void;
+}
+
+const toImport = (row: store.ImportRow, live: { done: number } | undefined): Import => ({
+  id: row.id,
+  status: row.status,
+  source: row.source as ImportSource,
+  progress: { done: live?.done ?? row.progressDone, total: row.progressTotal },
+  counts: (row.counts as ImportCounts | null) ?? null,
+  warnings: row.warnings,
+  projectId: row.projectId,
+  error: row.error,
+  createdAt: row.createdAt.toISOString(),
+  finishedAt: row.finishedAt?.toISOString() ?? null,
+});
+
+/** A source's name and a mapping as the multipart form sends them, checked. */
+export function readImportForm(fields: { source?: string; mapping?: string }): { source: ImportSource; mapping: CsvMapping | undefined } {
+  const source = IMPORT_SOURCES.find((name) => name === fields.source);
+  if (!source) throw new DomainError('BAD_REQUEST', `source must be one of ${IMPORT_SOURCES.join(', ')}`, undefined, undefined, [{ path: ['source'], message: `source must be one of ${IMPORT_SOURCES.join(', ')}` }]);
+  if (fields.mapping === undefined) return { source, mapping: undefined };
+  let json: unknown;
+  try {
+    json = JSON.parse(fields.mapping);
+  } catch {
+    throw new DomainError('BAD_REQUEST', 'mapping: not valid JSON', undefined, undefined, [{ path: ['mapping'], message: 'not valid JSON' }]);
+  }
+  const parsed = CsvMappingSchema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => ({ path: ['mapping', ...issue.path.map(String)], message: issue.message }));
+    throw new DomainError('BAD_REQUEST', `mapping: ${issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`, undefined, undefined, issues);
+  }
+  return { source, mapping: parsed.data };
+}
+
+/**
+ * Imports (issue 38): a file another tool exported becomes one new project of the caller's. The
+ * file is read at once (a bad one is a 400 before anything is kept), then kept in its row until a
+ * background job (`runNext`, any instance, once) writes the whole project in one transaction.
+ */
+export function createImportsService(db: Db, projects: ProjectsService, options: ImportsOptions) {
+  /** Progress of the imports this instance is writing (the row has it only at the end). */
+  const writing = new Map<string, { done: number }>();
+
+  /** The file read and checked, its people matched: what would be made. */
+  async function settle(userId: string, source: ImportSource, bytes: Buffer, mapping: CsvMapping | undefined) {
+    const plan: ImportPlan = planOf(source, bytes, mapping);
+    collectLabels(plan);
+    if (plan.labels.length > IMPORT_LABELS_MAX) throw formatError(`The file has ${plan.labels.length} labels; an import makes at most ${IMPORT_LABELS_MAX}`);
+    if (plan.tasks.length > IMPORT_TASKS_MAX) throw formatError(`The file has ${plan.tasks.length} tasks; an import makes at most ${IMPORT_TASKS_MAX}`);
+    const people = await store.usersByEmail(db, emailsOf(plan));
+    const counts = settlePlan(plan, people, userId);
+    plan.warnings = boundedWarnings(plan.warnings);
+    return { plan, people, counts };
+  }
+
+  return {
+    /** `dryRun`: what would be made, nothing kept. Otherwise the import, pending. */
+    async submit(userId: string, input: { source: ImportSource; mapping: CsvMapping | undefined; file: Buffer; dryRun: boolean }): Promise<ImportDryRun | Pick<Import, 'id' | 'status' | 'source'>> {
+      const { plan, counts } = await settle(userId, input.source, input.file, input.mapping);
+      if (input.dryRun) {
+        return {
+          dryRun: true,
+          source: input.source,
+          project: { name: plan.project.name },
+          counts,
+          warnings: plan.warnings,
+          states: plan.states.map(({ name, category }) => ({ name, category })),
+          labels: plan.labels,
+        };
+      }
+      const id = newId();
+      await store.insertImport(db, { id, userId, source: input.source, mapping: input.mapping ?? null, file: input.file, total: counts.tasks });
+      return { id, status: 'pending', source: input.source };
+    },
+
+    /** The caller's own import (anyone else's is a 404, as an unknown id is). */
+    async get(userId: string, id: string): Promise<Import> {
+      const row = isId(id) ? await store.findImport(db, id, userId) : undefined;
+      if (!row) throw notFound('Import');
+      return toImport(row, row.status === 'running' ? writing.get(row.id) : undefined);
+    },
+
+    /** Runs the oldest waiting import, if any: true when there was one. */
+    async runNext(): Promise<boolean> {
+      const job = await store.claimImport(db, options.leaseMs);
+      if (!job) return false;
+      // The lease renewed while this instance works on it; another takes over only once it has stopped.
+      const heartbeat = setInterval(() => void store.renewLease(db, job.id, options.leaseMs).catch(options.onError), Math.max(500, options.leaseMs / 3));
+      heartbeat.unref();
+      const report = (status: Import['status'], done: number, total: number) => options.onProgress?.(job.userId, { id: job.id, status, done, total });
+      try {
+        const mapping = job.mapping ? CsvMappingSchema.parse(job.mapping) : undefined;
+        const { plan, people, counts } = await settle(job.userId, job.source as ImportSource, job.file, mapping);
+        await store.setPlanned(db, job.id, { total: counts.tasks, counts, warnings: plan.warnings });
+        const progress = { done: 0 };
+        writing.set(job.id, progress);
+        report('running', 0, counts.tasks);
+        const projectId = await inTransaction(db, async (tx) => {
+          // Still ours (not finished by an instance that took it over): the row stays locked to the commit.
+          if (!(await store.lockRunning(tx, job.id))) return undefined;
+          const project = await projects.create(job.userId, { name: clip(plan.project.name.trim(), PROJECT_NAME_MAX) || 'Imported project', description: clip(plan.project.description, PROJECT_DESCRIPTION_MAX) });
+          await writePlan(tx, {
+            projectId: project.id,
+            userId: job.userId,
+            plan,
+            people,
+            onProgress: (done) => {
+              progress.done = done;
+              report('running', done, counts.tasks);
+            },
+          });
+          await store.finishImport(tx, job.id, { status: 'succeeded', projectId: project.id, done: counts.tasks });
+          return project.id;
+        });
+        if (projectId) report('succeeded', counts.tasks, counts.tasks);
+      } catch (error) {
+        if (error instanceof DomainError) {
+          await store.finishImport(db, job.id, { status: 'failed', error: error.message });
+          report('failed', 0, 0);
+        } else if (job.attempts >= options.maxAttempts) {
+          options.onError(error);
+          await store.finishImport(db, job.id, { status: 'failed', error: `The import failed ${job.attempts} times on the server's side; nothing of it was kept` });
+          report('failed', 0, 0);
+        } else {
+          options.onError(error);
+          await store.release(db, job.id);
+        }
+      } finally {
+        clearInterval(heartbeat);
+        writing.delete(job.id);
+      }
+      return true;
+    },
+  };
+}
+
+export type ImportsService = ReturnType<typeof createImportsService>;

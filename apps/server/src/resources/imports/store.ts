@@ -1,0 +1,110 @@
+import { comments, type Db, imports, labels, memberships, projectFields, projects, projectStates, taskFieldValues, taskRelations, tasks, users } from '@tasklane/db';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { rowsOf } from '../../platform/sql';
+
+export type ImportRow = typeof imports.$inferSelect;
+
+/** Rows written per INSERT: well under PostgreSQL's 65 535 parameters for the widest row. */
+const CHUNK = 1000;
+
+export async function insertImport(db: Db, row: { id: string; userId: string; source: string; mapping: Record<string, unknown> | null; file: Buffer; total: number }) {
+  await db.execute(sql`
+    insert into imports (id, user_id, source, status, mapping, file, progress_total)
+    values (${row.id}, ${row.userId}, ${row.source}, 'pending', ${row.mapping === null ? null : JSON.stringify(row.mapping)}::jsonb, ${row.file}, ${row.total})`);
+}
+
+export const findImport = async (db: Db, id: string, userId: string) =>
+  (await db.select().from(imports).where(and(eq(imports.id, id), eq(imports.userId, userId))).limit(1))[0];
+
+/**
+ * Takes the oldest import waiting, or running on an instance whose lease ran out (it stopped), for
+ * this instance: running, leased for `leaseMs`. SKIP LOCKED: an import whose write is under way
+ * elsewhere (its row locked by that transaction) is not taken twice.
+ */
+export async function claimImport(db: Db, leaseMs: number) {
+  const rows = rowsOf<{ id: string; user_id: string; source: string; mapping: Record<string, unknown> | null; file: Uint8Array | Buffer | null; attempts: number }>(
+    await db.execute(sql`
+      update imports set status = 'running', attempts = attempts + 1, locked_until = now() + ${leaseMs} * interval '1 millisecond', updated_at = now()
+      where id = (
+        select id from imports
+        where status = 'pending' or (status = 'running' and locked_until < now())
+        order by created_at, id
+        limit 1
+        for update skip locked)
+      returning id, user_id, source, mapping, file, attempts`),
+  );
+  const row = rows[0];
+  return row ? { id: row.id, userId: row.user_id, source: row.source, mapping: row.mapping, file: row.file ? Buffer.from(row.file) : Buffer.alloc(0), attempts: row.attempts } : undefined;
+}
+
+/**
+ * Extends the lease of a running import (its instance is alive). Not while its project is being
+ * written (the row is locked to that commit, and no other instance can take it then): SKIP LOCKED,
+ * so a renewal never waits on a connection.
+ */
+export const renewLease = (db: Db, id: string, leaseMs: number) =>
+  db.execute(sql`
+    update imports set locked_until = now() + ${leaseMs} * interval '1 millisecond'
+    where id = (select id from imports where id = ${id} and status = 'running' for update skip locked)`);
+
+/** The import's row, locked for the transaction that writes its project, if it is still this instance's to run. */
+export const lockRunning = async (tx: Db, id: string) =>
+  (await tx.select({ status: imports.status }).from(imports).where(eq(imports.id, id)).for('update'))[0]?.status === 'running';
+
+export const setPlanned = (db: Db, id: string, plan: { total: number; counts: Record<string, number>; warnings: string[] }) =>
+  db.update(imports).set({ progressTotal: plan.total, counts: plan.counts, warnings: plan.warnings, updatedAt: new Date() }).where(eq(imports.id, id));
+
+/** The end of an import: its outcome, and the file dropped (it is no longer needed). */
+export async function finishImport(db: Db, id: string, outcome: { status: 'succeeded' | 'failed'; projectId?: string; error?: string; done?: number }) {
+  await db.execute(sql`
+    update imports set status = ${outcome.status}, project_id = ${outcome.projectId ?? null}, error = ${outcome.error ?? null},
+      progress_done = coalesce(${outcome.done ?? null}::int, progress_done), file = null, locked_until = null, finished_at = now(), updated_at = now()
+    where id = ${id}`);
+}
+
+/** Gives a failed attempt back to the queue (another try, on any instance). */
+export const release = (db: Db, id: string) => db.update(imports).set({ status: 'pending', lockedUntil: null, updatedAt: new Date() }).where(eq(imports.id, id));
+
+/** Registered users by email (lower case), for matching the file's people. */
+export async function usersByEmail(db: Db, emails: string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  for (let i = 0; i < emails.length; i += CHUNK) {
+    const rows = await db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.email, emails.slice(i, i + CHUNK)));
+    for (const row of rows) found.set(row.email.toLowerCase(), row.id);
+  }
+  return found;
+}
+
+async function inChunks<T>(rows: T[], write: (chunk: T[]) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) await write(rows.slice(i, i + CHUNK));
+}
+
+export const replaceStates = async (tx: Db, projectId: string, rows: (typeof projectStates.$inferInsert)[]) => {
+  await tx.delete(projectStates).where(eq(projectStates.projectId, projectId));
+  await tx.insert(projectStates).values(rows);
+};
+export const insertLabels = (tx: Db, rows: (typeof labels.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(labels).values(chunk));
+export const insertFields = (tx: Db, rows: (typeof projectFields.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(projectFields).values(chunk));
+export const insertMembers = (tx: Db, rows: (typeof memberships.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(memberships).values(chunk).onConflictDoNothing());
+export const insertComments = (tx: Db, rows: (typeof comments.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(comments).values(chunk));
+export const insertFieldValues = (tx: Db, rows: (typeof taskFieldValues.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(taskFieldValues).values(chunk));
+export const insertRelations = (tx: Db, rows: (typeof taskRelations.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(taskRelations).values(chunk).onConflictDoNothing());
+
+/** Tasks, CHUNK at a time, `onChunk` told how many are written so far. */
+export async function insertTasks(tx: Db, rows: (typeof tasks.$inferInsert)[], onChunk: (written: number) => void): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    await tx.insert(tasks).values(rows.slice(i, i + CHUNK));
+    onChunk(Math.min(i + CHUNK, rows.length));
+  }
+}
+
+/** Parents, once every task exists (a file may list a subtask before its parent). */
+export const setParents = (tx: Db, pairs: { id: string; parentId: string }[]) =>
+  inChunks(pairs, (chunk) =>
+    tx.execute(sql`
+      update tasks set parent_id = v.parent_id::uuid
+      from (values ${sql.join(chunk.map((pair) => sql`(${pair.id}, ${pair.parentId})`), sql`, `)}) as v(id, parent_id)
+      where tasks.id = v.id::uuid`),
+  );
+
+export const setNextTaskNumber = (tx: Db, projectId: string, next: number) => tx.update(projects).set({ nextTaskNumber: next }).where(eq(projects.id, projectId));

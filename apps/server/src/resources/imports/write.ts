@@ -1,0 +1,181 @@
+import { DEFAULT_STATE_COLORS, type ImportCounts, STATE_KEY_MAX, STATE_KEY_PATTERN } from '@tasklane/schemas';
+import type { Db } from '@tasklane/db';
+import { generateNKeysBetween } from 'fractional-indexing';
+import { newId } from '../../platform/ids';
+import { clipComment, type ImportPlan, type PlannedPerson } from './plan';
+import * as store from './store';
+
+/** The people of a plan matched to registered users: email (lower case) → user id. */
+export type People = Map<string, string>;
+
+/** The emails a plan names (lower case), each once. */
+export function emailsOf(plan: ImportPlan): string[] {
+  const emails = new Set<string>();
+  const add = (person: PlannedPerson | undefined) => person?.email && emails.add(person.email.toLowerCase());
+  for (const task of plan.tasks) {
+    add(task.assignee);
+    for (const comment of task.comments) add(comment.author);
+  }
+  return [...emails];
+}
+
+/**
+ * What a plan makes, and its warnings: unknown parents and relation targets, cycles, people who
+ * are not registered here. Resolves refs in place (dropping what cannot be kept), so the counts
+ * are exactly what `writePlan` writes.
+ */
+export function settlePlan(plan: ImportPlan, people: People, importerId: string): ImportCounts {
+  const refs = new Set(plan.tasks.map((task) => task.ref));
+  const parentOf = new Map<string, string>();
+  for (const task of plan.tasks) {
+    if (task.parentRef === undefined) continue;
+    if (!refs.has(task.parentRef)) {
+      plan.warnings.push(`${task.title}: its parent (${task.parentRef}) is not in the file, so it is a task of its own`);
+      delete task.parentRef;
+    } else parentOf.set(task.ref, task.parentRef);
+  }
+  // A parent chain that comes back to itself: the link that closes the loop goes.
+  for (const task of plan.tasks) {
+    const seen = new Set([task.ref]);
+    for (let at = parentOf.get(task.ref); at !== undefined; at = parentOf.get(at)) {
+      if (seen.has(at)) {
+        plan.warnings.push(`${task.title}: its parent would make a loop, so it is a task of its own`);
+        parentOf.delete(task.ref);
+        delete task.parentRef;
+        break;
+      }
+      seen.add(at);
+    }
+  }
+  const blocks = new Map<string, Set<string>>();
+  const reaches = (from: string, to: string): boolean => {
+    const stack = [from];
+    const seen = new Set<string>();
+    while (stack.length > 0) {
+      const at = stack.pop()!;
+      if (at === to) return true;
+      if (seen.has(at)) continue;
+      seen.add(at);
+      stack.push(...(blocks.get(at) ?? []));
+    }
+    return false;
+  };
+  const pairs = new Set<string>();
+  let relations = 0;
+  for (const task of plan.tasks) {
+    task.relations = task.relations.filter((relation) => {
+      const pair = relation.type === 'relates_to' ? [relation.type, ...[task.ref, relation.targetRef].sort()].join(' ') : `${relation.type} ${task.ref} ${relation.targetRef}`;
+      if (!refs.has(relation.targetRef) || relation.targetRef === task.ref) {
+        plan.warnings.push(`${task.title}: its ${relation.type} link to ${relation.targetRef} points outside the file, so it was left out`);
+        return false;
+      }
+      if (pairs.has(pair)) return false;
+      if (relation.type === 'blocks') {
+        if (reaches(relation.targetRef, task.ref)) {
+          plan.warnings.push(`${task.title}: blocking ${relation.targetRef} would make a loop of blocks, so that link was left out`);
+          return false;
+        }
+        blocks.set(task.ref, (blocks.get(task.ref) ?? new Set()).add(relation.targetRef));
+      }
+      pairs.add(pair);
+      relations += 1;
+      return true;
+    });
+  }
+  const missing = new Set<string>();
+  for (const task of plan.tasks) {
+    if (task.assignee && !(task.assignee.email && people.has(task.assignee.email.toLowerCase()))) missing.add(task.assignee.name);
+  }
+  if (missing.size > 0) {
+    plan.warnings.push(`Not registered here (by email), so their tasks are left unassigned: ${[...missing].sort().join(', ')}`);
+  }
+  return {
+    states: plan.states.length,
+    labels: plan.labels.length,
+    fields: plan.fields.length,
+    tasks: plan.tasks.length,
+    subtasks: plan.tasks.filter((task) => task.parentRef !== undefined).length,
+    comments: plan.tasks.reduce((sum, task) => sum + task.comments.length, 0),
+    relations,
+    members: [...new Set(people.values())].filter((id) => id !== importerId).length,
+  };
+}
+
+/** A state key from a name ("In progress" → IN_PROGRESS), unique among `taken`. */
+function stateKey(name: string, given: string | undefined, taken: Set<string>): string {
+  let base = given && STATE_KEY_PATTERN.test(given) && given.length <= STATE_KEY_MAX ? given : name.normalize('NFKD').toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, STATE_KEY_MAX - 4).replace(/_+$/, '');
+  if (!base) base = 'STATE';
+  let key = base;
+  for (let n = 2; taken.has(key); n += 1) key = `${base.slice(0, STATE_KEY_MAX - 1 - String(n).length)}_${n}`;
+  taken.add(key);
+  return key;
+}
+
+/**
+ * Writes a settled plan into the new (empty) project `projectId`, in the caller's transaction:
+ * its states replace the defaults, then labels, fields, members, tasks (numbered 1…n, positions in
+ * file order), parents, field values, comments and relations. People match registered users by
+ * email; a comment by anyone else is the importer's, with "Originally by <name>" in front.
+ */
+export async function writePlan(tx: Db, input: { projectId: string; userId: string; plan: ImportPlan; people: People; onProgress: (done: number) => void }): Promise<void> {
+  const { projectId, userId, plan, people } = input;
+  const now = new Date();
+  const keys = new Set<string>();
+  const stateRows = plan.states.map((state, position) => ({
+    id: newId(), projectId, key: stateKey(state.name, state.key, keys), name: state.name, category: state.category,
+    color: state.color ?? DEFAULT_STATE_COLORS[state.category], position, createdAt: now, updatedAt: now,
+  }));
+  await store.replaceStates(tx, projectId, stateRows);
+  const keyOfState = new Map(plan.states.map((state, i) => [state.name, stateRows[i]!.key]));
+
+  const labelRows = plan.labels.map((label) => ({ id: newId(), projectId, name: label.name, color: label.color, createdAt: now, updatedAt: now }));
+  await store.insertLabels(tx, labelRows);
+  const labelId = new Map(labelRows.map((row) => [row.name.toLowerCase(), row.id]));
+
+  const fieldRows = plan.fields.map((name, position) => ({ id: newId(), projectId, name, type: 'text' as const, options: [], position, createdAt: now, updatedAt: now }));
+  await store.insertFields(tx, fieldRows);
+  const fieldId = new Map(fieldRows.map((row) => [row.name, row.id]));
+
+  await store.insertMembers(tx, [...new Set(people.values())].filter((id) => id !== userId).map((memberId) => ({ id: newId(), projectId, userId: memberId, role: 'EDITOR' as const, createdAt: now, updatedAt: now })));
+  const userOf = (person: PlannedPerson | undefined) => (person?.email ? people.get(person.email.toLowerCase()) : undefined);
+
+  const ids = new Map(plan.tasks.map((task) => [task.ref, newId()]));
+  const positions = plan.tasks.length > 0 ? generateNKeysBetween(null, null, plan.tasks.length) : [];
+  const taskRows = plan.tasks.map((task, index) => {
+    const createdAt = task.createdAt && task.createdAt <= now ? task.createdAt : now;
+    return {
+      id: ids.get(task.ref)!, projectId, title: task.title, description: task.description, status: keyOfState.get(task.state)!,
+      priority: task.priority ?? 'MEDIUM', dueDate: task.dueDate ?? null, startDate: task.startDate ?? null, assigneeId: userOf(task.assignee) ?? null,
+      createdById: userId, labelIds: task.labels.map((name) => labelId.get(name.toLowerCase())).filter((id) => id !== undefined).sort(),
+      number: index + 1, position: positions[index]!, createdAt, updatedAt: now,
+    };
+  });
+  await store.insertTasks(tx, taskRows, input.onProgress);
+  await store.setParents(tx, plan.tasks.filter((task) => task.parentRef !== undefined).map((task) => ({ id: ids.get(task.ref)!, parentId: ids.get(task.parentRef!)! })));
+  await store.setNextTaskNumber(tx, projectId, plan.tasks.length + 1);
+
+  await store.insertFieldValues(
+    tx,
+    plan.tasks.flatMap((task) =>
+      Object.entries(task.fields).flatMap(([name, value]) => {
+        const field = fieldId.get(name);
+        return field && value ? [{ taskId: ids.get(task.ref)!, fieldId: field, value, sortText: value, sortNumber: null }] : [];
+      }),
+    ),
+  );
+  await store.insertComments(
+    tx,
+    plan.tasks.flatMap((task) =>
+      task.comments.map((comment) => {
+        const authorId = userOf(comment.author);
+        const createdAt = comment.createdAt && comment.createdAt <= now ? comment.createdAt : now;
+        const text = authorId || !comment.author ? comment.text : clipComment(`Originally by ${comment.author.name}:\n\n${comment.text}`);
+        return { id: newId(), taskId: ids.get(task.ref)!, authorId: authorId ?? userId, text: text || '(empty)', createdAt, updatedAt: createdAt };
+      }),
+    ),
+  );
+  await store.insertRelations(
+    tx,
+    plan.tasks.flatMap((task) => task.relations.map((relation) => ({ id: newId(), type: relation.type, taskId: ids.get(task.ref)!, relatedTaskId: ids.get(relation.targetRef)!, createdBy: userId, createdAt: now }))),
+  );
+}

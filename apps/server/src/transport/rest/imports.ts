@@ -1,0 +1,87 @@
+import multipart from '@fastify/multipart';
+import type { FastifyInstance } from 'fastify';
+import { ImportQuerySchema } from '@tasklane/schemas';
+import type { AuthService } from '../../resources/auth/service';
+import { readImportForm, type ImportsService } from '../../resources/imports/service';
+import { runWithGrant, type TokenNeed } from '../../resources/policy/policy';
+import { normalizeIssues, summarizeIssues } from '../trpc/errors';
+import { errorBody, sendError } from './rest-errors';
+import { authenticate, refuse } from './plain-routes';
+
+export const IMPORT_ROUTE = '/api/v1/imports';
+
+/** What a personal access token needs to import: a project is made, as `projects.create` needs (admin, and no project limit). */
+export const IMPORT_TOKEN_NEEDS = { 'imports.create': 'admin' } as const satisfies Record<string, TokenNeed>;
+
+/** What framing adds to the file's bytes before a Content-Length is plainly too large. */
+const MULTIPART_OVERHEAD = 64 * 1024;
+
+/**
+ * `POST /imports` (issue 38): a plain Fastify route, as the REST adapter does not read multipart.
+ * The parts: `source`, `mapping` (a csv's, JSON) and `file`, in any order. The file is read whole
+ * (at most IMPORT_MAX_BYTES, else 413 and nothing kept), checked at once (a file that is not what
+ * `source` says is a 400), then queued (202) or, with `?dryRun=true`, only described (200).
+ */
+export async function registerImportRoutes(app: FastifyInstance, options: { auth: AuthService; imports: ImportsService; maxBytes: number; wake: () => void }): Promise<void> {
+  const { auth, imports, maxBytes } = options;
+  const tooLarge = () => errorBody(413, `The file exceeds IMPORT_MAX_BYTES (${maxBytes} bytes)`, 'PAYLOAD_TOO_LARGE');
+
+  await app.register(async (scope) => {
+    await scope.register(multipart, {
+      limits: { fileSize: maxBytes, files: 1, fields: 5, fieldSize: 64 * 1024, parts: 6, headerPairs: 100 },
+      throwFileSizeLimit: true,
+    });
+
+    scope.post(IMPORT_ROUTE, async (request, reply) => {
+      const caller = await authenticate(request, reply, auth, 'imports.create', IMPORT_TOKEN_NEEDS['imports.create']);
+      if (!caller) return reply;
+      const query = ImportQuerySchema.safeParse(request.query);
+      if (!query.success) {
+        const issues = normalizeIssues(query.error).map(({ path, message }) => ({ path, message }));
+        return sendError(request, reply, 400, { ...errorBody(400, summarizeIssues(issues)), issues });
+      }
+      if (!request.isMultipart()) {
+        return sendError(request, reply, 415, errorBody(415, 'Send the import as multipart/form-data: a part `source`, a part `file`, and for csv a part `mapping`'));
+      }
+      const length = Number(request.headers['content-length']);
+      if (Number.isFinite(length) && length > maxBytes + MULTIPART_OVERHEAD) {
+        reply.header('connection', 'close');
+        return sendError(request, reply, 413, tooLarge());
+      }
+      const fields: { source?: string; mapping?: string } = {};
+      let file: Buffer | undefined;
+      try {
+        for await (const part of request.parts()) {
+          if (part.type === 'file') {
+            if (part.fieldname !== 'file') {
+              part.file.resume();
+              continue;
+            }
+            file = await part.toBuffer();
+          } else if (part.fieldname === 'source' || part.fieldname === 'mapping') {
+            fields[part.fieldname] = String(part.value);
+          }
+        }
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code === 'FST_REQ_FILE_TOO_LARGE') {
+          reply.header('connection', 'close');
+          return sendError(request, reply, 413, tooLarge());
+        }
+        const status = (error as { statusCode?: number }).statusCode;
+        if (status !== undefined && status < 500) return sendError(request, reply, 400, errorBody(400, `Malformed multipart body: ${(error as Error).message}`, 'FILE_REQUIRED'));
+        throw error;
+      }
+      if (!file) return sendError(request, reply, 400, errorBody(400, 'The multipart body needs a part named `file` holding the exported file', 'FILE_REQUIRED'));
+      try {
+        const form = readImportForm(fields);
+        const result = await runWithGrant(caller.grant, () => imports.submit(caller.userId, { ...form, file: file, dryRun: query.data.dryRun === 'true' }));
+        if ('dryRun' in result) return reply.code(200).send(result);
+        options.wake();
+        return reply.code(202).header('location', `${IMPORT_ROUTE}/${result.id}`).send(result);
+      } catch (error) {
+        return refuse(request, reply, error);
+      }
+    });
+  });
+}

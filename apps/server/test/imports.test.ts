@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { multipartBody, type Part } from './support/attachments';
+import { expectErrorBody } from './support/checks';
+import { createProject, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
+import { describePermissions } from './support/permissions';
+
+
+describe('imports', () => {
+  let t: TestApp;
+  let ada: TestUser;
+  let bob: TestUser;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    ada = await registerUser(t, 'Ada Importer');
+    bob = await registerUser(t, 'Bob Colleague');
+  });
+  afterAll(() => t.close());
+
+  function post(user: TestUser | undefined, parts: Part[], query = '') {
+    const { body, contentType } = multipartBody(parts);
+    return t.request('POST', `/api/v1/imports${query}`, { ...(user ? { token: user.token } : {}), rawBody: body, headers: { 'content-type': contentType } });
+  }
+  const form = (source: string, file: Buffer | string, mapping?: unknown): Part[] => [
+    { name: 'source', content: source },
+    ...(mapping !== undefined ? [{ name: 'mapping', content: JSON.stringify(mapping) }] : []),
+    { name: 'file', filename: 'export', content: file },
+  ];
+
+  /** Submits, then waits for the job's end (the worker polls every 200 ms in tests). */
+  async function importFile(user: TestUser, parts: Part[]) {
+    const queued = await post(user, parts);
+    expect(queued.status, JSON.stringify(queued.body)).toBe(202);
+    expect(queued.body).toMatchObject({ status: 'pending' });
+    expect(queued.headers.location).toBe(`/api/v1/imports/${queued.body.id}`);
+    for (;;) {
+      const state = await t.request('GET', `/api/v1/imports/${queued.body.id}`, { token: user.token });
+      expect(state.status).toBe(200);
+      if (state.body.status === 'succeeded' || state.body.status === 'failed') return state.body;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  const api = async (user: TestUser, url: string) => {
+    const response = await t.request('GET', `/api/v1${url}`, { token: user.token });
+    expect(response.status, `${url}: ${JSON.stringify(response.body)}`).toBe(200);
+    return response.body;
+  };
+  const tasksOf = async (user: TestUser, projectId: string) => api(user, `/tasks/project/${projectId}?limit=100&sort=position`);
+
+  it('imports a CSV through a mapping: states from its statuses, labels, due dates, priorities, emails matched, fields', async () => {
+    const csv = [
+      'Name,Notes,State,Prio,Due,Owner,Tags,Estimate',
+      `Write docs,"First line\nsecond, line",Backlog,high,2026-12-24,${bob.email},"docs, web",3`,
+      `Ship it,,Done,P1,not a date,stranger@example.com,web,`,
+      `"=HYPERLINK(""http://evil"")",formula,In progress,,,,,`,
+      ',no title,Done,,,,,',
+    ].join('\r\n');
+    // Priorities in any case ("high"), as spreadsheets hold them.
+    const mapping = { title: 'Name', description: 'Notes', status: 'State', priority: 'Prio', dueDate: 'Due', assigneeEmail: 'Owner', labels: 'Tags', fields: { Estimate: 'Estimate' } };
+    const dry = await post(ada, form('csv', csv, mapping), '?dryRun=true');
+    expect(dry.status, JSON.stringify(dry.body)).toBe(200);
+    expect(dry.body).toMatchObject({
+      dryRun: true,
+      source: 'csv',
+      counts: { tasks: 3, labels: 2, fields: 1, states: 4, comments: 0, members: 1 },
+      states: [{ name: 'Backlog', category: 'backlog' }, { name: 'Done', category: 'completed' }, { name: 'In progress', category: 'started' }, { name: 'To do', category: 'unstarted' }],
+    });
+    expect(dry.body.warnings.join('\n')).toMatch(/Row 5: no title/);
+    expect(dry.body.warnings.join('\n')).toMatch(/"not a date" is not a date/);
+    expect(dry.body.warnings.join('\n')).toMatch(/"P1" is none of/);
+    expect(dry.body.warnings.join('\n')).toMatch(/unassigned: stranger@example.com/);
+    // A dry run writes nothing.
+    const before = await api(ada, '/projects?limit=100');
+    expect(before).toEqual([]);
+
+    const done = await importFile(ada, form('csv', csv, mapping));
+    expect(done).toMatchObject({ status: 'succeeded', source: 'csv', progress: { done: 3, total: 3 }, counts: dry.body.counts, warnings: dry.body.warnings, error: null });
+    const project = await api(ada, `/projects/${done.projectId}`);
+    expect(project).toMatchObject({ name: 'Imported CSV', role: 'ADMIN', taskCounts: { BACKLOG: 1, DONE: 1, IN_PROGRESS: 1 } });
+    const tasks = await tasksOf(ada, done.projectId);
+    expect(tasks.map((task: { title: string }) => task.title)).toEqual(['Write docs', 'Ship it', '=HYPERLINK("http://evil")']);
+    const [docs, ship] = tasks;
+    expect(docs).toMatchObject({ description: 'First line\nsecond, line', status: 'BACKLOG', priority: 'HIGH', dueDate: '2026-12-24T00:00:00.000Z', assigneeId: bob.id, key: `${project.key}-1` });
+    expect(ship).toMatchObject({ status: 'DONE', priority: 'MEDIUM', dueDate: null, assigneeId: null });
+    const labels = await api(ada, `/projects/${done.projectId}/labels`);
+    expect(labels.map((label: { name: string }) => label.name).sort()).toEqual(['docs', 'web']);
+    expect(docs.labelIds).toHaveLength(2);
+    const [field] = await api(ada, `/projects/${done.projectId}/fields`);
+    expect(field).toMatchObject({ name: 'Estimate', type: 'text' });
+    expect(docs.fields).toEqual({ [field.id]: '3' });
+    // Bob, registered and named by email, is an EDITOR of the new project; nobody else was made.
+    const members = await api(ada, `/projects/${done.projectId}/members`);
+    expect(members.map((member: { email: string; role: string }) => [member.email, member.role]).sort()).toEqual([[ada.email, 'ADMIN'], [bob.email, 'EDITOR']].sort());
+    // The formula is plain text here, and neutralised on the way out again.
+    const exported = await t.app.inject({ method: 'GET', url: `/api/v1/projects/${done.projectId}/export?format=csv`, headers: { authorization: `Bearer ${ada.token}` } });
+    expect(exported.body).toContain(`'=HYPERLINK(""http://evil"")`);
+  });
+
+  it('refuses what is not the source it names, broken files, a missing part and a bad mapping, keeping nothing', async () => {
+    const format = { reason: 'IMPORT_FORMAT' };
+    const cases: [Part[], RegExp, { reason?: string; issues?: unknown }][] = [
+      [form('trello', '{"not":"trello"}'), /not a Trello board/, format],
+      [form('trello', '{broken'), /not valid JSON/, format],
+      [form('github', '{"title":"an object, not a list"}'), /not GitHub's issue list/, format],
+      [form('jira', 'Summary,Status\nA,Open'), /no "Issue key" column/, format],
+      [form('asana', '"unterminated,quote\n'), /not a CSV file/, format],
+      [form('csv', 'Name\nA'), /needs a `mapping`/, format],
+      [form('csv', 'Name\nA', { title: 'Title' }), /columns the file does not have: "Title"/, format],
+      [form('csv', 'Name\nA', { title: 3 }), /mapping/, { issues: [{ path: ['mapping', 'title'], message: expect.any(String) }] }],
+      [form('tasklane', '{"format":"tasklane","version":9,"kind":"project","project":{},"tasks":[]}'), /version 9/, format],
+      [form('nothing', 'x'), /source must be one of/, { issues: [{ path: ['source'], message: expect.any(String) }] }],
+      [[{ name: 'source', content: 'csv' }], /part named `file`/, { reason: 'FILE_REQUIRED' }],
+    ];
+    for (const [parts, message, expected] of cases) {
+      const response = await post(ada, parts);
+      expectErrorBody(response, 400, { message: expect.stringMatching(message), ...expected });
+    }
+    const json = await t.request('POST', '/api/v1/imports', { token: ada.token, body: { source: 'csv' } });
+    expect(json.status).toBe(415);
+    expect((await post(undefined, form('csv', 'Name\nA', { title: 'Name' }))).status).toBe(401);
+    expect((await post(ada, form('csv', 'Name\nA', { title: 'Name' }), '?dryRun=maybe')).status).toBe(400);
+    const labels = Array.from({ length: 10_000 }, (_, i) => ({ id: `l${i}`, name: `label ${i}`, color: 'green' }));
+    const many = await post(ada, form('trello', JSON.stringify({ name: 'Labels', lists: [], cards: [], labels })));
+    expect(many.status).toBe(400);
+    expect(many.body.message).toMatch(/10000 labels; an import makes at most 500/);
+  });
+
+  it('refuses a file over IMPORT_MAX_BYTES with a 413', async () => {
+    const small = await startTestApp({ imports: { maxBytes: 1000, pollMs: 200, leaseMs: 30_000 } });
+    try {
+      const user = await registerUser(small, 'Small');
+      const { body, contentType } = multipartBody(form('csv', 'x'.repeat(5000), { title: 'x' }));
+      const response = await small.request('POST', '/api/v1/imports', { token: user.token, rawBody: body, headers: { 'content-type': contentType } });
+      expect(response.status).toBe(413);
+      expectErrorBody(response, 413, { reason: 'PAYLOAD_TOO_LARGE' });
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('shows an import only to its creator', async () => {
+    const done = await importFile(ada, form('csv', 'Name\nA', { title: 'Name' }));
+    const other = await t.request('GET', `/api/v1/imports/${done.id}`, { token: bob.token });
+    expect(other.status).toBe(404);
+    expect((await t.request('GET', '/api/v1/imports/not-an-id', { token: ada.token })).status).toBe(404);
+  });
+
+  it('moves a project between servers: its export imported with source=tasklane is an equal project', async () => {
+    const projectId = (await createProject(t, ada, 'Round trip')).id;
+    await invite(t, ada, projectId, bob, 'EDITOR');
+    const write = async (method: string, url: string, body: unknown) => {
+      const response = await t.request(method, `/api/v1${url}`, { token: ada.token, body });
+      expect(response.status, `${url}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
+      return response.body;
+    };
+    const qa = await write('POST', `/projects/${projectId}/states`, { name: 'In QA', category: 'started', color: '#0284c7' });
+    const bug = await write('POST', `/projects/${projectId}/labels`, { name: 'bug', color: '#d73a4a' });
+    const parent = await write('POST', '/tasks', { projectId, title: 'Parent', description: 'Has *markdown*', priority: 'HIGH', status: qa.key, labelIds: [bug.id], assigneeId: bob.id, dueDate: '2027-01-02T10:00:00.000Z' });
+    const child = await write('POST', '/tasks', { projectId, title: 'Child', parentId: parent.id, status: 'DONE' });
+    await write('POST', `/tasks/${child.id}/relations`, { type: 'blocks', taskId: parent.id });
+    await write('POST', `/tasks/${parent.id}/comments`, { text: 'A comment by Ada' });
+    await t.request('POST', `/api/v1/tasks/${parent.id}/comments`, { token: bob.token, body: { text: 'One by Bob' } });
+    const file = await t.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/export`, headers: { authorization: `Bearer ${ada.token}` } });
+    expect(file.statusCode).toBe(200);
+
+    const done = await importFile(ada, form('tasklane', file.body));
+    expect(done).toMatchObject({ status: 'succeeded', counts: { tasks: 2, subtasks: 1, comments: 2, relations: 1, states: 6, labels: 1, members: 1 } });
+    const shape = async (id: string) => {
+      const states = (await api(ada, `/projects/${id}/states`)).map(({ key, name, category, color, position }: Record<string, unknown>) => ({ key, name, category, color, position }));
+      const labels = (await api(ada, `/projects/${id}/labels`)).map(({ name, color }: Record<string, unknown>) => ({ name, color }));
+      const tasks = await tasksOf(ada, id);
+      const titleOf = new Map(tasks.map((task: { id: string; title: string }) => [task.id, task.title]));
+      const described = [];
+      for (const task of tasks) {
+        const comments = (await api(ada, `/tasks/${task.id}/comments`)).map(({ authorId, text }: Record<string, unknown>) => ({ authorId, text }));
+        const relations = (await api(ada, `/tasks/${task.id}/relations`)).map((relation: { type: string; direction: string; task: { title: string } }) => ({ type: relation.type, direction: relation.direction, title: relation.task.title }));
+        described.push({
+          title: task.title, description: task.description, status: task.status, priority: task.priority, dueDate: task.dueDate, assigneeId: task.assigneeId,
+          labels: task.labelIds.length, parent: task.parentId ? titleOf.get(task.parentId) : null, number: task.number ?? task.key.split('-')[1], blocked: task.blocked, comments, relations,
+        });
+      }
+      const members = (await api(ada, `/projects/${id}/members`)).map(({ userId, role }: Record<string, unknown>) => ({ userId, role }));
+      return { states, labels, tasks: described, members };
+    };
+    expect(await shape(done.projectId)).toEqual(await shape(projectId));
+  });
+});
+describePermissions(['POST /imports', 'GET /imports/{id}']);

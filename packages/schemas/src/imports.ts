@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { IdSchema, PathIdSchema, TimestampSchema } from './common';
+import { StateCategorySchema } from './states';
+
+/**
+ * Imports (issue 38): a file another tool exported becomes one new project. The upload is a plain
+ * multipart route (`POST /imports`); these are its query, the mapping of a plain CSV, and the shapes
+ * of what it answers.
+ */
+export const IMPORT_SOURCES = ['trello', 'jira', 'github', 'asana', 'csv', 'tasklane'] as const;
+export type ImportSource = (typeof IMPORT_SOURCES)[number];
+export const ImportSourceSchema = z.enum(IMPORT_SOURCES, { error: `source must be one of ${IMPORT_SOURCES.join(', ')}` }).meta({ id: 'ImportSource' });
+
+export const IMPORT_STATUSES = ['pending', 'running', 'succeeded', 'failed'] as const;
+export type ImportStatus = (typeof IMPORT_STATUSES)[number];
+
+/** The most labels an import makes: more is refused (a board of thousands of labels is no taxonomy). */
+export const IMPORT_LABELS_MAX = 500;
+/** The most tasks one import makes. */
+export const IMPORT_TASKS_MAX = 100_000;
+/** The most warnings an import keeps: the rest are counted in the last one. */
+export const IMPORT_WARNINGS_MAX = 100;
+
+/** The query of `POST /imports`: `dryRun=true` answers what would be made, at once, and writes nothing. */
+export const ImportQuerySchema = z
+  .object({ dryRun: z.enum(['true', 'false'], { error: 'dryRun must be true or false' }).optional() })
+  .strict();
+
+/** A plain CSV's columns: each names the header of the column that holds it; only `title` is required. */
+export const CsvMappingSchema = z
+  .object({
+    title: z.string().min(1).max(200),
+    description: z.string().min(1).max(200).optional(),
+    status: z.string().min(1).max(200).optional(),
+    priority: z.string().min(1).max(200).optional(),
+    dueDate: z.string().min(1).max(200).optional(),
+    assigneeEmail: z.string().min(1).max(200).optional(),
+    labels: z.string().min(1).max(200).optional(),
+    /** Custom fields: the field's name (a text field is made) → the column holding its value. */
+    fields: z.record(z.string().min(1).max(50), z.string().min(1).max(200)).optional(),
+  })
+  .strict()
+  .meta({ id: 'CsvMapping', example: { title: 'Name', status: 'State', labels: 'Tags' } });
+export type CsvMapping = z.infer<typeof CsvMappingSchema>;
+
+export const ImportCountsSchema = z
+  .object({
+    states: z.number().int(),
+    labels: z.number().int(),
+    fields: z.number().int(),
+    tasks: z.number().int(),
+    subtasks: z.number().int().meta({ description: 'Of `tasks`, those with a parent' }),
+    comments: z.number().int(),
+    relations: z.number().int(),
+    members: z.number().int().meta({ description: 'People of the file matched by email to registered users, who become members' }),
+  })
+  .meta({ id: 'ImportCounts' });
+export type ImportCounts = z.infer<typeof ImportCountsSchema>;
+
+export const ImportSchema = z
+  .object({
+    id: IdSchema,
+    status: z.enum(IMPORT_STATUSES),
+    source: ImportSourceSchema,
+    progress: z.object({ done: z.number().int(), total: z.number().int() }).meta({ description: 'Tasks written of the total, once the file is read' }),
+    counts: ImportCountsSchema.nullable().meta({ description: 'What the import makes (null until the file is read)' }),
+    warnings: z.array(z.string()),
+    projectId: IdSchema.nullable().meta({ description: 'The new project, once the import has succeeded' }),
+    error: z.string().nullable().meta({ description: 'Why the import failed; nothing of it was kept' }),
+    createdAt: TimestampSchema,
+    finishedAt: TimestampSchema.nullable(),
+  })
+  .meta({ id: 'Import' });
+export type Import = z.infer<typeof ImportSchema>;
+
+/** `POST /imports?dryRun=true`: what the import would make, nothing written. */
+export const ImportDryRunSchema = z
+  .object({
+    dryRun: z.literal(true),
+    source: ImportSourceSchema,
+    project: z.object({ name: z.string() }),
+    counts: ImportCountsSchema,
+    warnings: z.array(z.string()),
+    states: z.array(z.object({ name: z.string(), category: StateCategorySchema })),
+    labels: z.array(z.object({ name: z.string(), color: z.string() })),
+  })
+  .meta({ id: 'ImportDryRun' });
+export type ImportDryRun = z.infer<typeof ImportDryRunSchema>;
+
+export const GetImportInput = z.object({ id: PathIdSchema }).strict();
