@@ -91,6 +91,9 @@ describe('imports', () => {
     // Bob, registered and named by email, is an EDITOR of the new project; nobody else was made.
     const members = await api(ada, `/projects/${done.projectId}/members`);
     expect(members.map((member: { email: string; role: string }) => [member.email, member.role]).sort()).toEqual([[ada.email, 'ADMIN'], [bob.email, 'EDITOR']].sort());
+    // …and hears of it, as of any addition by an ADMIN.
+    const told = await api(bob, '/notifications');
+    expect(told).toEqual([expect.objectContaining({ kind: 'member.added', projectId: done.projectId, actorId: ada.id })]);
     // The formula is plain text here, and neutralised on the way out again.
     const exported = await t.app.inject({ method: 'GET', url: `/api/v1/projects/${done.projectId}/export?format=csv`, headers: { authorization: `Bearer ${ada.token}` } });
     expect(exported.body).toContain(`'=HYPERLINK(""http://evil"")`);

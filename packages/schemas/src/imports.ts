@@ -88,3 +88,15 @@ export const ImportDryRunSchema = z
 export type ImportDryRun = z.infer<typeof ImportDryRunSchema>;
 
 export const GetImportInput = z.object({ id: PathIdSchema }).strict();
+
+/** An import's progress, live on its creator's notification stream (`event: import.progress`, no id: not replayed). */
+export const ImportProgressEventSchema = z
+  .object({
+    id: IdSchema,
+    status: z.enum(IMPORT_STATUSES),
+    done: z.number().int(),
+    total: z.number().int(),
+    projectId: IdSchema.nullable(),
+  })
+  .meta({ id: 'ImportProgressEvent' });
+export type ImportProgressEvent = z.infer<typeof ImportProgressEventSchema>;

@@ -24,8 +24,19 @@ export interface NotificationSubscribeInput {
   lastEventId?: string | undefined;
 }
 
+/** An import's progress, on its creator's notification stream (from the instance running it). */
+export interface ImportProgressEvent {
+  id: string;
+  status: 'pending' | 'running' | 'succeeded' | 'failed';
+  done: number;
+  total: number;
+  projectId: string | null;
+}
+
 export interface NotificationHandlers {
   onNotification: (notification: Notification) => void;
+  /** Each step of your imports (every thousand tasks written, and the end), as the server runs them. */
+  onImportProgress?: ((progress: ImportProgressEvent) => void) | undefined;
   /** The stream ended for good (401, 403): no reconnect follows. */
   onError?: (error: TasklaneError) => void;
 }
@@ -60,14 +71,25 @@ export function subscribe(context: StreamContext, input: SubscribeInput, handler
 
 /** Follows `GET /api/v1/notifications/events`, the caller's notifications, as `subscribe` follows a project's events. */
 export function subscribeNotifications(context: StreamContext, input: NotificationSubscribeInput, handlers: NotificationHandlers): Promise<EventSubscription> {
-  return follow<Notification>(context, '/api/v1/notifications/events', input.lastEventId, { onEvent: handlers.onNotification, onError: handlers.onError, isLast: () => false });
+  return follow<Notification>(context, '/api/v1/notifications/events', input.lastEventId, {
+    onEvent: handlers.onNotification,
+    onError: handlers.onError,
+    isLast: () => false,
+    others: { 'import.progress': (data) => handlers.onImportProgress?.(data as ImportProgressEvent) },
+  });
 }
 
 function follow<Event>(
   context: StreamContext,
   path: string,
   from: string | undefined,
-  handlers: { onEvent: (event: Event) => void; onError?: ((error: TasklaneError) => void) | undefined; isLast: (event: Event) => boolean },
+  handlers: {
+    onEvent: (event: Event) => void;
+    onError?: ((error: TasklaneError) => void) | undefined;
+    isLast: (event: Event) => boolean;
+    /** Events of these names are not `Event`s: each goes to its own handler (never counted as the last id). */
+    others?: Record<string, (data: unknown) => void>;
+  },
 ): Promise<EventSubscription> {
   const controller = new AbortController();
   let lastEventId = from;
@@ -100,6 +122,8 @@ function follow<Event>(
       },
       onEvent: (message) => {
         if (message.event === 'stream-error') return; // the server closes next; we resume from lastEventId
+        const other = message.event ? handlers.others?.[message.event] : undefined;
+        if (other) return other(JSON.parse(message.data));
         const event = JSON.parse(message.data) as Event;
         if (message.id) lastEventId = message.id;
         handlers.onEvent(event);

@@ -28,7 +28,7 @@ export type { AttachmentTransfer, UploadOptions, UploadProgress, UploadSource } 
 export type { ExportTransfer, ProjectExportInput } from './exports';
 export type { CsvMapping, ImportCounts, ImportDryRun, ImportInput, ImportQueued, ImportSource, ImportTransfer } from './imports';
 export { ERROR_REASONS, TasklaneError, type ErrorCode, type ErrorIssue, type ErrorReason, type TasklaneErrorFields } from './errors';
-export type { EventSubscription, Notification, NotificationHandlers, NotificationSubscribeInput, ProjectEvent, SubscribeHandlers, SubscribeInput } from './events';
+export type { EventSubscription, ImportProgressEvent, Notification, NotificationHandlers, NotificationSubscribeInput, ProjectEvent, SubscribeHandlers, SubscribeInput } from './events';
 export { RESOURCES, type CallOptions, type Input, type Method, type Output, type ProcedurePath, type ResourceMethods, type Resources } from './resources';
 
 /** A bearer token, or a function giving the current one (called before every request). */

@@ -24,6 +24,10 @@ describe('tl.imports', () => {
     const dry = await tl.imports.dryRun({ source: 'tasklane', file });
     expect(dry).toMatchObject({ dryRun: true, project: { name: 'Moving' }, counts: { tasks: 2, subtasks: 1, comments: 1 } });
 
+    // Its progress comes live on the notification stream.
+    const progress: { status: string; done: number; total: number }[] = [];
+    const notifications: unknown[] = [];
+    const stream = await tl.notifications.subscribe({}, { onNotification: (notification) => notifications.push(notification), onImportProgress: (step) => progress.push(step) });
     const queued = await tl.imports.create({ source: 'tasklane', file });
     expect(queued).toMatchObject({ status: 'pending', source: 'tasklane' });
     let state = await tl.imports.get({ id: queued.id });
@@ -32,6 +36,10 @@ describe('tl.imports', () => {
       state = await tl.imports.get({ id: queued.id });
     }
     expect(state).toMatchObject({ status: 'succeeded', progress: { done: 2, total: 2 }, counts: dry.counts });
+    await expect.poll(() => progress.at(-1)).toEqual({ id: queued.id, status: 'succeeded', done: 2, total: 2, projectId: state.projectId });
+    expect(progress[0]).toEqual({ id: queued.id, status: 'running', done: 0, total: 2, projectId: null });
+    stream.close();
+    expect(notifications).toEqual([]);
     const tasks = (await tl.tasks.list({ projectId: state.projectId!, sort: 'position' })).items;
     expect(tasks.map((task) => [task.title, task.priority, task.parentId === null])).toEqual([
       ['Parent', 'HIGH', true],

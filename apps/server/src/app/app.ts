@@ -38,6 +38,7 @@ import { startBackgroundWorker } from '../platform/background-worker';
 import { startFeedHub } from '../platform/feed-hub';
 import { dueReminderJob, notificationFeed } from '../resources/notifications/service';
 import { registerNotificationStreamRoute } from '../transport/sse/notifications';
+import { createImportProgressHub } from '../resources/imports/progress';
 import { createMetrics, registerHttpMetrics, registerMetricsRoute } from '../platform/metrics';
 import { startDeliveryWorker } from '../resources/webhooks/worker';
 import { startDispatcher } from '../events/dispatcher';
@@ -125,6 +126,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const unsubscribeTokens = createUnsubscribeTokens(config.jwtSecret);
   // Attachment files: DATA_DIR/files, or the S3 bucket.
   const files = createBlobStore({ dataDir: config.dataDir, ...(config.attachments.s3 ? { s3: config.attachments.s3 } : {}) });
+  // Imports' progress, for the live streams of their creators on this instance.
+  const importProgress = createImportProgressHub();
   const services = createServices(
     database.db,
     { passwords, tokens, tokenStates },
@@ -146,7 +149,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       maxBytes: config.attachments.maxBytes,
       ...(config.attachments.quotaBytes !== undefined ? { quotaBytes: config.attachments.quotaBytes } : {}),
     },
-    { leaseMs: config.imports.leaseMs, maxAttempts: 3, onError: (error) => app.log.error({ err: error }, 'an import failed on the server\'s side') },
+    { leaseMs: config.imports.leaseMs, maxAttempts: 3, onError: (error) => app.log.error({ err: error }, 'an import failed on the server\'s side'), onProgress: importProgress.publish },
   );
   // Every kind of email the service sends, by the name it is queued under.
   const mailTemplates = {
@@ -364,7 +367,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerEventStreamRoute(app, { auth: services.auth, events: services.events, db: database.db, heartbeatMs: config.eventHeartbeatMs });
   registerUnsubscribeRoutes(app, services.notificationSettings);
   registerCalendarFeedRoute(app, services.calendarFeed);
-  registerNotificationStreamRoute(app, { auth: services.auth, notifications: services.notifications, heartbeatMs: config.eventHeartbeatMs });
+  registerNotificationStreamRoute(app, { auth: services.auth, notifications: services.notifications, importProgress, heartbeatMs: config.eventHeartbeatMs });
   await registerAttachmentRoutes(app, { auth: services.auth, attachments: services.attachments, maxBytes: config.attachments.maxBytes, settleEvents: dispatcher.settle });
   registerExportRoutes(app, { auth: services.auth, exports: services.exports });
   await registerImportRoutes(app, { auth: services.auth, imports: services.imports, maxBytes: config.imports.maxBytes, wake: importWorker.wake });

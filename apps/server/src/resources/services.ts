@@ -105,7 +105,7 @@ export function createServices(
     calendarFeed: createCalendarFeedService(db, identity.publicUrl),
     notifications: createNotificationsService(db, tasks, { hub: live.notificationHub, openStreams: live.metrics.eventStreams, maxQueued: live.eventMaxQueued }),
   };
-  return { ...services, exports: createExportService(db, services), imports: createImportsService(db, services.projects, imports) };
+  return { ...services, exports: createExportService(db, services), imports: createImportsService(db, services, imports) };
 }
 
 export type Services = ReturnType<typeof createServices>;

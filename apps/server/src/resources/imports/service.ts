@@ -1,8 +1,9 @@
 import type { Db } from '@tasklane/db';
-import { type CsvMapping, CsvMappingSchema, IMPORT_LABELS_MAX, IMPORT_SOURCES, IMPORT_TASKS_MAX, type Import, type ImportCounts, type ImportDryRun, type ImportSource, PROJECT_DESCRIPTION_MAX, PROJECT_NAME_MAX } from '@tasklane/schemas';
+import { type CsvMapping, CsvMappingSchema, IMPORT_LABELS_MAX, IMPORT_SOURCES, IMPORT_TASKS_MAX, type Import, type ImportCounts, type ImportDryRun, type ImportProgressEvent, type ImportSource, PROJECT_DESCRIPTION_MAX, PROJECT_NAME_MAX } from '@tasklane/schemas';
 import { inTransaction } from '../../platform/ambient-transaction';
 import { DomainError, notFound } from '../../platform/errors';
 import { isId, newId } from '../../platform/ids';
+import type { MembersService } from '../members/service';
 import type { ProjectsService } from '../projects/service';
 import { boundedWarnings, clip, collectLabels, formatError, type ImportPlan } from './plan';
 import { planOf } from './sources';
@@ -16,8 +17,8 @@ export interface ImportsOptions {
   maxAttempts: number;
   /** Told of a failure that is not the file's (it is retried). */
   onError: (error: unknown) => void;
-  /** Told of each import's progress and end (live events). */
-  onProgress?: (userId: string, progress: { id: string; status: Import['status']; done: number; total: number }) => void;
+  /** Told of each import's progress and end (live events: imports/progress.ts). */
+  onProgress?: (userId: string, progress: ImportProgressEvent) => void;
 }
 
 const toImport = (row: store.ImportRow, live: { done: number } | undefined): Import => ({
@@ -57,7 +58,8 @@ export function readImportForm(fields: { source?: string; mapping?: string }): {
  * file is read at once (a bad one is a 400 before anything is kept), then kept in its row until a
  * background job (`runNext`, any instance, once) writes the whole project in one transaction.
  */
-export function createImportsService(db: Db, projects: ProjectsService, options: ImportsOptions) {
+export function createImportsService(db: Db, services: { projects: ProjectsService; members: MembersService }, options: ImportsOptions) {
+  const { projects, members } = services;
   /** Progress of the imports this instance is writing (the row has it only at the end). */
   const writing = new Map<string, { done: number }>();
 
@@ -107,7 +109,8 @@ export function createImportsService(db: Db, projects: ProjectsService, options:
       // The lease renewed while this instance works on it; another takes over only once it has stopped.
       const heartbeat = setInterval(() => void store.renewLease(db, job.id, options.leaseMs).catch(options.onError), Math.max(500, options.leaseMs / 3));
       heartbeat.unref();
-      const report = (status: Import['status'], done: number, total: number) => options.onProgress?.(job.userId, { id: job.id, status, done, total });
+      const report = (status: Import['status'], done: number, total: number, projectId: string | null = null) =>
+        options.onProgress?.(job.userId, { id: job.id, status, done, total, projectId });
       try {
         const mapping = job.mapping ? CsvMappingSchema.parse(job.mapping) : undefined;
         const { plan, people, counts } = await settle(job.userId, job.source as ImportSource, job.file, mapping);
@@ -119,6 +122,8 @@ export function createImportsService(db: Db, projects: ProjectsService, options:
           // Still ours (not finished by an instance that took it over): the row stays locked to the commit.
           if (!(await store.lockRunning(tx, job.id))) return undefined;
           const project = await projects.create(job.userId, { name: clip(plan.project.name.trim(), PROJECT_NAME_MAX) || 'Imported project', description: clip(plan.project.description, PROJECT_DESCRIPTION_MAX) });
+          // The people of the file registered here join as EDITORs, as an ADMIN's invitation adds them (they hear of it).
+          for (const [email, memberId] of people) if (memberId !== job.userId) await members.invite(job.userId, { id: project.id, email, role: 'EDITOR' });
           await writePlan(tx, {
             projectId: project.id,
             userId: job.userId,
@@ -132,7 +137,7 @@ export function createImportsService(db: Db, projects: ProjectsService, options:
           await store.finishImport(tx, job.id, { status: 'succeeded', projectId: project.id, done: counts.tasks });
           return project.id;
         });
-        if (projectId) report('succeeded', counts.tasks, counts.tasks);
+        if (projectId) report('succeeded', counts.tasks, counts.tasks, projectId);
       } catch (error) {
         if (error instanceof DomainError) {
           await store.finishImport(db, job.id, { status: 'failed', error: error.message });

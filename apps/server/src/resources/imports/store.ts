@@ -1,4 +1,4 @@
-import { comments, type Db, imports, labels, memberships, projectFields, projects, projectStates, taskFieldValues, taskRelations, tasks, users } from '@tasklane/db';
+import { comments, type Db, imports, labels, projectFields, projects, projectStates, taskFieldValues, taskRelations, tasks, users } from '@tasklane/db';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { rowsOf } from '../../platform/sql';
 
@@ -85,7 +85,6 @@ export const replaceStates = async (tx: Db, projectId: string, rows: (typeof pro
 };
 export const insertLabels = (tx: Db, rows: (typeof labels.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(labels).values(chunk));
 export const insertFields = (tx: Db, rows: (typeof projectFields.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(projectFields).values(chunk));
-export const insertMembers = (tx: Db, rows: (typeof memberships.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(memberships).values(chunk).onConflictDoNothing());
 export const insertComments = (tx: Db, rows: (typeof comments.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(comments).values(chunk));
 export const insertFieldValues = (tx: Db, rows: (typeof taskFieldValues.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(taskFieldValues).values(chunk));
 export const insertRelations = (tx: Db, rows: (typeof taskRelations.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(taskRelations).values(chunk).onConflictDoNothing());

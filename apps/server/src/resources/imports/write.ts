@@ -113,9 +113,10 @@ function stateKey(name: string, given: string | undefined, taken: Set<string>): 
 
 /**
  * Writes a settled plan into the new (empty) project `projectId`, in the caller's transaction:
- * its states replace the defaults, then labels, fields, members, tasks (numbered 1…n, positions in
- * file order), parents, field values, comments and relations. People match registered users by
- * email; a comment by anyone else is the importer's, with "Originally by <name>" in front.
+ * its states replace the defaults, then labels, fields, tasks (numbered 1…n, positions in file
+ * order), parents, field values, comments and relations. People match registered users by email
+ * (the caller has made them members); a comment by anyone else is the importer's, with "Originally
+ * by <name>" in front.
  */
 export async function writePlan(tx: Db, input: { projectId: string; userId: string; plan: ImportPlan; people: People; onProgress: (done: number) => void }): Promise<void> {
   const { projectId, userId, plan, people } = input;
@@ -136,7 +137,6 @@ export async function writePlan(tx: Db, input: { projectId: string; userId: stri
   await store.insertFields(tx, fieldRows);
   const fieldId = new Map(fieldRows.map((row) => [row.name, row.id]));
 
-  await store.insertMembers(tx, [...new Set(people.values())].filter((id) => id !== userId).map((memberId) => ({ id: newId(), projectId, userId: memberId, role: 'EDITOR' as const, createdAt: now, updatedAt: now })));
   const userOf = (person: PlannedPerson | undefined) => (person?.email ? people.get(person.email.toLowerCase()) : undefined);
 
   const ids = new Map(plan.tasks.map((task) => [task.ref, newId()]));

@@ -1,4 +1,4 @@
-import { ErrorBodySchema, ImportDryRunSchema, UnsubscribeBody } from '@tasklane/schemas';
+import { ErrorBodySchema, ImportDryRunSchema, ImportProgressEventSchema, UnsubscribeBody } from '@tasklane/schemas';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { attachmentOperations, CONTENT_PATH, THUMBNAIL_PATH, UPLOAD_PATH } from './attachments-openapi';
@@ -205,11 +205,11 @@ const notificationEventsOperation = () =>
     tag: 'notifications',
     summary: 'Live notifications of the caller (Server-Sent Events)',
     description:
-      "A `text/event-stream`: each new notification of the caller as an event whose `id:` is the caller's notification sequence number, `event:` its kind and `data:` one Notification as JSON; `: heartbeat` comments keep the connection open.",
+      "A `text/event-stream`: each new notification of the caller as an event whose `id:` is the caller's notification sequence number, `event:` its kind and `data:` one Notification as JSON; `: heartbeat` comments keep the connection open. Between them, the progress of the caller's imports run by this instance: `event: import.progress` with no `id:` (never replayed) and `data:` one ImportProgressEvent (`id`, `status`, `done`, `total`, `projectId`).",
     item: 'Notification',
     path: NOTIFICATION_EVENTS_PATH,
     pathParameters: [],
-    frames: 'Frames of `id: <sequence number>`, `event: <Notification.kind>`, `data: <Notification as JSON>`; each data line is one Notification',
+    frames: 'Frames of `id: <sequence number>`, `event: <Notification.kind>`, `data: <Notification as JSON>`; each data line is one Notification (or, under `event: import.progress`, one ImportProgressEvent)',
   });
 
 const UNSUBSCRIBE_DOC_PATH = '/notification-settings/unsubscribe';
@@ -393,7 +393,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Docume
       },
     },
     // Schemas only plain routes answer with (no procedure's output names them).
-    defs: { Error: ErrorBodySchema, ImportDryRun: ImportDryRunSchema },
+    defs: { Error: ErrorBodySchema, ImportDryRun: ImportDryRunSchema, ImportProgressEvent: ImportProgressEventSchema },
   }) as Document;
 
   const procedures = proceduresByOperation(router);
