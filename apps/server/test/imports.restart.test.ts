@@ -94,7 +94,7 @@ describe('an import across a restart', () => {
       const projects = (await call(second.baseUrl, 'GET', '/api/v1/projects', { token })).body as { id: string }[];
       expect(projects.map((project) => project.id)).toEqual([outcome.projectId]);
       const detail = (await call(second.baseUrl, 'GET', `/api/v1/projects/${outcome.projectId}`, { token })).body;
-      expect(detail.taskCounts).toEqual({ TO_DO: ROWS, DONE: 0 });
+      expect(detail.taskCounts).toEqual({ TODO: ROWS, DONE: 0 });
       const last = (await call(second.baseUrl, 'GET', `/api/v1/tasks/project/${outcome.projectId}?limit=1&sort=-position`, { token })).body;
       expect(last[0]).toMatchObject({ title: `Task ${ROWS}`, description: `Notes of task ${ROWS}, with a comma`, key: `${detail.key}-${ROWS}` });
     } finally {

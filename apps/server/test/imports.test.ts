@@ -1,9 +1,15 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipartBody, type Part } from './support/attachments';
 import { expectErrorBody } from './support/checks';
 import { createProject, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
 import { describePermissions } from './support/permissions';
 
+
+/** A real export file of the tool (test/fixtures/imports/README.md says where each comes from). */
+const fixture = (name: string) => readFileSync(new URL(`./fixtures/imports/${name}`, import.meta.url));
 
 describe('imports', () => {
   let t: TestApp;
@@ -97,6 +103,149 @@ describe('imports', () => {
     // The formula is plain text here, and neutralised on the way out again.
     const exported = await t.app.inject({ method: 'GET', url: `/api/v1/projects/${done.projectId}/export?format=csv`, headers: { authorization: `Bearer ${ada.token}` } });
     expect(exported.body).toContain(`'=HYPERLINK(""http://evil"")`);
+  });
+
+  /** A task list of the project, each task with what the tests compare. */
+  async function tasksByTitle(user: TestUser, projectId: string) {
+    const tasks: Record<string, unknown>[] = [];
+    let cursor: string | undefined;
+    do {
+      const response = await t.request('GET', `/api/v1/tasks/project/${projectId}?limit=100&sort=position${cursor ? `&cursor=${cursor}` : ''}`, { token: user.token });
+      tasks.push(...response.body);
+      cursor = /[?&]cursor=([^&>]+)/.exec(String(response.headers.link ?? ''))?.[1];
+    } while (cursor);
+    return new Map(tasks.map((task) => [task.title as string, task as Record<string, any>]));
+  }
+
+  it("imports a real Trello board: lists as states, archived as Cancelled, checklists as subtasks, labels, comments, attachments", async () => {
+    const file = fixture('trello-board.json');
+    const board = JSON.parse(file.toString());
+    const dry = await post(ada, form('trello', file), '?dryRun=true');
+    expect(dry.status).toBe(200);
+    // 10 cards and 12 checklist items; the closed list is no state; 4 commentCard actions.
+    expect(dry.body).toMatchObject({
+      project: { name: 'Simple Project Board' },
+      counts: { tasks: 22, subtasks: 12, comments: 4, labels: 8, states: 5, fields: 0, relations: 0, members: 0 },
+      states: [
+        { name: 'BRAINSTORM 🤔', category: 'backlog' },
+        { name: 'TODO 📚', category: 'unstarted' },
+        { name: 'DOING ⚙️', category: 'started' },
+        { name: 'DONE! 🙌🏽', category: 'completed' },
+        { name: 'Cancelled', category: 'cancelled' },
+      ],
+      warnings: [],
+    });
+    const done = await importFile(ada, form('trello', file));
+    expect(done).toMatchObject({ status: 'succeeded', counts: dry.body.counts });
+    const states = await api(ada, `/projects/${done.projectId}/states`);
+    expect(states.map((state: { key: string }) => state.key)).toEqual(['BRAINSTORM', 'TODO', 'DOING', 'DONE', 'CANCELLED']);
+    const tasks = await tasksByTitle(ada, done.projectId);
+    // Cards in list order, then by their place in the list; each checklist item right after its card.
+    expect([...tasks.keys()].slice(0, 4)).toEqual(["✋🏿 Add what you'd like to work on below", 'attachments? comments too??', "✋🏿 Move anything 'ready' here", "wow, that's a nice simple project board"]);
+    expect(tasks.get('archived card in DONE')).toMatchObject({ status: 'CANCELLED' });
+    const twoLists = tasks.get('a card with two checklists - this could look weird in planka')!;
+    const subtasks = [...tasks.values()].filter((task) => task.parentId === twoLists.id);
+    expect(subtasks.map((task) => [task.title, task.status])).toEqual([
+      ['first item of the first checklist', 'TODO'],
+      ['second item of the first checklist', 'TODO'],
+      ['first item of the second checklist', 'TODO'],
+      ['second item of the second checklist', 'TODO'],
+      ['another item of the second checklist', 'DONE'],
+    ]);
+    expect(twoLists).toMatchObject({ subtaskCount: 5, subtasksDone: 1 });
+    // Labels: named as in Trello, an unnamed one by its colour; the card keeps its own.
+    const labels = await api(ada, `/projects/${done.projectId}/labels?limit=100`);
+    const byName = new Map(labels.map((label: { id: string; name: string; color: string }) => [label.name, label]));
+    expect([...byName.keys()].sort()).toEqual(['blue', 'green label', 'label without color', 'orange', 'purple', 'red', 'unused blue label', 'yellow']);
+    expect(byName.get('green label')).toMatchObject({ color: '#16a34a' });
+    const nice = tasks.get("wow, that's a nice simple project board")!;
+    expect(nice.labelIds.map((id: string) => labels.find((label: { id: string }) => label.id === id).name).sort()).toEqual(['green label', 'label without color']);
+    // Comments oldest first, dated as in Trello, kept as the importer's (the author has no account here).
+    const card = tasks.get('attachments? comments too??')!;
+    const comments = await api(ada, `/tasks/${card.id}/comments`);
+    const actions = board.actions.filter((action: { type: string; data: { card: { id: string } } }) => action.type === 'commentCard' && action.data.card.id === '637a008d3ce43701b21573d9').reverse();
+    expect(comments.map((comment: { text: string; createdAt: string; authorId: string }) => [comment.text, comment.createdAt, comment.authorId])).toEqual(
+      actions.map((action: { data: { text: string }; date: string }) => [`Originally by Trello Sample User:\n\n${action.data.text}`, action.date, ada.id]),
+    );
+    // Attachments as links under the description.
+    const attachment = board.cards.find((item: { id: string }) => item.id === '637a008d3ce43701b21573d9').attachments[0];
+    expect(card.description).toContain(`**Attachments**\n- [${attachment.name}](${attachment.url})`);
+  });
+
+  it('imports a real GitHub issue list: issues only, open in To do, labels with colours, the milestone and address as fields', async () => {
+    const file = fixture('github-issues.json');
+    const [issue] = JSON.parse(file.toString());
+    const done = await importFile(ada, form('github', file));
+    expect(done).toMatchObject({ status: 'succeeded', counts: { tasks: 1, labels: 1, fields: 2 }, warnings: ['1 pull requests in the file were left out: only issues are imported'] });
+    expect(await api(ada, `/projects/${done.projectId}`)).toMatchObject({ name: 'simonw/datasette' });
+    const [task] = (await tasksByTitle(ada, done.projectId)).values();
+    expect(task).toMatchObject({ title: issue.title, description: issue.body, status: 'TODO', createdAt: new Date(issue.created_at).toISOString() });
+    expect((await api(ada, `/projects/${done.projectId}/states`)).map((state: { key: string }) => state.key)).toEqual(['TODO', 'DONE', 'CANCELLED']);
+    const [label] = await api(ada, `/projects/${done.projectId}/labels`);
+    expect(label).toMatchObject({ name: 'plugins', color: '#f759cf' });
+    expect(task!.labelIds).toEqual([label.id]);
+    const fields = await api(ada, `/projects/${done.projectId}/fields`);
+    expect(Object.fromEntries(fields.map((field: { id: string; name: string }) => [field.name, task!.fields[field.id]]))).toEqual({ 'GitHub issue': issue.html_url, Milestone: 'Custom templates edition' });
+  });
+
+  it('imports a real Jira CSV export: statuses in their categories, comments with their authors and dates, the key kept', async () => {
+    const file = fixture('jira-issues.csv');
+    const done = await importFile(ada, form('jira', file));
+    expect(done).toMatchObject({ status: 'succeeded', counts: { tasks: 22, comments: 17, states: 3, fields: 1 } });
+    expect(done.warnings).toEqual(['Not registered here (by email), so their tasks are left unassigned: Saicharan Basireddy']);
+    expect(await api(ada, `/projects/${done.projectId}`)).toMatchObject({ name: 'TestAutoGen', taskCounts: { TO_DO: 9, IN_PROGRESS: 3, DONE: 10 } });
+    const states = await api(ada, `/projects/${done.projectId}/states`);
+    expect(states.map((state: { key: string; category: string }) => [state.key, state.category])).toEqual([
+      ['TO_DO', 'unstarted'],
+      ['IN_PROGRESS', 'started'],
+      ['DONE', 'completed'],
+    ]);
+    const tasks = await tasksByTitle(ada, done.projectId);
+    const [keyField] = await api(ada, `/projects/${done.projectId}/fields`);
+    const docker = tasks.get('Dockerize the final package for customer install')!;
+    expect(docker).toMatchObject({ status: 'IN_PROGRESS', priority: 'MEDIUM', dueDate: '2025-09-17T00:00:00.000Z', createdAt: '2025-08-20T12:38:00.000Z', assigneeId: null });
+    expect(docker.fields[keyField.id]).toBe('TES-7');
+    // Oldest first: the project's numbers follow Jira's (TES-4 is the first).
+    expect([...tasks.values()][0]!.fields[keyField.id]).toBe('TES-4');
+    const comments = await api(ada, `/tasks/${tasks.get('Convert Data Storage to use Postgres')!.id}/comments`);
+    expect(comments.map((comment: { text: string; createdAt: string }) => [comment.text.split('\n')[0], comment.createdAt])).toEqual([
+      ['Originally by Saicharan Basireddy:', '2025-09-05T07:23:00.000Z'],
+      ['Originally by Saicharan Basireddy:', '2025-09-08T08:07:00.000Z'],
+      ['Originally by Sai Sontineni:', '2025-09-12T09:03:00.000Z'],
+    ]);
+    // A mention, an account id in Jira's markup, reads as the person's name.
+    const mentioned = await api(ada, `/tasks/${tasks.get('Upload Assets to GitHub')!.id}/comments`);
+    expect(mentioned[0].text).toMatch(/^Originally by Sai Sontineni:\n\n@Eric Medlock/);
+  });
+
+  it("maps Jira's sub-task parents, Blocks links and labels: the real export with the columns Jira adds when issues have them", async () => {
+    // The real export has no sub-tasks, links or labels, so Jira wrote none of those columns. They
+    // are added here, as Jira names and fills them ("Parent id" holds the parent's Issue id), to
+    // three of its rows; every other byte is the export's.
+    const [header, ...rows] = parse(fixture('jira-issues.csv')) as string[][];
+    const at = (key: string) => rows.findIndex((row) => row[1] === key);
+    const extra = rows.map(() => ['', '', '', '']);
+    const idOf = (key: string) => rows[at(key)]![2]!;
+    extra[at('TES-5')] = [idOf('TES-6'), '', 'infra', 'storage'];
+    extra[at('TES-14')] = ['', 'TES-16', 'storage', ''];
+    extra[at('TES-16')] = ['', 'TES-14', '', ''];
+    const edited = stringify([[...header!, 'Parent id', 'Outward issue link (Blocks)', 'Labels', 'Labels'], ...rows.map((row, i) => [...row, ...extra[i]!])]);
+    const done = await importFile(ada, form('jira', edited));
+    // TES-16 blocking TES-14 would close a loop with TES-14 blocking TES-16: left out, and said.
+    expect(done).toMatchObject({ status: 'succeeded', counts: { tasks: 22, subtasks: 1, relations: 1, labels: 2 } });
+    expect(done.warnings).toContain('Need to store data from the files stored in S3 within Vector DB: blocking TES-14 would make a loop of blocks, so that link was left out');
+    const tasks = await tasksByTitle(ada, done.projectId);
+    const upload = tasks.get('Upload Assets to GitHub')!;
+    const postgresTask = tasks.get('Convert Data Storage to use Postgres')!;
+    expect(upload.parentId).toBe(postgresTask.id);
+    const checkbox = tasks.get('Need Project selection checkbox when Jira is selected')!;
+    const relations = await api(ada, `/tasks/${checkbox.id}/relations`);
+    expect(relations).toEqual([expect.objectContaining({ type: 'blocks', direction: 'outgoing', task: expect.objectContaining({ title: 'Need to store data from the files stored in S3 within Vector DB' }) })]);
+    // Blocked while its blocker is to do.
+    expect(tasks.get('Need to store data from the files stored in S3 within Vector DB')).toMatchObject({ blocked: true });
+    const labels = await api(ada, `/projects/${done.projectId}/labels`);
+    expect(labels.map((label: { name: string }) => label.name)).toEqual(['infra', 'storage']);
+    expect(upload.labelIds).toHaveLength(2);
   });
 
   it('refuses what is not the source it names, broken files, a missing part and a bad mapping, keeping nothing', async () => {

@@ -66,7 +66,7 @@ describe('import in Chromium', () => {
     expect(tasks.map((task) => [task.title, task.status, task.dueDate])).toEqual([
       ['Punch the cards', 'DOING', '2027-03-01T00:00:00.000Z'],
       ['Write Note G', 'DONE', null],
-      ['Stray row', 'TO_DO', null],
+      ['Stray row', 'TODO', null],
     ]);
     expect(ada.pageErrors).toEqual([]);
   });

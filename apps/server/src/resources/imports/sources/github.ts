@@ -28,10 +28,11 @@ export function githubPlan(bytes: Buffer): ImportPlan {
   }
   const plan: ImportPlan = {
     project: { name: 'GitHub issues', description: '' },
+    // A new project's own: open issues are TODO, closed ones DONE (CANCELLED when not planned).
     states: [
-      { name: 'To do', category: 'unstarted' },
-      { name: 'Done', category: 'completed' },
-      { name: 'Cancelled', category: 'cancelled' },
+      { name: 'To do', category: 'unstarted', key: 'TODO' },
+      { name: 'Done', category: 'completed', key: 'DONE' },
+      { name: 'Cancelled', category: 'cancelled', key: 'CANCELLED' },
     ],
     labels: [],
     fields: [],

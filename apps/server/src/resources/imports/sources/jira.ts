@@ -40,6 +40,15 @@ export function jiraPlan(bytes: Buffer): ImportPlan {
     const id = table.cell(row, 'Issue id');
     if (id) keyOfId.set(id, table.cell(row, 'Issue key'));
   }
+  // Comments name their authors by account id: the file's people columns tell their names.
+  const nameOfAccount = new Map<string, string>();
+  for (const row of table.rows) {
+    for (const [name, id] of [['Assignee', 'Assignee Id'], ['Reporter', 'Reporter Id'], ['Creator', 'Creator Id'], ['Project lead', 'Project lead id'], ['Watchers', 'Watchers Id']]) {
+      const names = table.columns(name!).map((i) => (row[i] ?? '').trim());
+      const ids = table.columns(id!).map((i) => (row[i] ?? '').trim());
+      ids.forEach((account, i) => account && names[i] && nameOfAccount.set(account, names[i]!));
+    }
+  }
   const projects = new Set<string>();
   for (const row of table.rows) {
     const key = table.cell(row, 'Issue key');
@@ -68,8 +77,10 @@ export function jiraPlan(bytes: Buffer): ImportPlan {
         // "12/Mar/24 3:15 PM;<author>;text": the text may hold semicolons of its own.
         const [date, author, ...text] = cell.split(';');
         const when = text.length > 0 ? jiraDate(date ?? '') : undefined;
+        // Mentions are account ids in Jira's markup ("[~accountid:…]"): named here as people read them.
+        const body = text.join(';').replace(/\[~accountid:([^\]]+)\]/g, (mention, id: string) => (nameOfAccount.has(id) ? `@${nameOfAccount.get(id)}` : mention));
         return text.length > 0
-          ? { author: author ? { name: author } : undefined, text: clipComment(text.join(';')), ...(when ? { createdAt: when } : {}) }
+          ? { author: author ? { name: nameOfAccount.get(author) ?? author } : undefined, text: clipComment(body.trim()), ...(when ? { createdAt: when } : {}) }
           : { author: undefined, text: clipComment(cell) };
       }),
       relations: table.cells(row, 'Outward issue link (Blocks)').flatMap((cell) => cell.split(/[\s,]+/)).filter(Boolean).map((targetRef) => ({ type: 'blocks' as const, targetRef })),

@@ -8,7 +8,7 @@ export function categoryOfName(name: string, otherwise: StateCategory): StateCat
   const words = name.toLowerCase();
   if (/\b(done|complete[d]?|closed|resolved|finished|shipped|released)\b/.test(words)) return 'completed';
   if (/\b(cancel+ed|won'?t (do|fix)|rejected|declined|duplicate|abandoned|not planned)\b/.test(words)) return 'cancelled';
-  if (/\b(backlog|icebox|ideas?|someday)\b/.test(words)) return 'backlog';
+  if (/\b(backlog|icebox|ideas?|someday|brainstorm(ing)?|inbox)\b/.test(words)) return 'backlog';
   if (/\b(to ?do|open|new|planned|ready|selected)\b/.test(words)) return 'unstarted';
   if (/\b(doing|in progress|progress|review|testing|qa|started|active|blocked|wip)\b/.test(words)) return 'started';
   return otherwise;

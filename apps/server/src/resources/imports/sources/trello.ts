@@ -1,4 +1,4 @@
-import type { StateCategory } from '@tasklane/schemas';
+import { DEFAULT_STATES, type StateCategory } from '@tasklane/schemas';
 import { clipComment, clipDescription, clipStateName, clipTitle, colorOf, dateOf, formatError, type ImportPlan, type PlannedPerson, type PlannedTask } from '../plan';
 import { categoryOfName } from './states';
 import { arrayOf, isRecord, parseJson, textOf } from './json';
@@ -126,12 +126,16 @@ export function trelloPlan(bytes: Buffer): ImportPlan {
   return plan;
 }
 
-/** The name of the plan's first state of `category`, one made (`name`) if it has none. */
+/**
+ * The name of the plan's first state of `category`, one made (`name`) if it has none: with the key
+ * of the default state of that category (TODO, DONE, CANCELLED), as a new project's.
+ */
 export function ensureCategory(plan: ImportPlan, category: StateCategory, name: string): string {
   const found = plan.states.find((state) => state.category === category);
   if (found) return found.name;
   let unique = name;
   for (let n = 2; plan.states.some((state) => state.name.toLowerCase() === unique.toLowerCase()); n += 1) unique = `${name} (${n})`;
-  plan.states.push({ name: unique, category });
+  const key = DEFAULT_STATES.find((state) => state.category === category)?.key;
+  plan.states.push({ name: unique, category, ...(key ? { key } : {}) });
   return unique;
 }
