@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { multipartBody, type Part } from './support/attachments';
+import { multipartBody, type Part, storedKeys, temporaryDataDir } from './support/attachments';
 import { expectErrorBody } from './support/checks';
 import { createProject, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
 import { describePermissions } from './support/permissions';
@@ -16,12 +16,17 @@ describe('imports', () => {
   let ada: TestUser;
   let bob: TestUser;
 
+  const dataDir = temporaryDataDir();
+
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ dataDir: dataDir.dir });
     ada = await registerUser(t, 'Ada Importer');
     bob = await registerUser(t, 'Bob Colleague');
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    dataDir.remove();
+  });
 
   function post(user: TestUser | undefined, parts: Part[], query = '') {
     const { body, contentType } = multipartBody(parts);
@@ -33,7 +38,7 @@ describe('imports', () => {
     { name: 'file', filename: 'export', content: file },
   ];
 
-  /** Submits, then waits for the job's end (the worker polls every 200 ms in tests). */
+  /** Submits, then waits for the job's end (the upload wakes the job). */
   async function importFile(user: TestUser, parts: Part[]) {
     const queued = await post(user, parts);
     expect(queued.status, JSON.stringify(queued.body)).toBe(202);
@@ -79,8 +84,11 @@ describe('imports', () => {
     const before = await api(ada, '/projects?limit=100');
     expect(before).toEqual([]);
 
+    expect(storedKeys(dataDir.dir)).toEqual([]);
     const done = await importFile(ada, form('csv', csv, mapping));
     expect(done).toMatchObject({ status: 'succeeded', source: 'csv', progress: { done: 3, total: 3 }, counts: dry.body.counts, warnings: dry.body.warnings, error: null });
+    // The file waited in the store (imports/<id>) only while the import did.
+    await expect.poll(() => storedKeys(dataDir.dir)).toEqual([]);
     const project = await api(ada, `/projects/${done.projectId}`);
     expect(project).toMatchObject({ name: 'Imported CSV', role: 'ADMIN', taskCounts: { BACKLOG: 1, DONE: 1, IN_PROGRESS: 1 } });
     const tasks = await tasksOf(ada, done.projectId);
@@ -278,7 +286,7 @@ describe('imports', () => {
   });
 
   it('refuses a file over IMPORT_MAX_BYTES with a 413', async () => {
-    const small = await startTestApp({ imports: { maxBytes: 1000, pollMs: 200, leaseMs: 30_000 } });
+    const small = await startTestApp({ imports: { maxBytes: 1000, pollMs: 3_600_000, leaseMs: 30_000 } });
     try {
       const user = await registerUser(small, 'Small');
       const { body, contentType } = multipartBody(form('csv', 'x'.repeat(5000), { title: 'x' }));

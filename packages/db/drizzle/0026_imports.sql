@@ -1,10 +1,10 @@
--- Imports (issue 38): the uploaded file waits here for its job (any instance, after a restart too).
+-- Imports (issue 38): an uploaded file's job (any instance, after a restart too); the file itself
+-- waits in the blob store (imports/<id>) until the job ends.
 CREATE TABLE "imports" (
 	"id" uuid PRIMARY KEY NOT NULL,
 	"user_id" uuid NOT NULL REFERENCES "users"("id") ON DELETE cascade,
 	"source" text NOT NULL,
 	"status" text NOT NULL CONSTRAINT "imports_status_check" CHECK ("status" in ('pending', 'running', 'succeeded', 'failed')),
-	"file" bytea,
 	"mapping" jsonb,
 	"progress_done" integer DEFAULT 0 NOT NULL,
 	"progress_total" integer DEFAULT 0 NOT NULL,

@@ -821,10 +821,9 @@ export const invitations = pgTable(
 );
 
 /**
- * Imports (migration 0026, issue 38): a file to become a project, kept here until its job has run,
- * so the job survives a restart and any instance can run it; `locked_until` is the lease of the
- * instance running it. `file` (bytea) is read and written by raw SQL only (imports/store.ts) and
- * emptied when the import ends.
+ * Imports (migration 0026, issue 38): a file to become a project and its job, which survives a
+ * restart and which any instance can run; `locked_until` is the lease of the instance running it.
+ * The file waits in the blob store under `imports/<id>` while the import is pending or running.
  */
 export const imports = pgTable(
   'imports',

@@ -149,7 +149,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       maxBytes: config.attachments.maxBytes,
       ...(config.attachments.quotaBytes !== undefined ? { quotaBytes: config.attachments.quotaBytes } : {}),
     },
-    { leaseMs: config.imports.leaseMs, maxAttempts: 3, onError: (error) => app.log.error({ err: error }, 'an import failed on the server\'s side'), onProgress: importProgress.publish },
+    { files, leaseMs: config.imports.leaseMs, maxAttempts: 3, onError: (error) => app.log.error({ err: error }, 'an import failed on the server\'s side'), onProgress: importProgress.publish },
   );
   // Every kind of email the service sends, by the name it is queued under.
   const mailTemplates = {

@@ -1,9 +1,9 @@
-import { attachments, type Db } from '@tasklane/db';
+import { attachments, type Db, imports } from '@tasklane/db';
 import type { Activity } from '@tasklane/schemas';
 import { and, eq, inArray } from 'drizzle-orm';
 import { sql } from 'drizzle-orm';
 import { ATTACHMENT_FILES_LOCK_CLASS } from '../platform/locks';
-import { type BlobStore, contentKey, isBlobKey, TEMPORARY_PREFIX, thumbnailKey } from '../platform/storage';
+import { type BlobStore, contentKey, IMPORT_PREFIX, isBlobKey, TEMPORARY_PREFIX, thumbnailKey } from '../platform/storage';
 
 /*
  * Why a file a committed row names is never removed.
@@ -132,11 +132,17 @@ export async function sweepFiles(db: Db, files: BlobStore, options: { temporaryM
   const now = (options.now ?? new Date()).getTime();
   const byProject = new Map<string, Set<string>>();
   const staleTemporaries: string[] = [];
+  const oldImportFiles = new Map<string, string>();
   for await (const { key, modified } of files.list()) {
     // Only the store's own keys: anything else in the directory or bucket is left alone.
     if (!isBlobKey(key)) continue;
     if (key.startsWith(TEMPORARY_PREFIX)) {
       if (now - modified.getTime() > options.temporaryMaxAgeMs) staleTemporaries.push(key);
+      continue;
+    }
+    if (key.startsWith(IMPORT_PREFIX)) {
+      // Old enough that its upload's transaction is long over: kept only while its import waits or runs.
+      if (now - modified.getTime() > options.temporaryMaxAgeMs) oldImportFiles.set(key.slice(IMPORT_PREFIX.length), key);
       continue;
     }
     const [projectId, name] = key.split('/') as [string, string];
@@ -145,7 +151,16 @@ export async function sweepFiles(db: Db, files: BlobStore, options: { temporaryM
     byProject.set(projectId, set);
   }
   await files.remove(staleTemporaries);
-  let removedBlobs = 0;
+  // A file of an import that ended (removed after its end's commit, unless the process stopped first) or whose row never committed.
+  const waiting = new Set<string>();
+  const ids = [...oldImportFiles.keys()];
+  for (let start = 0; start < ids.length; start += CHECK_BATCH) {
+    const rows = await db.select({ id: imports.id }).from(imports).where(and(inArray(imports.id, ids.slice(start, start + CHECK_BATCH)), inArray(imports.status, ['pending', 'running'])));
+    for (const row of rows) waiting.add(row.id.toLowerCase());
+  }
+  const endedImports = [...oldImportFiles].filter(([id]) => !waiting.has(id)).map(([, key]) => key);
+  await files.remove(endedImports);
+  let removedBlobs = endedImports.length;
   for (const [projectId, sha256s] of byProject) removedBlobs += await removeUnnamedFiles(db, files, projectId, [...sha256s]);
   return { removedBlobs, removedTemporaries: staleTemporaries.length };
 }

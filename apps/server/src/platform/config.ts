@@ -109,7 +109,7 @@ export const EnvSchema = z.object({
   // At most 5 GiB: the largest object S3 copies in one request (a stored upload is copied to its content key).
   ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(1).max(5_368_709_120).default(ATTACHMENT_MAX_BYTES_DEFAULT),
   ATTACHMENT_LINK_TTL: z.coerce.number().int().min(1).max(7 * 86_400).default(300),
-  IMPORT_MAX_BYTES: z.coerce.number().int().min(1).max(1_073_741_824).default(52_428_800),
+  IMPORT_MAX_BYTES: z.coerce.number().int().min(1).max(1_073_741_824).default(157_286_400),
   IMPORT_POLL_MS: z.coerce.number().int().min(10).max(3_600_000).default(2000),
   IMPORT_LEASE_MS: z.coerce.number().int().min(1000).max(86_400_000).default(30_000),
   PROJECT_STORAGE_QUOTA: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),

@@ -106,7 +106,8 @@ describe('every field refuses every wrong type, on both transports', () => {
                   transport: 'rest',
                   field,
                   value,
-                  send: () => t.request('GET', `${url}?${typeof value === 'string' ? new URLSearchParams({ [field]: value }) : new URLSearchParams((value as string[]).map((item): [string, string] => [field, item]))}`, { token: owner.token }),
+                  // With the route's own method: POST /imports takes `dryRun` in its query.
+                  send: () => t.request(method.toUpperCase(), `${url}?${typeof value === 'string' ? new URLSearchParams({ [field]: value }) : new URLSearchParams((value as string[]).map((item): [string, string] => [field, item]))}`, { token: owner.token }),
                 }));
           const native: FieldCase[] = procedure ? wrong.map((value) => ({ route, transport: 'trpc', field, value, send: () => trpc({ ...ids, [field]: value }) })) : [];
           return [...rest, ...native];

@@ -270,6 +270,8 @@ const CALLS: Record<Route, (world: World, t: TestApp) => Promise<Call> | Call> =
   'GET /imports/{id}': async (_world, t) => {
     const { url, rawBody, headers } = importCall();
     const queued = await t.request('POST', `/api/v1${url}`, { token: ownerToken, rawBody, headers });
+    // Ended before the call: its job's writes are not the call's.
+    while (!['succeeded', 'failed'].includes((await t.request('GET', `/api/v1/imports/${queued.body.id}`, { token: ownerToken })).body.status)) await new Promise((resolve) => setTimeout(resolve, 50));
     return { url: `/imports/${queued.body.id}` };
   },
 };

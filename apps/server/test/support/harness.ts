@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createDatabase, type Database } from '@tasklane/db';
 import type { FastifyInstance } from 'fastify';
@@ -28,7 +31,8 @@ export const testConfig = (overrides: Partial<Config> = {}): Config => ({
   webhooks: { allowPrivate: true, pollMs: 1000, timeoutMs: 5000, retryBaseMs: 1000, retryMaxDelayMs: 60_000, retryWindowMs: 86_400_000, logRetentionMs: 7 * 86_400_000 },
   reminders: { windowSeconds: 86_400, pollMs: 60_000 },
   dispatch: { enabled: true, pollMs: 5000, settleMs: 2000 },
-  imports: { maxBytes: 52_428_800, pollMs: 200, leaseMs: 30_000 },
+  // An upload wakes the job at once; a poll would add statements to the tests that count them.
+  imports: { maxBytes: 52_428_800, pollMs: 3_600_000, leaseMs: 30_000 },
   publicUrl: 'http://tasklane.test',
   passwordLogin: true,
   attachments: { maxBytes: 26_214_400, linkTtlSeconds: 300, sweepIntervalMs: 3_600_000, temporaryMaxAgeMs: 3_600_000 },
@@ -115,7 +119,9 @@ export function capturedLog(): { stream: PassThrough; text: () => string } {
 /** `logStream`: the server's own logger writes there (otherwise tests log nothing). */
 export async function startTestApp(overrides: Partial<Config> = {}, { logStream }: { logStream?: NodeJS.WritableStream } = {}): Promise<TestApp> {
   const { database, drop, url } = await openTestDatabase();
-  const app = await buildApp(testConfig(overrides), { database, ...(logStream ? { logStream } : { logger: false }) });
+  // A data directory of its own (imports and attachments keep files there), gone with the app; unless the test gives one.
+  const ownDataDir = overrides.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'tasklane-test-')) : undefined;
+  const app = await buildApp(testConfig({ ...(ownDataDir ? { dataDir: ownDataDir } : {}), ...overrides }), { database, ...(logStream ? { logStream } : { logger: false }) });
   await app.ready();
   return {
     app,
@@ -145,6 +151,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, { logStream 
     async close() {
       await app.close();
       await drop();
+      if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
     },
   };
 }

@@ -191,10 +191,13 @@ const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<Call> | 
   'GET /auth/me/export': () => ({ url: '/api/v1/auth/me/export' }),
   'POST /imports': () => importCall(),
   'GET /imports/{id}': async ({ t, users }) => {
-    const { url, rawBody, headers } = importCall();
-    const queued = await t.request('POST', url, { token: users.owner.token, ...(rawBody ? { rawBody } : {}), ...(headers ? { headers } : {}) });
+    const { url: importsUrl, rawBody, headers } = importCall();
+    const queued = await t.request('POST', importsUrl, { token: users.owner.token, ...(rawBody ? { rawBody } : {}), ...(headers ? { headers } : {}) });
     if (queued.status !== 202) throw new Error(`import failed: ${queued.status} ${JSON.stringify(queued.body)}`);
-    return { url: `/api/v1/imports/${queued.body.id}` };
+    // Ended before the call: its job's writes are not the call's.
+    const url = `/api/v1/imports/${queued.body.id}`;
+    while (!['succeeded', 'failed'].includes((await t.request('GET', url, { token: users.owner.token })).body.status)) await new Promise((resolve) => setTimeout(resolve, 50));
+    return { url };
   },
 };
 

@@ -4,7 +4,8 @@ import { Transform, type TransformCallback } from 'node:stream';
 /**
  * Where attachment bytes live: a flat space of keys, on local disk (local.ts) or in an S3 bucket
  * (s3.ts). Keys are `<projectId>/<sha256>` (a file's bytes: the same bytes in one project are kept
- * once), `<projectId>/<sha256>.thumb` (its preview) and `tmp/<uuid>` (an upload under way).
+ * once), `<projectId>/<sha256>.thumb` (its preview), `tmp/<uuid>` (an upload under way) and
+ * `imports/<importId>` (a file waiting for its import: resources/imports).
  *
  * Nothing here knows rows: which blob may be removed is decided by resources/attachments/blobs.ts,
  * under the project's attachment lock (platform/locks.ts), never by the store.
@@ -46,6 +47,8 @@ export interface StoredUpload {
 /** Enough of a file's start for file-type to recognise every format it knows by its signature. */
 export const HEAD_BYTES = 64 * 1024;
 export const TEMPORARY_PREFIX = 'tmp/';
+export const IMPORT_PREFIX = 'imports/';
+export const importKey = (importId: string) => checkKey(`${IMPORT_PREFIX}${importId.toLowerCase()}`);
 
 export class BlobTooLargeError extends Error {
   constructor(readonly maxBytes: number) {
@@ -53,8 +56,8 @@ export class BlobTooLargeError extends Error {
   }
 }
 
-/** A key the stores accept: the three shapes above, nothing that could climb out of a directory. */
-const KEY = /^(tmp\/[0-9a-f-]{36}|[0-9a-f-]{36}\/[0-9a-f]{64}(\.thumb)?)$/;
+/** A key the stores accept: the shapes above, nothing that could climb out of a directory. */
+const KEY = /^(tmp\/[0-9a-f-]{36}|imports\/[0-9a-f-]{36}|[0-9a-f-]{36}\/[0-9a-f]{64}(\.thumb)?)$/;
 export const isBlobKey = (key: string) => KEY.test(key);
 export function checkKey(key: string): string {
   if (!KEY.test(key)) throw new Error(`Not a blob key: ${key}`);

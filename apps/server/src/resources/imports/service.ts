@@ -1,6 +1,7 @@
 import type { Db } from '@tasklane/db';
 import { type CsvMapping, CsvMappingSchema, IMPORT_LABELS_MAX, IMPORT_SOURCES, IMPORT_TASKS_MAX, type Import, type ImportCounts, type ImportDryRun, type ImportProgressEvent, type ImportSource, PROJECT_DESCRIPTION_MAX, PROJECT_NAME_MAX } from '@tasklane/schemas';
 import { inTransaction } from '../../platform/ambient-transaction';
+import { type BlobStore, importKey } from '../../platform/storage';
 import { DomainError, notFound } from '../../platform/errors';
 import { isId, newId } from '../../platform/ids';
 import type { MembersService } from '../members/service';
@@ -11,6 +12,8 @@ import * as store from './store';
 import { emailsOf, settlePlan, writePlan } from './write';
 
 export interface ImportsOptions {
+  /** Where a file waits for its import (`imports/<id>`): the attachments' store. */
+  files: BlobStore;
   /** How long an instance keeps an import it runs before another may take it over (it stopped). */
   leaseMs: number;
   /** Attempts before an import that keeps failing for no fault of its file is given up. */
@@ -33,6 +36,15 @@ const toImport = (row: store.ImportRow, live: { done: number } | undefined): Imp
   createdAt: row.createdAt.toISOString(),
   finishedAt: row.finishedAt?.toISOString() ?? null,
 });
+
+/** The bytes of a stored file; a missing one (swept, or lost with a local disk) fails the import. */
+async function readFile(files: BlobStore, key: string): Promise<Buffer> {
+  const stream = await files.read(key);
+  if (!stream) throw new DomainError('NOT_FOUND', 'The file of this import is no longer stored: upload it again');
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
+}
 
 /** A source's name and a mapping as the multipart form sends them, checked. */
 export function readImportForm(fields: { source?: string; mapping?: string }): { source: ImportSource; mapping: CsvMapping | undefined } {
@@ -91,7 +103,13 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
         };
       }
       const id = newId();
-      await store.insertImport(db, { id, userId, source: input.source, mapping: input.mapping ?? null, file: input.file, total: counts.tasks });
+      // The file to its place in the transaction that inserts its row: a failed insert leaves only a
+      // temporary file (swept), and a file whose row never commits is swept too (events/attachment-files.ts).
+      const temporary = await options.files.putTemporary(input.file);
+      await inTransaction(db, async () => {
+        await store.insertImport(db, { id, userId, source: input.source, mapping: input.mapping ?? null, total: counts.tasks });
+        await options.files.promote(temporary, importKey(id));
+      });
       return { id, status: 'pending', source: input.source };
     },
 
@@ -113,7 +131,8 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
         options.onProgress?.(job.userId, { id: job.id, status, done, total, projectId });
       try {
         const mapping = job.mapping ? CsvMappingSchema.parse(job.mapping) : undefined;
-        const { plan, people, counts } = await settle(job.userId, job.source as ImportSource, job.file, mapping);
+        const file = await readFile(options.files, importKey(job.id));
+        const { plan, people, counts } = await settle(job.userId, job.source as ImportSource, file, mapping);
         await store.setPlanned(db, job.id, { total: counts.tasks, counts, warnings: plan.warnings });
         const progress = { done: 0 };
         writing.set(job.id, progress);
@@ -154,6 +173,8 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
         clearInterval(heartbeat);
         writing.delete(job.id);
       }
+      // Ended (its end committed): its file is no longer needed. Not after a release: it runs again.
+      if ((await store.findImport(db, job.id, job.userId))?.finishedAt) await options.files.remove([importKey(job.id)]);
       return true;
     },
   };

@@ -7,11 +7,8 @@ export type ImportRow = typeof imports.$inferSelect;
 /** Rows written per INSERT: well under PostgreSQL's 65 535 parameters for the widest row. */
 const CHUNK = 1000;
 
-export async function insertImport(db: Db, row: { id: string; userId: string; source: string; mapping: Record<string, unknown> | null; file: Buffer; total: number }) {
-  await db.execute(sql`
-    insert into imports (id, user_id, source, status, mapping, file, progress_total)
-    values (${row.id}, ${row.userId}, ${row.source}, 'pending', ${row.mapping === null ? null : JSON.stringify(row.mapping)}::jsonb, ${row.file}, ${row.total})`);
-}
+export const insertImport = (db: Db, row: { id: string; userId: string; source: string; mapping: Record<string, unknown> | null; total: number }) =>
+  db.insert(imports).values({ id: row.id, userId: row.userId, source: row.source, status: 'pending', mapping: row.mapping, progressTotal: row.total });
 
 export const findImport = async (db: Db, id: string, userId: string) =>
   (await db.select().from(imports).where(and(eq(imports.id, id), eq(imports.userId, userId))).limit(1))[0];
@@ -22,7 +19,7 @@ export const findImport = async (db: Db, id: string, userId: string) =>
  * elsewhere (its row locked by that transaction) is not taken twice.
  */
 export async function claimImport(db: Db, leaseMs: number) {
-  const rows = rowsOf<{ id: string; user_id: string; source: string; mapping: Record<string, unknown> | null; file: Uint8Array | Buffer | null; attempts: number }>(
+  const rows = rowsOf<{ id: string; user_id: string; source: string; mapping: Record<string, unknown> | null; attempts: number }>(
     await db.execute(sql`
       update imports set status = 'running', attempts = attempts + 1, locked_until = now() + ${leaseMs} * interval '1 millisecond', updated_at = now()
       where id = (
@@ -31,10 +28,10 @@ export async function claimImport(db: Db, leaseMs: number) {
         order by created_at, id
         limit 1
         for update skip locked)
-      returning id, user_id, source, mapping, file, attempts`),
+      returning id, user_id, source, mapping, attempts`),
   );
   const row = rows[0];
-  return row ? { id: row.id, userId: row.user_id, source: row.source, mapping: row.mapping, file: row.file ? Buffer.from(row.file) : Buffer.alloc(0), attempts: row.attempts } : undefined;
+  return row ? { id: row.id, userId: row.user_id, source: row.source, mapping: row.mapping, attempts: row.attempts } : undefined;
 }
 
 /**
@@ -54,11 +51,11 @@ export const lockRunning = async (tx: Db, id: string) =>
 export const setPlanned = (db: Db, id: string, plan: { total: number; counts: Record<string, number>; warnings: string[] }) =>
   db.update(imports).set({ progressTotal: plan.total, counts: plan.counts, warnings: plan.warnings, updatedAt: new Date() }).where(eq(imports.id, id));
 
-/** The end of an import: its outcome, and the file dropped (it is no longer needed). */
+/** The end of an import: its outcome (its file goes after this commits). */
 export async function finishImport(db: Db, id: string, outcome: { status: 'succeeded' | 'failed'; projectId?: string; error?: string; done?: number }) {
   await db.execute(sql`
     update imports set status = ${outcome.status}, project_id = ${outcome.projectId ?? null}, error = ${outcome.error ?? null},
-      progress_done = coalesce(${outcome.done ?? null}::int, progress_done), file = null, locked_until = null, finished_at = now(), updated_at = now()
+      progress_done = coalesce(${outcome.done ?? null}::int, progress_done), locked_until = null, finished_at = now(), updated_at = now()
     where id = ${id}`);
 }
 

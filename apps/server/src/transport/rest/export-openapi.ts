@@ -136,7 +136,7 @@ export function importOperation({ errorResponse }: Pick<OpenApiHelpers, 'errorRe
               required: ['source', 'file'],
               properties: {
                 source: ref('ImportSource'),
-                file: { type: 'string', format: 'binary', description: 'The exported file (at most IMPORT_MAX_BYTES, 50 MiB by default)' },
+                file: { type: 'string', format: 'binary', description: 'The exported file (at most IMPORT_MAX_BYTES, 150 MiB by default)' },
                 mapping: { type: 'string', description: 'For `csv`: JSON of the CsvMapping schema, naming the column of each field' },
               },
             },
