@@ -6,7 +6,7 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getBytes, storedKeys, temporaryDataDir, upload } from './support/attachments';
+import { csvImportRequest, getBytes, storedKeys, temporaryDataDir, upload } from './support/attachments';
 import { expectErrorBody } from './support/checks';
 import { createProject, createTask, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
 import { freePort } from './support/ports';
@@ -104,5 +104,23 @@ describe('attachments in an S3 bucket', () => {
     expect(await bucketKeys()).toContain(`${project}/${sha256('two')}`);
     expect((await t.request('DELETE', `/api/v1/projects/${project}`, { token: owner.token })).status).toBe(200);
     await eventually(async () => !(await bucketKeys()).some((key) => key.startsWith(`${project}/`)), "the project's objects removed");
+  });
+
+  it('passes an import\'s file through the bucket (the job reads it there), removed once the project is written', async () => {
+    const { rawBody, headers } = csvImportRequest();
+    const queued = await t.request('POST', '/api/v1/imports', { token: owner.token, rawBody, headers });
+    expect(queued.status).toBe(202);
+    let state = { status: 'pending', projectId: null as string | null };
+    await eventually(async () => {
+      state = (await t.request('GET', `/api/v1/imports/${queued.body.id}`, { token: owner.token })).body;
+      return state.status !== 'pending' && state.status !== 'running';
+    }, 'the import ended');
+    expect(state).toMatchObject({ status: 'succeeded' });
+    await eventually(async () => !(await bucketKeys()).includes(`imports/${queued.body.id}`), "the import's file removed");
+    const [task] = (await t.request('GET', `/api/v1/tasks/project/${state.projectId}`, { token: owner.token })).body;
+    expect(task).toMatchObject({ title: 'Imported' });
+    expect(await bucketKeys()).not.toContain(expect.stringMatching(/^(imports|tmp)\//));
+    // Nothing of it on the local disk: the bucket was its only place.
+    expect(storedKeys(dataDir.dir)).toEqual([]);
   });
 });
