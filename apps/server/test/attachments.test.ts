@@ -356,12 +356,20 @@ describe('attachments', () => {
     const fresh = 'tmp/00000000-0000-4000-8000-000000000002';
     writeFileSync(join(files, stale), 'abandoned');
     writeFileSync(join(files, fresh), 'under way');
+    // An import's file no row names: old (its upload's transaction long over), and new (perhaps still committing).
+    const endedImport = 'imports/00000000-0000-4000-8000-000000000003';
+    const newImport = 'imports/00000000-0000-4000-8000-000000000004';
+    mkdirSync(join(files, 'imports'), { recursive: true });
+    writeFileSync(join(files, endedImport), '{}');
+    writeFileSync(join(files, newImport), '{}');
     const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
     utimesSync(join(files, stale), twoHoursAgo, twoHoursAgo);
+    utimesSync(join(files, endedImport), twoHoursAgo, twoHoursAgo);
     const second = await startSecondInstance(t, { dataDir: dataDir.dir });
     try {
-      await eventually(() => !storedKeys(dataDir.dir).includes(orphan) && !storedKeys(dataDir.dir).includes(stale), 'the sweep at start-up');
+      await eventually(() => !storedKeys(dataDir.dir).includes(orphan) && !storedKeys(dataDir.dir).includes(stale) && !storedKeys(dataDir.dir).includes(endedImport), 'the sweep at start-up');
       const kept = storedKeys(dataDir.dir);
+      expect(kept).toContain(newImport);
       expect(kept).not.toContain(`${orphan}.thumb`);
       expect(kept).toContain(contentKeyOf(projectId, 'named bytes'));
       expect(kept).toContain(fresh);
@@ -370,6 +378,7 @@ describe('attachments', () => {
       await second.close();
       const { rmSync } = await import('node:fs');
       rmSync(join(files, fresh), { force: true });
+      rmSync(join(files, newImport), { force: true });
     }
   });
   it("removes a deleted task's now-unnamed files only: a file another task names stays, and so does a stray file no event names", async () => {
