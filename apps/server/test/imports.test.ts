@@ -282,7 +282,64 @@ describe('imports', () => {
     const labels = Array.from({ length: 10_000 }, (_, i) => ({ id: `l${i}`, name: `label ${i}`, color: 'green' }));
     const many = await post(ada, form('trello', JSON.stringify({ name: 'Labels', lists: [], cards: [], labels })));
     expect(many.status).toBe(400);
-    expect(many.body.message).toMatch(/10000 labels; an import makes at most 500/);
+    expect(many.body.message).toMatch(/more than 500 labels; an import makes at most 500/);
+    const lists = Array.from({ length: 51 }, (_, i) => ({ id: `l${i}`, name: `List ${i}` }));
+    // 51 lists, and the Done and Cancelled states the board lacks: 53.
+    const wide = await post(ada, form('trello', JSON.stringify({ name: 'Wide', lists, cards: [] })), '?dryRun=true');
+    expectErrorBody(wide, 400, { message: expect.stringMatching(/53 workflow states.*at most 50/), reason: 'IMPORT_FORMAT' });
+    const nul = await post(ada, form('csv', 'Name\nA', { title: 'Name', fields: { 'a\u0000': 'Name' } }));
+    expectErrorBody(nul, 400, { message: expect.stringMatching(/^mapping: /), issues: [{ path: ['mapping', 'fields', 'a\u0000'], message: expect.any(String) }] });
+  });
+
+  it('mends what a file gets wrong rather than failing: repeated names and ids, text PostgreSQL cannot store, loops, impossible dates', async () => {
+    // Trello: two lists of one long name (each within 50 characters, told apart), a NUL in a card, labels alike but for case.
+    const long = 'x'.repeat(60);
+    const board = {
+      name: 'Mended',
+      lists: [{ id: 'l1', name: long }, { id: 'l2', name: long }, { id: 'l3', name: long }],
+      labels: [{ id: 'a', name: 'Bug', color: 'red' }, { id: 'b', name: 'bug', color: 'green' }],
+      cards: [
+        { id: 'c1', idList: 'l1', name: 'One\u0000', desc: 'Nul \u0000 here', idLabels: ['a', 'b'] },
+        { id: 'c1', idList: 'l2', name: 'Same id', idLabels: [] },
+      ],
+      actions: [],
+    };
+    const trello = await importFile(ada, form('trello', JSON.stringify(board)));
+    expect(trello).toMatchObject({ status: 'succeeded', counts: { tasks: 2, labels: 1 } });
+    const states = await api(ada, `/projects/${trello.projectId}/states`);
+    expect(states.slice(0, 3).map((state: { name: string }) => state.name)).toEqual([long.slice(0, 50), `${'x'.repeat(46)} (2)`, `${'x'.repeat(46)} (3)`]);
+    const tasks = await tasksByTitle(ada, trello.projectId);
+    expect(tasks.get('One')).toMatchObject({ description: 'Nul  here', labelIds: [expect.any(String)] });
+    expect(tasks.get('Same id')).toBeDefined();
+    expect(trello.warnings).toContain('Same id: its id (c1) is another task\'s too; it is kept as a task of its own');
+
+    // A Tasklane file without states or with states alike but for case, labels alike, a parent loop, an email with a NUL.
+    const file = {
+      format: 'tasklane', version: 1, kind: 'project', project: { name: 'Odd' }, states: [],
+      labels: [{ id: 'x', name: 'Bug', color: '#ff0000' }, { id: 'y', name: 'BUG', color: '#00ff00' }],
+      fields: [{ id: 'f', name: 'Size', type: 'text' }, { id: 'g', name: 'size', type: 'text' }],
+      members: [{ userId: 'u', name: 'Nul', email: 'a\u0000@example.com' }],
+      tasks: [
+        { id: 't1', title: 'A', status: 'GONE', parentId: 't2', labelIds: ['x', 'y'], assigneeId: 'u', fields: { f: 'S', g: 'L' }, startDate: '2027-02-01T00:00:00Z', dueDate: '2027-01-01T00:00:00Z', comments: [], relations: [] },
+        { id: 't2', title: 'B', status: 'GONE', parentId: 't1', comments: [], relations: [{ type: 'blocks', relatedTaskId: 'elsewhere' }] },
+      ],
+    };
+    const odd = await importFile(ada, form('tasklane', JSON.stringify(file)));
+    expect(odd).toMatchObject({ status: 'succeeded', counts: { tasks: 2, subtasks: 1, labels: 1, fields: 1, states: 2, relations: 0 } });
+    expect((await api(ada, `/projects/${odd.projectId}/states`)).map((state: { key: string }) => state.key)).toEqual(['TODO', 'DONE']);
+    const [a, b] = [...(await tasksByTitle(ada, odd.projectId)).values()];
+    expect(a).toMatchObject({ status: 'TODO', startDate: null, dueDate: '2027-01-01T00:00:00.000Z', assigneeId: null });
+    expect([a!.parentId, b!.parentId].filter(Boolean)).toHaveLength(1);
+
+    // Jira: a date past the year 9999, and a 25 o'clock, come without a date.
+    const [header, ...rows] = parse(fixture('jira-issues.csv')) as string[][];
+    const due = header!.indexOf('Due date');
+    rows[0]![due] = '31/Dec/99999 9:00 AM';
+    rows[1]![due] = '31/Dec/25 25:00';
+    const jira = await importFile(ada, form('jira', stringify([header!, ...rows])));
+    expect(jira.status).toBe('succeeded');
+    const jiraTasks = [...(await tasksByTitle(ada, jira.projectId)).values()];
+    expect(jiraTasks.filter((task) => task.dueDate !== null).map((task) => task.dueDate).sort()).toEqual(['2025-09-17T00:00:00.000Z', '2025-09-18T00:00:00.000Z']);
   });
 
   it('refuses a file over IMPORT_MAX_BYTES with a 413', async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IdSchema, PathIdSchema, TimestampSchema } from './common';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from './text';
 import { StateCategorySchema } from './states';
 
 /**
@@ -16,6 +17,8 @@ export type ImportStatus = (typeof IMPORT_STATUSES)[number];
 
 /** The most labels an import makes: more is refused (a board of thousands of labels is no taxonomy). */
 export const IMPORT_LABELS_MAX = 500;
+/** The most distinct emails a file may name (matched with registered users): a bound on what one request learns. */
+export const IMPORT_PEOPLE_MAX = 500;
 /** The most tasks one import makes. */
 export const IMPORT_TASKS_MAX = 100_000;
 /** The most warnings an import keeps: the rest are counted in the last one. */
@@ -27,17 +30,18 @@ export const ImportQuerySchema = z
   .strict();
 
 /** A plain CSV's columns: each names the header of the column that holds it; only `title` is required. */
+const column = (max: number) => z.string().min(1).max(max).refine(isStorableText, { error: UNSTORABLE_TEXT_MESSAGE });
 export const CsvMappingSchema = z
   .object({
-    title: z.string().min(1).max(200),
-    description: z.string().min(1).max(200).optional(),
-    status: z.string().min(1).max(200).optional(),
-    priority: z.string().min(1).max(200).optional(),
-    dueDate: z.string().min(1).max(200).optional(),
-    assigneeEmail: z.string().min(1).max(200).optional(),
-    labels: z.string().min(1).max(200).optional(),
+    title: column(200),
+    description: column(200).optional(),
+    status: column(200).optional(),
+    priority: column(200).optional(),
+    dueDate: column(200).optional(),
+    assigneeEmail: column(200).optional(),
+    labels: column(200).optional(),
     /** Custom fields: the field's name (a text field is made) → the column holding its value. */
-    fields: z.record(z.string().min(1).max(50), z.string().min(1).max(200)).optional(),
+    fields: z.record(column(50), column(200)).optional(),
   })
   .strict()
   .meta({ id: 'CsvMapping', example: { title: 'Name', status: 'State', labels: 'Tags' } });

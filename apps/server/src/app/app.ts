@@ -193,7 +193,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Not in the middle of starting up: a reminder may wait one interval.
     firstRunAfterPoll: true,
   });
-  // Imports waiting (their files in the database): one at a time per instance, each taken by one instance.
+  // Imports waiting (their files in the blob store): one at a time per instance, each taken by one instance.
   const importWorker = startBackgroundWorker({
     pollMs: config.imports.pollMs,
     drain: async (stopped) => {

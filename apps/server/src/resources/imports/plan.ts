@@ -1,4 +1,4 @@
-import { COMMENT_TEXT_MAX, IMPORT_WARNINGS_MAX, LABEL_NAME_MAX, STATE_NAME_MAX, storableText, TASK_DESCRIPTION_MAX, TASK_LABELS_MAX, TASK_TITLE_MAX, type StateCategory } from '@tasklane/schemas';
+import { COMMENT_TEXT_MAX, DEFAULT_STATES, FIELD_NAME_MAX, FIELD_TEXT_MAX, FIELDS_MAX, IMPORT_LABELS_MAX, IMPORT_PEOPLE_MAX, IMPORT_WARNINGS_MAX, LABEL_NAME_MAX, REQUIRED_STATE_CATEGORIES, STATE_NAME_MAX, STATES_MAX, storableText, TASK_DESCRIPTION_MAX, TASK_LABELS_MAX, TASK_TITLE_MAX, type StateCategory } from '@tasklane/schemas';
 import { DomainError } from '../../platform/errors';
 
 /**
@@ -89,10 +89,92 @@ export function colorOf(value: unknown): string {
   return PALETTE[base] ?? PALETTE.gray!;
 }
 
-/** Warnings kept to IMPORT_WARNINGS_MAX, the rest counted. */
+/** Warnings kept to IMPORT_WARNINGS_MAX (the rest counted), as text PostgreSQL stores. */
 export function boundedWarnings(warnings: string[]): string[] {
-  if (warnings.length <= IMPORT_WARNINGS_MAX) return warnings;
-  return [...warnings.slice(0, IMPORT_WARNINGS_MAX - 1), `… and ${warnings.length - IMPORT_WARNINGS_MAX + 1} more warnings`];
+  const kept = warnings.length <= IMPORT_WARNINGS_MAX ? warnings : [...warnings.slice(0, IMPORT_WARNINGS_MAX - 1), `… and ${warnings.length - IMPORT_WARNINGS_MAX + 1} more warnings`];
+  return kept.map((warning) => clip(warning, 1000));
+}
+
+/**
+ * `raw` cut to `max` characters and made unique regardless of case among `taken` (which it joins):
+ * "Review", then "Review (2)", the suffix always fitting within `max`.
+ */
+export function uniqueName(raw: string, taken: Set<string>, max: number, fallback: string): string {
+  const base = clipName(raw, max) || fallback;
+  let name = base;
+  for (let n = 2; taken.has(name.toLowerCase()); n += 1) name = `${clipName(base, max - String(n).length - 3)} (${n})`;
+  taken.add(name.toLowerCase());
+  return name;
+}
+
+/** An email as matched: text PostgreSQL stores, trimmed, lower case, as the API keeps them. */
+const normalEmail = (email: string | undefined) => (email ? storableText(email).trim().toLowerCase() || undefined : undefined);
+
+/**
+ * What every source's plan is made to satisfy before it is settled, whatever the file held: refs
+ * unique, state and field names unique regardless of case and within their lengths, the required
+ * state categories present and at most STATES_MAX states, at most FIELDS_MAX fields (values within
+ * FIELD_TEXT_MAX), emails normalised and at most IMPORT_PEOPLE_MAX of them, no start after the due
+ * date. A file past a limit is a 400; anything else is mended, with a warning where it loses something.
+ */
+export function normalizePlan(plan: ImportPlan): void {
+  // States: unique names (a task names the first of several), the required categories, the limit.
+  const stateNames = new Set<string>();
+  const renamed = new Map<string, string>();
+  plan.states = plan.states.filter((state) => {
+    const name = clipName(state.name, STATE_NAME_MAX);
+    if (stateNames.has(name.toLowerCase())) return false;
+    stateNames.add(name.toLowerCase());
+    renamed.set(state.name, name);
+    state.name = name;
+    return true;
+  });
+  for (const category of REQUIRED_STATE_CATEGORIES) {
+    if (plan.states.some((state) => state.category === category)) continue;
+    const fallback = DEFAULT_STATES.find((state) => state.category === category)!;
+    plan.states.push({ name: uniqueName(fallback.name, stateNames, STATE_NAME_MAX, fallback.name), category, key: fallback.key });
+  }
+  if (plan.states.length > STATES_MAX) throw formatError(`The file has ${plan.states.length} workflow states (lists, statuses or sections); a project has at most ${STATES_MAX}`);
+  const stateOf = new Map(plan.states.map((state) => [state.name.toLowerCase(), state.name]));
+  const firstOpen = plan.states.find((state) => state.category === 'unstarted')!.name;
+
+  // Fields: unique names within their length, at most FIELDS_MAX.
+  const fieldNames = new Map<string, string>();
+  for (const field of plan.fields) {
+    const name = clipName(field, FIELD_NAME_MAX);
+    if (name && !fieldNames.has(name.toLowerCase())) fieldNames.set(name.toLowerCase(), name);
+  }
+  if (fieldNames.size > FIELDS_MAX) throw formatError(`The file fills ${fieldNames.size} custom fields; a project has at most ${FIELDS_MAX}`);
+  plan.fields = [...fieldNames.values()];
+
+  const refs = new Set<string>();
+  const people = new Set<string>();
+  plan.tasks.forEach((task, index) => {
+    if (refs.has(task.ref)) {
+      plan.warnings.push(`${task.title}: its id (${task.ref}) is another task's too; it is kept as a task of its own`);
+      task.ref = `${task.ref}#${index}`;
+    }
+    refs.add(task.ref);
+    task.state = stateOf.get(clipName(renamed.get(task.state) ?? task.state, STATE_NAME_MAX).toLowerCase()) ?? firstOpen;
+    const fields: Record<string, string> = {};
+    for (const [name, value] of Object.entries(task.fields)) {
+      const field = fieldNames.get(clipName(name, FIELD_NAME_MAX).toLowerCase());
+      const text = clip(value, FIELD_TEXT_MAX);
+      if (field && text.trim() !== '') fields[field] = text;
+    }
+    task.fields = fields;
+    if (task.startDate && task.dueDate && task.startDate > task.dueDate) delete task.startDate;
+    for (const person of [task.assignee, ...task.comments.map((comment) => comment.author)]) {
+      if (!person) continue;
+      const email = normalEmail(person.email);
+      if (email) {
+        person.email = email;
+        people.add(email);
+      } else delete person.email;
+      person.name = clipName(person.name, 200) || email || 'someone';
+    }
+  });
+  if (people.size > IMPORT_PEOPLE_MAX) throw formatError(`The file names ${people.size} people by email; an import matches at most ${IMPORT_PEOPLE_MAX}`);
 }
 
 /**
@@ -100,9 +182,17 @@ export function boundedWarnings(warnings: string[]): string[] {
  * a task keeps at most TASK_LABELS_MAX of them, the rest dropped with a warning.
  */
 export function collectLabels(plan: ImportPlan): void {
-  const known = new Map(plan.labels.map((label) => [label.name.toLowerCase(), label.name]));
+  const known = new Map<string, string>();
+  // The file's own labels first, each once regardless of case, within their length.
+  plan.labels = plan.labels.flatMap((label) => {
+    const name = clipName(label.name);
+    if (!name || known.has(name.toLowerCase())) return [];
+    known.set(name.toLowerCase(), name);
+    return [{ name, color: label.color }];
+  });
+  if (plan.labels.length > IMPORT_LABELS_MAX) throw formatError(`The file has more than ${IMPORT_LABELS_MAX} labels; an import makes at most ${IMPORT_LABELS_MAX}`);
   for (const task of plan.tasks) {
-    const names: string[] = [];
+    const names = new Set<string>();
     for (const raw of task.labels) {
       const name = clipName(raw);
       if (!name) continue;
@@ -110,11 +200,11 @@ export function collectLabels(plan: ImportPlan): void {
       if (existing === undefined) {
         known.set(name.toLowerCase(), name);
         plan.labels.push({ name, color: colorOf(undefined) });
+        if (plan.labels.length > IMPORT_LABELS_MAX) throw formatError(`The file has more than ${IMPORT_LABELS_MAX} labels; an import makes at most ${IMPORT_LABELS_MAX}`);
       }
-      const spelled = existing ?? name;
-      if (!names.includes(spelled)) names.push(spelled);
+      names.add(existing ?? name);
     }
-    if (names.length > TASK_LABELS_MAX) plan.warnings.push(`${task.title}: kept ${TASK_LABELS_MAX} of its ${names.length} labels`);
-    task.labels = names.slice(0, TASK_LABELS_MAX);
+    if (names.size > TASK_LABELS_MAX) plan.warnings.push(`${task.title}: kept ${TASK_LABELS_MAX} of its ${names.size} labels`);
+    task.labels = [...names].slice(0, TASK_LABELS_MAX);
   }
 }

@@ -1,12 +1,12 @@
 import type { Db } from '@tasklane/db';
-import { type CsvMapping, CsvMappingSchema, IMPORT_LABELS_MAX, IMPORT_SOURCES, IMPORT_TASKS_MAX, type Import, type ImportCounts, type ImportDryRun, type ImportProgressEvent, type ImportSource, PROJECT_DESCRIPTION_MAX, PROJECT_NAME_MAX } from '@tasklane/schemas';
+import { type CsvMapping, CsvMappingSchema, IMPORT_SOURCES, IMPORT_TASKS_MAX, type Import, type ImportCounts, type ImportDryRun, type ImportProgressEvent, type ImportSource, PROJECT_DESCRIPTION_MAX, PROJECT_NAME_MAX } from '@tasklane/schemas';
 import { inTransaction } from '../../platform/ambient-transaction';
 import { type BlobStore, importKey } from '../../platform/storage';
 import { DomainError, notFound } from '../../platform/errors';
 import { isId, newId } from '../../platform/ids';
 import type { MembersService } from '../members/service';
 import type { ProjectsService } from '../projects/service';
-import { boundedWarnings, clip, collectLabels, formatError, type ImportPlan } from './plan';
+import { boundedWarnings, clip, collectLabels, formatError, type ImportPlan, normalizePlan } from './plan';
 import { planOf } from './sources';
 import * as store from './store';
 import { emailsOf, settlePlan, writePlan } from './write';
@@ -78,8 +78,8 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
   /** The file read and checked, its people matched: what would be made. */
   async function settle(userId: string, source: ImportSource, bytes: Buffer, mapping: CsvMapping | undefined) {
     const plan: ImportPlan = planOf(source, bytes, mapping);
+    normalizePlan(plan);
     collectLabels(plan);
-    if (plan.labels.length > IMPORT_LABELS_MAX) throw formatError(`The file has ${plan.labels.length} labels; an import makes at most ${IMPORT_LABELS_MAX}`);
     if (plan.tasks.length > IMPORT_TASKS_MAX) throw formatError(`The file has ${plan.tasks.length} tasks; an import makes at most ${IMPORT_TASKS_MAX}`);
     const people = await store.usersByEmail(db, emailsOf(plan));
     const counts = settlePlan(plan, people, userId);
@@ -122,7 +122,7 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
 
     /** Runs the oldest waiting import, if any: true when there was one. */
     async runNext(): Promise<boolean> {
-      const job = await store.claimImport(db, options.leaseMs);
+      const job = await store.claimImport(db, options.leaseMs, options.maxAttempts);
       if (!job) return false;
       // The lease renewed while this instance works on it; another takes over only once it has stopped.
       const heartbeat = setInterval(() => void store.renewLease(db, job.id, options.leaseMs).catch(options.onError), Math.max(500, options.leaseMs / 3));

@@ -18,7 +18,11 @@ export const findImport = async (db: Db, id: string, userId: string) =>
  * this instance: running, leased for `leaseMs`. SKIP LOCKED: an import whose write is under way
  * elsewhere (its row locked by that transaction) is not taken twice.
  */
-export async function claimImport(db: Db, leaseMs: number) {
+export async function claimImport(db: Db, leaseMs: number, maxAttempts: number) {
+  // One whose process stopped every time it ran it (a file that takes a process down) is given up, not taken again.
+  await db.execute(sql`
+    update imports set status = 'failed', error = ${`The import stopped its server ${maxAttempts} times; nothing of it was kept`}, locked_until = null, finished_at = now(), updated_at = now()
+    where status = 'running' and locked_until < now() and attempts >= ${maxAttempts}`);
   const rows = rowsOf<{ id: string; user_id: string; source: string; mapping: Record<string, unknown> | null; attempts: number }>(
     await db.execute(sql`
       update imports set status = 'running', attempts = attempts + 1, locked_until = now() + ${leaseMs} * interval '1 millisecond', updated_at = now()
@@ -53,14 +57,16 @@ export const setPlanned = (db: Db, id: string, plan: { total: number; counts: Re
 
 /** The end of an import: its outcome (its file goes after this commits). */
 export async function finishImport(db: Db, id: string, outcome: { status: 'succeeded' | 'failed'; projectId?: string; error?: string; done?: number }) {
+  // Only a running import ends: one another instance already ended keeps its outcome.
   await db.execute(sql`
     update imports set status = ${outcome.status}, project_id = ${outcome.projectId ?? null}, error = ${outcome.error ?? null},
       progress_done = coalesce(${outcome.done ?? null}::int, progress_done), locked_until = null, finished_at = now(), updated_at = now()
-    where id = ${id}`);
+    where id = ${id} and status = 'running'`);
 }
 
 /** Gives a failed attempt back to the queue (another try, on any instance). */
-export const release = (db: Db, id: string) => db.update(imports).set({ status: 'pending', lockedUntil: null, updatedAt: new Date() }).where(eq(imports.id, id));
+export const release = (db: Db, id: string) =>
+  db.update(imports).set({ status: 'pending', lockedUntil: null, updatedAt: new Date() }).where(and(eq(imports.id, id), eq(imports.status, 'running')));
 
 /** Registered users by email (lower case), for matching the file's people. */
 export async function usersByEmail(db: Db, emails: string[]): Promise<Map<string, string>> {

@@ -11,7 +11,8 @@ export type People = Map<string, string>;
 /** The emails a plan names (lower case), each once. */
 export function emailsOf(plan: ImportPlan): string[] {
   const emails = new Set<string>();
-  const add = (person: PlannedPerson | undefined) => person?.email && emails.add(person.email.toLowerCase());
+  // normalizePlan made them storable and lower case.
+  const add = (person: PlannedPerson | undefined) => person?.email && emails.add(person.email);
   for (const task of plan.tasks) {
     add(task.assignee);
     for (const comment of task.comments) add(comment.author);
@@ -26,6 +27,7 @@ export function emailsOf(plan: ImportPlan): string[] {
  */
 export function settlePlan(plan: ImportPlan, people: People, importerId: string): ImportCounts {
   const refs = new Set(plan.tasks.map((task) => task.ref));
+  const byRef = new Map(plan.tasks.map((task) => [task.ref, task]));
   const parentOf = new Map<string, string>();
   for (const task of plan.tasks) {
     if (task.parentRef === undefined) continue;
@@ -34,34 +36,28 @@ export function settlePlan(plan: ImportPlan, people: People, importerId: string)
       delete task.parentRef;
     } else parentOf.set(task.ref, task.parentRef);
   }
-  // A parent chain that comes back to itself: the link that closes the loop goes.
+  // A parent chain that comes back to itself: the link that closes the loop goes. Each task is
+  // walked once (a chain already known to end is not walked again), so this is linear in the file.
+  const ends = new Set<string>();
   for (const task of plan.tasks) {
-    const seen = new Set([task.ref]);
-    for (let at = parentOf.get(task.ref); at !== undefined; at = parentOf.get(at)) {
-      if (seen.has(at)) {
-        plan.warnings.push(`${task.title}: its parent would make a loop, so it is a task of its own`);
-        parentOf.delete(task.ref);
-        delete task.parentRef;
+    const path: string[] = [];
+    const onPath = new Set<string>();
+    for (let at: string | undefined = task.ref; at !== undefined && !ends.has(at); at = parentOf.get(at)) {
+      if (onPath.has(at)) {
+        const closing = path[path.length - 1]!;
+        parentOf.delete(closing);
+        const child = byRef.get(closing)!;
+        delete child.parentRef;
+        plan.warnings.push(`${child.title}: its parent would make a loop, so it is a task of its own`);
         break;
       }
-      seen.add(at);
+      path.push(at);
+      onPath.add(at);
     }
+    for (const ref of path) ends.add(ref);
   }
-  const blocks = new Map<string, Set<string>>();
-  const reaches = (from: string, to: string): boolean => {
-    const stack = [from];
-    const seen = new Set<string>();
-    while (stack.length > 0) {
-      const at = stack.pop()!;
-      if (at === to) return true;
-      if (seen.has(at)) continue;
-      seen.add(at);
-      stack.push(...(blocks.get(at) ?? []));
-    }
-    return false;
-  };
+
   const pairs = new Set<string>();
-  let relations = 0;
   for (const task of plan.tasks) {
     task.relations = task.relations.filter((relation) => {
       const pair = relation.type === 'relates_to' ? [relation.type, ...[task.ref, relation.targetRef].sort()].join(' ') : `${relation.type} ${task.ref} ${relation.targetRef}`;
@@ -70,18 +66,12 @@ export function settlePlan(plan: ImportPlan, people: People, importerId: string)
         return false;
       }
       if (pairs.has(pair)) return false;
-      if (relation.type === 'blocks') {
-        if (reaches(relation.targetRef, task.ref)) {
-          plan.warnings.push(`${task.title}: blocking ${relation.targetRef} would make a loop of blocks, so that link was left out`);
-          return false;
-        }
-        blocks.set(task.ref, (blocks.get(task.ref) ?? new Set()).add(relation.targetRef));
-      }
       pairs.add(pair);
-      relations += 1;
       return true;
     });
   }
+  dropBlockingLoops(plan, byRef);
+  const relations = plan.tasks.reduce((sum, task) => sum + task.relations.length, 0);
   const missing = new Set<string>();
   for (const task of plan.tasks) {
     if (task.assignee && !(task.assignee.email && people.has(task.assignee.email.toLowerCase()))) missing.add(task.assignee.name);
@@ -101,12 +91,66 @@ export function settlePlan(plan: ImportPlan, people: People, importerId: string)
   };
 }
 
+/**
+ * `blocks` links that would make a loop (A blocks B, B blocks A), which the API refuses: left out,
+ * in file order, each with a warning. Kahn's algorithm first finds the tasks on no loop (almost
+ * always all of them, and then nothing else is done); only links among the others are checked one by
+ * one against the links kept so far.
+ */
+function dropBlockingLoops(plan: ImportPlan, byRef: Map<string, ImportPlan['tasks'][number]>): void {
+  const outgoing = new Map<string, string[]>();
+  const incoming = new Map<string, number>();
+  for (const task of plan.tasks) {
+    for (const relation of task.relations) {
+      if (relation.type !== 'blocks') continue;
+      outgoing.set(task.ref, [...(outgoing.get(task.ref) ?? []), relation.targetRef]);
+      incoming.set(relation.targetRef, (incoming.get(relation.targetRef) ?? 0) + 1);
+    }
+  }
+  const free = plan.tasks.map((task) => task.ref).filter((ref) => !incoming.get(ref));
+  while (free.length > 0) {
+    const ref = free.pop()!;
+    for (const target of outgoing.get(ref) ?? []) {
+      const left = incoming.get(target)! - 1;
+      incoming.set(target, left);
+      if (left === 0) free.push(target);
+    }
+  }
+  const onLoops = new Set([...incoming].filter(([, count]) => count > 0).map(([ref]) => ref));
+  if (onLoops.size === 0) return;
+  const kept = new Map<string, string[]>();
+  const reaches = (from: string, to: string): boolean => {
+    const stack = [from];
+    const seen = new Set<string>();
+    while (stack.length > 0) {
+      const at = stack.pop()!;
+      if (at === to) return true;
+      if (seen.has(at)) continue;
+      seen.add(at);
+      stack.push(...(kept.get(at) ?? []));
+    }
+    return false;
+  };
+  for (const task of plan.tasks) {
+    if (!onLoops.has(task.ref)) continue;
+    task.relations = task.relations.filter((relation) => {
+      if (relation.type !== 'blocks' || !onLoops.has(relation.targetRef)) return true;
+      if (reaches(relation.targetRef, task.ref)) {
+        plan.warnings.push(`${byRef.get(task.ref)!.title}: blocking ${relation.targetRef} would make a loop of blocks, so that link was left out`);
+        return false;
+      }
+      kept.set(task.ref, [...(kept.get(task.ref) ?? []), relation.targetRef]);
+      return true;
+    });
+  }
+}
+
 /** A state key from a name ("In progress" → IN_PROGRESS), unique among `taken`. */
 function stateKey(name: string, given: string | undefined, taken: Set<string>): string {
   let base = given && STATE_KEY_PATTERN.test(given) && given.length <= STATE_KEY_MAX ? given : name.normalize('NFKD').toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, STATE_KEY_MAX - 4).replace(/_+$/, '');
   if (!base) base = 'STATE';
   let key = base;
-  for (let n = 2; taken.has(key); n += 1) key = `${base.slice(0, STATE_KEY_MAX - 1 - String(n).length)}_${n}`;
+  for (let n = 2; taken.has(key); n += 1) key = `${base.slice(0, STATE_KEY_MAX - 1 - String(n).length).replace(/_+$/, '')}_${n}`;
   taken.add(key);
   return key;
 }

@@ -127,7 +127,7 @@ export const SESSION_GRANT: Grant = { kind: 'session' };
 export type TokenNeed = TokenScope | 'session' | 'public';
 
 /** Procedures that act beyond any one project: a token limited to some projects may not call them. */
-const BEYOND_PROJECTS = new Set(['projects.create', 'imports.create']);
+const BEYOND_PROJECTS = new Set(['projects.create', 'imports.create', 'imports.get']);
 
 /** A scope covers itself and the scopes before it (admin ⊃ write ⊃ read). */
 const covers = (scope: TokenScope, need: TokenScope) => TOKEN_SCOPES.indexOf(scope) >= TOKEN_SCOPES.indexOf(need);

@@ -1,4 +1,5 @@
-import { clipDescription, clipStateName, clipTitle, dateOf, type ImportPlan } from '../plan';
+import { STATE_NAME_MAX } from '@tasklane/schemas';
+import { clipDescription, clipTitle, dateOf, type ImportPlan, uniqueName } from '../plan';
 import { readCsv, requireColumns } from './csv-table';
 import { categoryOfName } from './states';
 import { ensureCategory } from './trello';
@@ -21,10 +22,11 @@ export function asanaPlan(bytes: Buffer): ImportPlan {
     if (id && name && !idOfName.has(name)) idOfName.set(name, id);
   }
   const sectionStates = new Map<string, string>();
+  const taken = new Set<string>();
   for (const row of table.rows) {
     const section = table.cell(row, 'Section/Column');
     if (!section || sectionStates.has(section.toLowerCase())) continue;
-    const name = clipStateName(section);
+    const name = uniqueName(section, taken, STATE_NAME_MAX, 'Section');
     sectionStates.set(section.toLowerCase(), name);
     plan.states.push({ name, category: categoryOfName(name, plan.states.length === 0 ? 'unstarted' : 'started') });
   }

@@ -1,5 +1,5 @@
-import type { CsvMapping } from '@tasklane/schemas';
-import { clipDescription, clipStateName, clipTitle, dateOf, formatError, type ImportPlan, type PlannedTask } from '../plan';
+import { type CsvMapping, STATE_NAME_MAX } from '@tasklane/schemas';
+import { clipDescription, clipTitle, dateOf, formatError, type ImportPlan, type PlannedTask, uniqueName } from '../plan';
 import { readCsv } from './csv-table';
 import { categoryOfName } from './states';
 import { ensureCategory } from './trello';
@@ -20,10 +20,11 @@ export function csvPlan(bytes: Buffer, mapping: CsvMapping | undefined): ImportP
   if (missing.length > 0) throw formatError(`The mapping names columns the file does not have: ${missing.map((name) => `"${name}"`).join(', ')} (its columns: ${table.header.map((name) => `"${name}"`).join(', ')})`);
   const plan: ImportPlan = { project: { name: 'Imported CSV', description: '' }, states: [], labels: [], fields: Object.keys(mapping.fields ?? {}), tasks: [], warnings: [] };
   const stateOf = new Map<string, string>();
+  const taken = new Set<string>();
   for (const row of table.rows) {
     const status = mapping.status ? table.cell(row, mapping.status) : '';
     if (!status || stateOf.has(status.toLowerCase())) continue;
-    const name = clipStateName(status);
+    const name = uniqueName(status, taken, STATE_NAME_MAX, 'Status');
     stateOf.set(status.toLowerCase(), name);
     plan.states.push({ name, category: categoryOfName(name, plan.states.length === 0 ? 'unstarted' : 'started') });
   }

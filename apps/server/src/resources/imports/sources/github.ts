@@ -40,6 +40,7 @@ export function githubPlan(bytes: Buffer): ImportPlan {
     warnings: [],
   };
   const labelColors = new Map<string, string>();
+  const labelSpelling = new Map<string, string>();
   let pullRequests = 0;
   const repositories = new Set<string>();
   for (const issue of issues as Record<string, unknown>[]) {
@@ -58,6 +59,7 @@ export function githubPlan(bytes: Buffer): ImportPlan {
       if (!name) continue;
       labels.push(name);
       if (isRecord(label) && !labelColors.has(name.toLowerCase())) labelColors.set(name.toLowerCase(), colorOf(label.color));
+      if (!labelSpelling.has(name.toLowerCase())) labelSpelling.set(name.toLowerCase(), name);
     }
     const assignees = arrayOf(issue.assignees).map(personOf).filter((person) => person !== undefined);
     const single = personOf(issue.assignee);
@@ -90,7 +92,7 @@ export function githubPlan(bytes: Buffer): ImportPlan {
   }
   // The API lists newest first: the project reads oldest first, as the issues were opened.
   plan.tasks.sort((a, b) => Number(a.ref) - Number(b.ref) || 0);
-  plan.labels = [...labelColors.entries()].map(([lower, color]) => ({ name: plan.tasks.flatMap((task) => task.labels).find((name) => name.toLowerCase() === lower) ?? lower, color }));
+  plan.labels = [...labelColors.entries()].map(([lower, color]) => ({ name: labelSpelling.get(lower) ?? lower, color }));
   if (repositories.size === 1) plan.project.name = [...repositories][0]!;
   if (plan.tasks.some((task) => task.fields[ISSUE])) plan.fields.push(ISSUE);
   if (plan.tasks.some((task) => task.fields[MILESTONE])) plan.fields.push(MILESTONE);

@@ -1,5 +1,5 @@
-import type { StateCategory } from '@tasklane/schemas';
-import { clipComment, clipDescription, clipStateName, clipTitle, dateOf, type ImportPlan, type PlannedTask } from '../plan';
+import { STATE_NAME_MAX, type StateCategory } from '@tasklane/schemas';
+import { clipComment, clipDescription, clipTitle, dateOf, type ImportPlan, type PlannedTask, uniqueName } from '../plan';
 import { readCsv, requireColumns } from './csv-table';
 import { categoryOfName } from './states';
 import { ensureCategory } from './trello';
@@ -13,12 +13,12 @@ export function jiraDate(text: string): Date | undefined {
   if (!match) return dateOf(text);
   const [, day, month, year, hours, minutes, half] = match;
   const monthIndex = MONTHS.indexOf(month!.toLowerCase());
-  if (monthIndex < 0) return undefined;
-  let hour = Number(hours ?? 0) % 12;
-  if (half?.toUpperCase() === 'PM') hour += 12;
-  if (!half) hour = Number(hours ?? 0);
+  const clock = Number(hours ?? 0);
+  if (monthIndex < 0 || Number(day) < 1 || Number(day) > 31 || Number(minutes ?? 0) > 59 || (half ? clock < 1 || clock > 12 : clock > 23)) return undefined;
+  const hour = half ? (clock % 12) + (half.toUpperCase() === 'PM' ? 12 : 0) : clock;
   const fullYear = year!.length === 2 ? 2000 + Number(year) : Number(year);
-  return new Date(Date.UTC(fullYear, monthIndex, Number(day), hour, Number(minutes ?? 0)));
+  // Through dateOf: the API's range of years (1–9999).
+  return dateOf(Date.UTC(fullYear, monthIndex, Number(day), hour, Number(minutes ?? 0)));
 }
 
 const PRIORITY: Record<string, PlannedTask['priority']> = { highest: 'URGENT', blocker: 'URGENT', critical: 'URGENT', high: 'HIGH', major: 'HIGH', medium: 'MEDIUM', low: 'LOW', minor: 'LOW', lowest: 'LOW', trivial: 'LOW' };
@@ -50,15 +50,19 @@ export function jiraPlan(bytes: Buffer): ImportPlan {
     }
   }
   const projects = new Set<string>();
+  const stateOf = new Map<string, string>();
+  const stateNames = new Set<string>();
   for (const row of table.rows) {
     const key = table.cell(row, 'Issue key');
     if (!key) continue;
     const projectName = table.cell(row, 'Project name');
     if (projectName) projects.add(projectName);
-    const status = clipStateName(table.cell(row, 'Status')) || 'To Do';
-    if (!plan.states.some((state) => state.name.toLowerCase() === status.toLowerCase())) {
-      const category = CATEGORY[table.cell(row, 'Status Category').toLowerCase()] ?? categoryOfName(status, 'unstarted');
-      plan.states.push({ name: status, category: categoryOfName(status, category) === 'cancelled' ? 'cancelled' : category });
+    const status = table.cell(row, 'Status') || 'To Do';
+    if (!stateOf.has(status.toLowerCase())) {
+      const name = uniqueName(status, stateNames, STATE_NAME_MAX, 'Status');
+      stateOf.set(status.toLowerCase(), name);
+      const category = CATEGORY[table.cell(row, 'Status Category').toLowerCase()] ?? categoryOfName(name, 'unstarted');
+      plan.states.push({ name, category: categoryOfName(name, category) === 'cancelled' ? 'cancelled' : category });
     }
     const parent = table.cell(row, 'Parent id') || table.cell(row, 'Parent');
     const parentRef = keyOfId.get(parent) ?? (parent || undefined);
@@ -71,7 +75,7 @@ export function jiraPlan(bytes: Buffer): ImportPlan {
       ref: key,
       title: clipTitle(table.cell(row, 'Summary')),
       description: clipDescription(table.cell(row, 'Description')),
-      state: plan.states.find((state) => state.name.toLowerCase() === status.toLowerCase())!.name,
+      state: stateOf.get(status.toLowerCase())!,
       labels: table.cells(row, 'Labels').flatMap((cell) => cell.split(/\s+/)).filter(Boolean),
       comments: table.cells(row, 'Comment').map((cell) => {
         // "12/Mar/24 3:15 PM;<author>;text": the text may hold semicolons of its own.

@@ -1,5 +1,5 @@
-import { EXPORT_FILE_FORMAT, EXPORT_FILE_VERSION, STATE_CATEGORIES, type StateCategory } from '@tasklane/schemas';
-import { clipComment, clipDescription, clipStateName, clipTitle, colorOf, dateOf, formatError, type ImportPlan, type PlannedPerson, type PlannedTask } from '../plan';
+import { EXPORT_FILE_FORMAT, EXPORT_FILE_VERSION, STATE_CATEGORIES, STATE_NAME_MAX, type StateCategory } from '@tasklane/schemas';
+import { clipComment, clipDescription, clipTitle, colorOf, dateOf, formatError, type ImportPlan, type PlannedPerson, type PlannedTask, uniqueName } from '../plan';
 import { arrayOf, isRecord, parseJson, textOf } from './json';
 
 const PRIORITIES = new Set(['LOW', 'MEDIUM', 'HIGH', 'URGENT']);
@@ -31,10 +31,11 @@ export function tasklanePlan(bytes: Buffer): ImportPlan {
     warnings: [],
   };
   const stateName = new Map<string, string>();
+  const taken = new Set<string>();
   for (const state of arrayOf(file.states).filter(isRecord).sort((a, b) => Number(a.position) - Number(b.position))) {
     const category = STATE_CATEGORIES.find((value) => value === state.category) as StateCategory | undefined;
-    const name = clipStateName(textOf(state.name));
-    if (!category || !name) continue;
+    if (!category || stateName.has(textOf(state.key))) continue;
+    const name = uniqueName(textOf(state.name), taken, STATE_NAME_MAX, 'State');
     stateName.set(textOf(state.key), name);
     plan.states.push({ name, category, color: colorOf(state.color), key: textOf(state.key) });
   }
@@ -63,7 +64,8 @@ export function tasklanePlan(bytes: Buffer): ImportPlan {
       ref: textOf(task.id),
       title: clipTitle(textOf(task.title)),
       description: clipDescription(textOf(task.description)),
-      state: stateName.get(textOf(task.status)) ?? plan.states[0]?.name ?? 'To do',
+      // A status the file's states lack: the first unstarted state (normalizePlan).
+      state: stateName.get(textOf(task.status)) ?? '',
       labels: arrayOf(task.labelIds).map((id) => labelName.get(textOf(id))).filter((name) => name !== undefined),
       comments: arrayOf(task.comments).filter(isRecord).map((comment) => ({
         author: people.get(textOf(comment.authorId)),

@@ -1,5 +1,5 @@
-import { DEFAULT_STATES, type StateCategory } from '@tasklane/schemas';
-import { clipComment, clipDescription, clipStateName, clipTitle, colorOf, dateOf, formatError, type ImportPlan, type PlannedPerson, type PlannedTask } from '../plan';
+import { DEFAULT_STATES, STATE_NAME_MAX, type StateCategory } from '@tasklane/schemas';
+import { clipComment, clipDescription, clipTitle, colorOf, dateOf, formatError, type ImportPlan, type PlannedPerson, type PlannedTask, uniqueName } from '../plan';
 import { categoryOfName } from './states';
 import { arrayOf, isRecord, parseJson, textOf } from './json';
 
@@ -37,9 +37,7 @@ export function trelloPlan(bytes: Buffer): ImportPlan {
       closedLists.add(textOf(list.id));
       continue;
     }
-    let name = clipStateName(textOf(list.name)) || 'Untitled list';
-    for (let n = 2; used.has(name.toLowerCase()); n += 1) name = clipStateName(`${textOf(list.name)} (${n})`);
-    used.add(name.toLowerCase());
+    const name = uniqueName(textOf(list.name), used, STATE_NAME_MAX, 'Untitled list');
     stateOfList.set(textOf(list.id), name);
     plan.states.push({ name, category: categoryOfName(name, plan.states.length === 0 ? 'unstarted' : 'started') });
   }
