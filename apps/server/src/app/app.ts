@@ -35,6 +35,7 @@ import { registerUnsubscribeRoutes } from '../transport/rest/unsubscribe';
 import { registerCalendarFeedRoute } from '../transport/rest/calendar-feed';
 import { startMailSender } from '../platform/mail/sender';
 import { startBackgroundWorker } from '../platform/background-worker';
+import { recordingEvents } from '../events/record';
 import { startFeedHub } from '../platform/feed-hub';
 import { dueReminderJob, notificationFeed } from '../resources/notifications/service';
 import { registerNotificationStreamRoute } from '../transport/sse/notifications';
@@ -197,7 +198,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const importWorker = startBackgroundWorker({
     pollMs: config.imports.pollMs,
     drain: async (stopped) => {
-      while (!stopped() && (await services.imports.runNext()));
+      while (!stopped()) {
+        // The work derived from an import's events (its members told) done before the next, as a request's is.
+        const { result: ran, eventIds } = await recordingEvents(() => services.imports.runNext());
+        await dispatcher.settle(eventIds);
+        if (!ran) break;
+      }
     },
     onError: (error) => app.log.error({ err: error }, 'running imports failed'),
   });

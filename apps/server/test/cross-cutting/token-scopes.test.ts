@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvImportRequest, multipartBody, temporaryDataDir, upload } from '../support/attachments';
+import { importSettled } from '../support/permissions';
 import { databaseSnapshot, expectErrorBody } from '../support/checks';
 import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from '../support/harness';
 import { discoverRestRoutes } from '../support/routes';
@@ -270,8 +271,7 @@ const CALLS: Record<Route, (world: World, t: TestApp) => Promise<Call> | Call> =
   'GET /imports/{id}': async (_world, t) => {
     const { url, rawBody, headers } = importCall();
     const queued = await t.request('POST', `/api/v1${url}`, { token: ownerToken, rawBody, headers });
-    // Ended before the call: its job's writes are not the call's.
-    while (!['succeeded', 'failed'].includes((await t.request('GET', `/api/v1/imports/${queued.body.id}`, { token: ownerToken })).body.status)) await new Promise((resolve) => setTimeout(resolve, 50));
+    await importSettled(t, ownerToken, `/api/v1/imports/${queued.body.id}`);
     return { url: `/imports/${queued.body.id}` };
   },
 };

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseSnapshot, expectErrorBody, UNACCEPTABLE_TOKENS, unacceptableAuthorizations } from './checks';
+import { sql } from 'drizzle-orm';
+import { rowsOf } from '../../src/platform/sql';
 import { csvImportRequest } from './attachments';
 import { castProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './harness';
 
@@ -94,6 +96,19 @@ interface World {
 type Call = { url: string; body?: unknown; rawBody?: Buffer; headers?: Record<string, string> };
 
 const importCall = (): Call => ({ url: '/api/v1/imports', ...csvImportRequest() });
+
+/**
+ * Waits for an import to end and for the work derived from its events (the dispatcher marks them
+ * dispatched), so that none of it lands during a call that must change nothing.
+ */
+export async function importSettled(t: TestApp, token: string, url: string): Promise<void> {
+  while (!['succeeded', 'failed'].includes((await t.request('GET', url, { token })).body.status)) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (;;) {
+    const [row] = rowsOf<{ waiting: number }>(await t.database.db.execute(sql`select count(*)::int as waiting from activity where dispatched_at is null`));
+    if (row!.waiting === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<Call> | Call> = {
   'GET /auth/me': () => ({ url: '/api/v1/auth/me' }),
@@ -194,9 +209,8 @@ const CALLS: Record<Endpoint, (world: World, caller: Caller) => Promise<Call> | 
     const { url: importsUrl, rawBody, headers } = importCall();
     const queued = await t.request('POST', importsUrl, { token: users.owner.token, ...(rawBody ? { rawBody } : {}), ...(headers ? { headers } : {}) });
     if (queued.status !== 202) throw new Error(`import failed: ${queued.status} ${JSON.stringify(queued.body)}`);
-    // Ended before the call: its job's writes are not the call's.
     const url = `/api/v1/imports/${queued.body.id}`;
-    while (!['succeeded', 'failed'].includes((await t.request('GET', url, { token: users.owner.token })).body.status)) await new Promise((resolve) => setTimeout(resolve, 50));
+    await importSettled(t, users.owner.token, url);
     return { url };
   },
 };
