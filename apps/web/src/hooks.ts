@@ -50,6 +50,23 @@ export function useQuery<T>(key: QueryKey, load: () => Promise<T>): Loaded<T> {
  * clears both and leaves the actions still on their way without a say in them: their result is
  * still returned, but a late failure no longer shows (a form switched to another meanwhile).
  */
+/**
+ * A field's own copy of a server value (a name being edited, a box being ticked): it starts as the
+ * value and follows it when the server's value changes, but a mount does not reset it. A plain
+ * `useEffect(() => set(value), [value])` also runs once after the first paint, and on a busy machine
+ * what was typed before that paint was overwritten by the value it started from.
+ */
+export function useFollowed<T>(value: T): [T, (next: T) => void] {
+  const [own, setOwn] = useState(value);
+  const seen = useRef(value);
+  useEffect(() => {
+    if (Object.is(seen.current, value)) return;
+    seen.current = value;
+    setOwn(value);
+  }, [value]);
+  return [own, setOwn];
+}
+
 export function useAction() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);

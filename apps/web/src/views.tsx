@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useCurrentUser } from './current-user';
 import { NO_FILTERS, type TaskFilters, viewKeys } from './data';
 import { canAdminister, canEditTasks, PRIORITIES } from './format';
-import { queryClient, useAction, useQuery } from './hooks';
+import { queryClient, useAction, useFollowed, useQuery } from './hooks';
 import { DEFAULT_SORT, type FieldFilter, fieldFilterParams, filterParams, NO_FIELD_FILTER, SERVER_SORTS, type Sort, type SortKey } from './pages/task-list';
 import { client } from './session';
 import { announce, ConfirmButton, ErrorNote } from './ui';
@@ -196,13 +196,11 @@ export function ViewTools(props: { view: View; role: Role | undefined; current?:
   const { view, role } = props;
   const me = useCurrentUser();
   const { route } = useLocation();
-  const [name, setName] = useState(view.name);
+  const [name, setName] = useFollowed(view.name);
   const [deleting, setDeleting] = useState(false);
   // Ticked at once while the change is sent; back to the server's value if refused.
-  const [shared, setShared] = useState(view.shared);
+  const [shared, setShared] = useFollowed(view.shared);
   const { busy, error, run } = useAction();
-  useEffect(() => setName(view.name), [view.name]);
-  useEffect(() => setShared(view.shared), [view.shared]);
   const allowed = canChangeView(view, me.id, role);
   const update = async (patch: { name?: string; shared?: boolean; filters?: Record<string, string | string[]>; sort?: string | null }, what: string) => {
     const next = await run(() => client.views.update({ id: view.projectId, viewId: view.id, ...patch }, { ifMatch: view }));

@@ -2,7 +2,7 @@ import { DEFAULT_OPTION_COLOR, FIELD_NAME_MAX, FIELD_OPTION_NAME_MAX, type Field
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fieldKeys, keys } from '../data';
 import { FIELD_TYPE_LABELS, FIELD_TYPES, hasOptions, useFields } from '../fields';
-import { queryClient, useEditorSave } from '../hooks';
+import { queryClient, useEditorSave, useFollowed } from '../hooks';
 import { client } from '../session';
 import { ConfirmButton, ErrorNote } from '../ui';
 
@@ -82,9 +82,8 @@ function FieldRow(props: {
   onDelete: () => void;
 }) {
   const { field, busy } = props;
-  const [name, setName] = useState(field.name);
+  const [name, setName] = useFollowed(field.name);
   const [deleting, setDeleting] = useState(false);
-  useEffect(() => setName(field.name), [field.name]);
   const rename = () => {
     const trimmed = name.trim();
     if (trimmed && trimmed !== field.name) void props.onUpdate({ name: trimmed }, `Renamed to ${trimmed}.`);
@@ -171,9 +170,8 @@ function OptionsEditor({ field, busy, onChange }: { field: Field; busy: boolean;
 
 function OptionRow(props: { field: Field; option: FieldOption; busy: boolean; onRename: (name: string) => void; onRecolour: (color: string) => void; onDelete: () => void }) {
   const { option, busy } = props;
-  const [name, setName] = useState(option.name);
+  const [name, setName] = useFollowed(option.name);
   const [deleting, setDeleting] = useState(false);
-  useEffect(() => setName(option.name), [option.name]);
   const rename = () => {
     const trimmed = name.trim();
     if (trimmed && trimmed !== option.name) props.onRename(trimmed);

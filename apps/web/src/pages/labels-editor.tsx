@@ -1,7 +1,7 @@
 import { DEFAULT_LABEL_COLOR, type Label, LABEL_NAME_MAX } from '@tasklane/schemas';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { keys, loadLabels } from '../data';
-import { queryClient, useEditorSave, useQuery } from '../hooks';
+import { queryClient, useEditorSave, useFollowed, useQuery } from '../hooks';
 import { client } from '../session';
 import { ConfirmButton, ErrorNote } from '../ui';
 
@@ -58,9 +58,8 @@ export function LabelsEditor({ projectId, onClose }: { projectId: string; onClos
 
 function LabelRow(props: { label: Label; busy: boolean; onUpdate: (patch: { name?: string; color?: string }, what: string) => Promise<boolean>; onDelete: () => void }) {
   const { label, busy } = props;
-  const [name, setName] = useState(label.name);
+  const [name, setName] = useFollowed(label.name);
   const [deleting, setDeleting] = useState(false);
-  useEffect(() => setName(label.name), [label.name]);
   const rename = async () => {
     const trimmed = name.trim();
     // Refused (a name the project has, a 412): the field shows the label's name again.

@@ -1,7 +1,7 @@
 import { DEFAULT_STATE_COLORS, STATE_CATEGORIES, type State, type StateCategory } from '@tasklane/schemas';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { keys } from '../data';
-import { queryClient, useEditorSave } from '../hooks';
+import { queryClient, useEditorSave, useFollowed } from '../hooks';
 import { client } from '../session';
 import { useStates } from '../states';
 import { ErrorNote } from '../ui';
@@ -80,10 +80,9 @@ function StateRow(props: {
   onDelete: (moveTo: string | undefined) => void;
 }) {
   const { state, busy } = props;
-  const [name, setName] = useState(state.name);
+  const [name, setName] = useFollowed(state.name);
   const [deleting, setDeleting] = useState(false);
   const [moveTo, setMoveTo] = useState('');
-  useEffect(() => setName(state.name), [state.name]);
   const rename = () => {
     const trimmed = name.trim();
     if (trimmed && trimmed !== state.name) props.onUpdate({ name: trimmed }, `Renamed to ${trimmed}.`);
