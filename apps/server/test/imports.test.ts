@@ -269,6 +269,7 @@ describe('imports', () => {
       [form('csv', 'Name\nA', { title: 3 }), /mapping/, { issues: [{ path: ['mapping', 'title'], message: expect.any(String) }] }],
       [form('tasklane', '{"format":"tasklane","version":9,"kind":"project","project":{},"tasks":[]}'), /version 9/, format],
       [form('nothing', 'x'), /source must be one of/, { issues: [{ path: ['source'], message: expect.any(String) }] }],
+      [[{ name: 'source', content: 'csv' }, { name: 'mapping', content: '{title' }, { name: 'file', filename: 'export', content: 'Name\nA' }], /mapping: not valid JSON/, { issues: [{ path: ['mapping'], message: 'not valid JSON' }] }],
       [[{ name: 'source', content: 'csv' }], /part named `file`/, { reason: 'FILE_REQUIRED' }],
     ];
     for (const [parts, message, expected] of cases) {
@@ -288,7 +289,7 @@ describe('imports', () => {
     const wide = await post(ada, form('trello', JSON.stringify({ name: 'Wide', lists, cards: [] })), '?dryRun=true');
     expectErrorBody(wide, 400, { message: expect.stringMatching(/53 workflow states.*at most 50/), reason: 'IMPORT_FORMAT' });
     const nul = await post(ada, form('csv', 'Name\nA', { title: 'Name', fields: { 'a\u0000': 'Name' } }));
-    expectErrorBody(nul, 400, { message: expect.stringMatching(/^mapping: /), issues: [{ path: ['mapping', 'fields', 'a\u0000'], message: expect.any(String) }] });
+    expectErrorBody(nul, 400, { message: expect.stringMatching(/^Invalid input: mapping\.fields\.a/), issues: [{ path: ['mapping', 'fields', 'a\u0000'], message: expect.any(String) }] });
   });
 
   it('mends what a file gets wrong rather than failing: repeated names and ids, text PostgreSQL cannot store, loops, impossible dates', async () => {

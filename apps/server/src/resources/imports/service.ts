@@ -1,5 +1,6 @@
+import { buffer } from 'node:stream/consumers';
 import type { Db } from '@tasklane/db';
-import { type CsvMapping, CsvMappingSchema, IMPORT_SOURCES, IMPORT_TASKS_MAX, type Import, type ImportCounts, type ImportDryRun, type ImportProgressEvent, type ImportSource, PROJECT_DESCRIPTION_MAX, PROJECT_NAME_MAX } from '@tasklane/schemas';
+import { type CsvMapping, CsvMappingSchema, IMPORT_TASKS_MAX, type Import, type ImportCounts, type ImportDryRun, type ImportProgressEvent, type ImportSource, PROJECT_DESCRIPTION_MAX, PROJECT_NAME_MAX } from '@tasklane/schemas';
 import { inTransaction } from '../../platform/ambient-transaction';
 import { type BlobStore, importKey } from '../../platform/storage';
 import { DomainError, notFound } from '../../platform/errors';
@@ -41,34 +42,13 @@ const toImport = (row: store.ImportRow, live: { done: number } | undefined): Imp
 async function readFile(files: BlobStore, key: string): Promise<Buffer> {
   const stream = await files.read(key);
   if (!stream) throw new DomainError('NOT_FOUND', 'The file of this import is no longer stored: upload it again');
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks);
-}
-
-/** A source's name and a mapping as the multipart form sends them, checked. */
-export function readImportForm(fields: { source?: string; mapping?: string }): { source: ImportSource; mapping: CsvMapping | undefined } {
-  const source = IMPORT_SOURCES.find((name) => name === fields.source);
-  if (!source) throw new DomainError('BAD_REQUEST', `source must be one of ${IMPORT_SOURCES.join(', ')}`, undefined, undefined, [{ path: ['source'], message: `source must be one of ${IMPORT_SOURCES.join(', ')}` }]);
-  if (fields.mapping === undefined) return { source, mapping: undefined };
-  let json: unknown;
-  try {
-    json = JSON.parse(fields.mapping);
-  } catch {
-    throw new DomainError('BAD_REQUEST', 'mapping: not valid JSON', undefined, undefined, [{ path: ['mapping'], message: 'not valid JSON' }]);
-  }
-  const parsed = CsvMappingSchema.safeParse(json);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({ path: ['mapping', ...issue.path.map(String)], message: issue.message }));
-    throw new DomainError('BAD_REQUEST', `mapping: ${issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`, undefined, undefined, issues);
-  }
-  return { source, mapping: parsed.data };
+  return buffer(stream);
 }
 
 /**
  * Imports (issue 38): a file another tool exported becomes one new project of the caller's. The
- * file is read at once (a bad one is a 400 before anything is kept), then kept in its row until a
- * background job (`runNext`, any instance, once) writes the whole project in one transaction.
+ * file is read at once (a bad one is a 400 before anything is kept), then waits in the blob store
+ * (`imports/<id>`) until a background job (`runNext`, any instance, once) writes the whole project in one transaction.
  */
 export function createImportsService(db: Db, services: { projects: ProjectsService; members: MembersService }, options: ImportsOptions) {
   const { projects, members } = services;
@@ -89,7 +69,7 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
 
   return {
     /** `dryRun`: what would be made, nothing kept. Otherwise the import, pending. */
-    async submit(userId: string, input: { source: ImportSource; mapping: CsvMapping | undefined; file: Buffer; dryRun: boolean }): Promise<ImportDryRun | Pick<Import, 'id' | 'status' | 'source'>> {
+    async submit(userId: string, input: { source: ImportSource; mapping?: CsvMapping | undefined; file: Buffer; dryRun: boolean }): Promise<ImportDryRun | Pick<Import, 'id' | 'status' | 'source'>> {
       const { plan, counts } = await settle(userId, input.source, input.file, input.mapping);
       if (input.dryRun) {
         return {
@@ -129,6 +109,8 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
       heartbeat.unref();
       const report = (status: Import['status'], done: number, total: number, projectId: string | null = null) =>
         options.onProgress?.(job.userId, { id: job.id, status, done, total, projectId });
+      // Whatever ends it (here, or an instance that took it over) leaves its file unneeded; a release does not.
+      let ended = true;
       try {
         const mapping = job.mapping ? CsvMappingSchema.parse(job.mapping) : undefined;
         const file = await readFile(options.files, importKey(job.id));
@@ -168,13 +150,13 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
         } else {
           options.onError(error);
           await store.release(db, job.id);
+          ended = false;
         }
       } finally {
         clearInterval(heartbeat);
         writing.delete(job.id);
       }
-      // Ended (its end committed): its file is no longer needed. Not after a release: it runs again.
-      if ((await store.findImport(db, job.id, job.userId))?.finishedAt) await options.files.remove([importKey(job.id)]);
+      if (ended) await options.files.remove([importKey(job.id)]);
       return true;
     },
   };

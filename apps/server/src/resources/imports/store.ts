@@ -71,15 +71,18 @@ export const release = (db: Db, id: string) =>
 /** Registered users by email (lower case), for matching the file's people. */
 export async function usersByEmail(db: Db, emails: string[]): Promise<Map<string, string>> {
   const found = new Map<string, string>();
-  for (let i = 0; i < emails.length; i += CHUNK) {
-    const rows = await db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.email, emails.slice(i, i + CHUNK)));
-    for (const row of rows) found.set(row.email.toLowerCase(), row.id);
-  }
+  await inChunks(emails, async (chunk) => {
+    for (const row of await db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.email, chunk))) found.set(row.email.toLowerCase(), row.id);
+  });
   return found;
 }
 
-async function inChunks<T>(rows: T[], write: (chunk: T[]) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < rows.length; i += CHUNK) await write(rows.slice(i, i + CHUNK));
+/** `write` given CHUNK rows at a time (a statement's parameters are bounded), then told how many are done. */
+async function inChunks<T>(rows: T[], write: (chunk: T[]) => Promise<unknown>, onChunk?: (done: number) => void): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    await write(rows.slice(i, i + CHUNK));
+    onChunk?.(Math.min(i + CHUNK, rows.length));
+  }
 }
 
 export const replaceStates = async (tx: Db, projectId: string, rows: (typeof projectStates.$inferInsert)[]) => {
@@ -93,12 +96,7 @@ export const insertFieldValues = (tx: Db, rows: (typeof taskFieldValues.$inferIn
 export const insertRelations = (tx: Db, rows: (typeof taskRelations.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(taskRelations).values(chunk).onConflictDoNothing());
 
 /** Tasks, CHUNK at a time, `onChunk` told how many are written so far. */
-export async function insertTasks(tx: Db, rows: (typeof tasks.$inferInsert)[], onChunk: (written: number) => void): Promise<void> {
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    await tx.insert(tasks).values(rows.slice(i, i + CHUNK));
-    onChunk(Math.min(i + CHUNK, rows.length));
-  }
-}
+export const insertTasks = (tx: Db, rows: (typeof tasks.$inferInsert)[], onChunk: (written: number) => void) => inChunks(rows, (chunk) => tx.insert(tasks).values(chunk), onChunk);
 
 /** Parents, once every task exists (a file may list a subtask before its parent). */
 export const setParents = (tx: Db, pairs: { id: string; parentId: string }[]) =>

@@ -10,7 +10,7 @@ import { ifNoneMatchNames } from '../../platform/versions';
 import { BlobTooLargeError } from '../../platform/storage';
 import { recordingEvents } from '../../events/record';
 import { errorBody, sendError } from './rest-errors';
-import { authenticate, refuse as refuseInBody } from './plain-routes';
+import { authenticate, MULTIPART_OVERHEAD, refuse as refuseInBody } from './plain-routes';
 
 export interface AttachmentRoutesOptions {
   auth: AuthService;
@@ -19,9 +19,6 @@ export interface AttachmentRoutesOptions {
   /** Waits for the derived work of the upload's event (as every write's request does: trpc/init.ts). */
   settleEvents: (eventIds: readonly number[]) => Promise<void>;
 }
-
-/** What multipart framing may add to the file's bytes (boundaries, part headers) before a Content-Length is plainly too large. */
-const MULTIPART_OVERHEAD = 64 * 1024;
 
 /** A refusal of these routes in the documented error body; an over-long file closes the connection. */
 function refuse(request: FastifyRequest, reply: FastifyReply, error: unknown) {

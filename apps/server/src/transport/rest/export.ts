@@ -1,16 +1,18 @@
 import { Readable } from 'node:stream';
 import contentDisposition from 'content-disposition';
+import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProjectExportQuery } from '@tasklane/schemas';
 import type { AuthService } from '../../resources/auth/service';
 import type { ExportFile, ExportService } from '../../resources/export/service';
 import { runWithGrant, type TokenNeed } from '../../resources/policy/policy';
-import { normalizeIssues, summarizeIssues } from '../trpc/errors';
-import { authenticate, refuse } from './plain-routes';
-import { errorBody, sendError } from './rest-errors';
+import { authenticate, parseInput, refuse } from './plain-routes';
 
 export const PROJECT_EXPORT_ROUTE = '/api/v1/projects/:id/export';
 export const ACCOUNT_EXPORT_ROUTE = '/api/v1/auth/me/export';
+
+/** The account's export takes no query: any key is named as unknown. */
+const NO_QUERY = z.strictObject({});
 
 /**
  * What a personal access token needs for the exports (the procedures' table is token-scopes.ts;
@@ -45,13 +47,10 @@ export function registerExportRoutes(app: FastifyInstance, options: { auth: Auth
   app.get(PROJECT_EXPORT_ROUTE, async (request, reply) => {
     const caller = await authenticate(request, reply, auth, 'projects.export', EXPORT_TOKEN_NEEDS['projects.export']);
     if (!caller) return reply;
-    const query = ProjectExportQuery.safeParse(request.query);
-    if (!query.success) {
-      const issues = normalizeIssues(query.error).map(({ path, message }) => ({ path, message }));
-      return sendError(request, reply, 400, { ...errorBody(400, summarizeIssues(issues)), issues });
-    }
+    const query = await parseInput(request, reply, ProjectExportQuery, request.query);
+    if (!query) return reply;
     try {
-      const file = await runWithGrant(caller.grant, () => exports.project(caller.userId, (request.params as { id: string }).id, query.data.format));
+      const file = await runWithGrant(caller.grant, () => exports.project(caller.userId, (request.params as { id: string }).id, query.format));
       return sendFile(request, reply, { ...file, chunks: runningWithGrant(caller.grant, file.chunks) });
     } catch (error) {
       return refuse(request, reply, error);
@@ -61,10 +60,7 @@ export function registerExportRoutes(app: FastifyInstance, options: { auth: Auth
   app.get(ACCOUNT_EXPORT_ROUTE, async (request, reply) => {
     const caller = await authenticate(request, reply, auth, 'auth.exportMe', EXPORT_TOKEN_NEEDS['auth.exportMe']);
     if (!caller) return reply;
-    if (Object.keys((request.query as object | undefined) ?? {}).length > 0) {
-      const issues = Object.keys(request.query as object).map((key) => ({ path: [key], message: `Unknown field "${key}"` }));
-      return sendError(request, reply, 400, { ...errorBody(400, summarizeIssues(issues)), issues });
-    }
+    if (!(await parseInput(request, reply, NO_QUERY, request.query ?? {}))) return reply;
     try {
       const file = await runWithGrant(caller.grant, () => exports.account(caller.userId));
       return sendFile(request, reply, { ...file, chunks: runningWithGrant(caller.grant, file.chunks) });

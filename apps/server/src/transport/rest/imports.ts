@@ -1,20 +1,34 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
-import { ImportQuerySchema } from '@tasklane/schemas';
+import { CsvMappingSchema, ImportQuerySchema, ImportSourceSchema } from '@tasklane/schemas';
+import { z } from 'zod';
 import type { AuthService } from '../../resources/auth/service';
-import { readImportForm, type ImportsService } from '../../resources/imports/service';
+import type { ImportsService } from '../../resources/imports/service';
 import { runWithGrant, type TokenNeed } from '../../resources/policy/policy';
-import { normalizeIssues, summarizeIssues } from '../trpc/errors';
 import { errorBody, sendError } from './rest-errors';
-import { authenticate, refuse } from './plain-routes';
+import { authenticate, MULTIPART_OVERHEAD, parseInput, refuse } from './plain-routes';
 
 export const IMPORT_ROUTE = '/api/v1/imports';
 
 /** What a personal access token needs to import: a project is made, as `projects.create` needs (admin, and no project limit). */
 export const IMPORT_TOKEN_NEEDS = { 'imports.create': 'admin' } as const satisfies Record<string, TokenNeed>;
 
-/** What framing adds to the file's bytes before a Content-Length is plainly too large. */
-const MULTIPART_OVERHEAD = 64 * 1024;
+/** The form's text parts: which tool made the file, and for csv a mapping of its columns (JSON). */
+const ImportForm = z.object({
+  source: ImportSourceSchema,
+  mapping: z
+    .string()
+    .transform((text, context) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        context.addIssue({ code: 'custom', message: 'not valid JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(CsvMappingSchema)
+    .optional(),
+});
 
 /**
  * `POST /imports` (issue 38): a plain Fastify route, as the REST adapter does not read multipart.
@@ -35,11 +49,8 @@ export async function registerImportRoutes(app: FastifyInstance, options: { auth
     scope.post(IMPORT_ROUTE, async (request, reply) => {
       const caller = await authenticate(request, reply, auth, 'imports.create', IMPORT_TOKEN_NEEDS['imports.create']);
       if (!caller) return reply;
-      const query = ImportQuerySchema.safeParse(request.query);
-      if (!query.success) {
-        const issues = normalizeIssues(query.error).map(({ path, message }) => ({ path, message }));
-        return sendError(request, reply, 400, { ...errorBody(400, summarizeIssues(issues)), issues });
-      }
+      const query = await parseInput(request, reply, ImportQuerySchema, request.query);
+      if (!query) return reply;
       if (!request.isMultipart()) {
         return sendError(request, reply, 415, errorBody(415, 'Send the import as multipart/form-data: a part `source`, a part `file`, and for csv a part `mapping`'));
       }
@@ -73,9 +84,10 @@ export async function registerImportRoutes(app: FastifyInstance, options: { auth
         throw error;
       }
       if (!file) return sendError(request, reply, 400, errorBody(400, 'The multipart body needs a part named `file` holding the exported file', 'FILE_REQUIRED'));
+      const form = await parseInput(request, reply, ImportForm, fields);
+      if (!form) return reply;
       try {
-        const form = readImportForm(fields);
-        const result = await runWithGrant(caller.grant, () => imports.submit(caller.userId, { ...form, file: file, dryRun: query.data.dryRun === 'true' }));
+        const result = await runWithGrant(caller.grant, () => imports.submit(caller.userId, { ...form, file, dryRun: query.dryRun === 'true' }));
         if ('dryRun' in result) return reply.code(200).send(result);
         options.wake();
         return reply.code(202).header('location', `${IMPORT_ROUTE}/${result.id}`).send(result);

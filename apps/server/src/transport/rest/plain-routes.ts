@@ -1,14 +1,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import type { AuthService } from '../../resources/auth/service';
 import { callRefusal, type Grant, SESSION_GRANT, type TokenNeed } from '../../resources/policy/policy';
 import { DomainError } from '../../platform/errors';
 import { isDatabaseUnavailable } from '../../platform/db-errors';
+import { normalizeIssues, summarizeIssues } from '../trpc/errors';
 import { errorBody, sendError } from './rest-errors';
 
 /**
- * What the plain Fastify routes of the API (attachments' bytes, exports) share with the procedures:
- * the caller from a bearer token, the token's scopes, and domain refusals in the documented error body.
+ * What the plain Fastify routes of the API (attachments' bytes, exports, imports) share with the
+ * procedures: the caller from a bearer token, the token's scopes, a strict query, and domain refusals
+ * in the documented error body.
  */
+
+/** What multipart framing may add to a file's bytes (boundaries, part headers) before a Content-Length is plainly too large. */
+export const MULTIPART_OVERHEAD = 64 * 1024;
 
 const STATUS_OF: Record<DomainError['code'], number> = {
   BAD_REQUEST: 400,
@@ -54,4 +60,12 @@ export async function authenticate(
   const refusal = callRefusal(grant, procedure, need);
   if (refusal) return void (await sendError(request, reply, 403, errorBody(403, refusal.message, refusal.reason)));
   return { userId, grant };
+}
+
+/** Input checked against `schema`, or undefined once a 400 naming each issue was sent (as the procedures answer). */
+export async function parseInput<T extends z.ZodType>(request: FastifyRequest, reply: FastifyReply, schema: T, input: unknown): Promise<z.output<T> | undefined> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issues = normalizeIssues(parsed.error).map(({ path, message }) => ({ path, message }));
+  return void (await sendError(request, reply, 400, { ...errorBody(400, summarizeIssues(issues)), issues }));
 }
