@@ -213,6 +213,10 @@ describe('imports', () => {
     const docker = tasks.get('Dockerize the final package for customer install')!;
     expect(docker).toMatchObject({ status: 'IN_PROGRESS', priority: 'MEDIUM', dueDate: '2025-09-17T00:00:00.000Z', createdAt: '2025-08-20T12:38:00.000Z', assigneeId: null });
     expect(docker.fields[keyField.id]).toBe('TES-7');
+    // Done issues were completed when Jira resolved them; the others are not complete.
+    const byKey = new Map([...tasks.values()].map((task) => [task.fields[keyField.id], task]));
+    expect(byKey.get('TES-19')).toMatchObject({ status: 'DONE', completedAt: '2025-09-12T09:05:00.000Z' });
+    expect([...tasks.values()].filter((task) => task.completedAt !== null).map((task) => task.status)).toEqual(Array(10).fill('DONE'));
     // Oldest first: the project's numbers follow Jira's (TES-4 is the first).
     expect([...tasks.values()][0]!.fields[keyField.id]).toBe('TES-4');
     const comments = await api(ada, `/tasks/${tasks.get('Convert Data Storage to use Postgres')!.id}/comments`);
@@ -371,6 +375,9 @@ describe('imports', () => {
       expect(response.status, `${url}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
       return response.body;
     };
+    // A deleted task leaves a gap in the numbers: the keys (RT-2, RT-3) stay those of the same tasks.
+    const scrap = await write('POST', '/tasks', { projectId, title: 'Scrap' });
+    expect((await t.request('DELETE', `/api/v1/tasks/${scrap.id}`, { token: ada.token })).status).toBe(200);
     const qa = await write('POST', `/projects/${projectId}/states`, { name: 'In QA', category: 'started', color: '#0284c7' });
     const bug = await write('POST', `/projects/${projectId}/labels`, { name: 'bug', color: '#d73a4a' });
     const parent = await write('POST', '/tasks', { projectId, title: 'Parent', description: 'Has *markdown*', priority: 'HIGH', status: qa.key, labelIds: [bug.id], assigneeId: bob.id, dueDate: '2027-01-02T10:00:00.000Z' });
@@ -378,29 +385,108 @@ describe('imports', () => {
     await write('POST', `/tasks/${child.id}/relations`, { type: 'blocks', taskId: parent.id });
     await write('POST', `/tasks/${parent.id}/comments`, { text: 'A comment by Ada' });
     await t.request('POST', `/api/v1/tasks/${parent.id}/comments`, { token: bob.token, body: { text: 'One by Bob' } });
+    // Estimates in hours, a field of every type, a repeating task, time logged by two people.
+    await write('PATCH', `/projects/${projectId}`, { estimateUnit: 'hours' });
+    const field = (name: string, type: string, options?: { name: string; color?: string }[]) => write('POST', `/projects/${projectId}/fields`, { name, type, ...(options ? { options } : {}) });
+    const tier = await field('Tier', 'select', [{ name: 'Gold', color: '#f59e0b' }, { name: 'Silver' }]);
+    const areas = await field('Areas', 'multi_select', [{ name: 'API' }, { name: 'Web', color: '#2563eb' }]);
+    const points = await field('Points', 'number');
+    const reviewer = await field('Reviewer', 'user');
+    const shipped = await field('Shipped', 'checkbox');
+    const spec = await field('Spec', 'url');
+    const launch = await field('Launch', 'date');
+    const notes = await field('Notes', 'text');
+    await write('PATCH', `/tasks/${parent.id}`, {
+      estimate: 5.5, recurrence: 'FREQ=WEEKLY;BYDAY=MO', startDate: '2026-12-20T09:00:00.000Z',
+      fields: { [tier.id]: tier.options[1].id, [areas.id]: [areas.options[0].id, areas.options[1].id], [points.id]: 8, [reviewer.id]: bob.id, [shipped.id]: true, [spec.id]: 'https://example.com/spec', [launch.id]: '2027-03-01', [notes.id]: 'Say *when*' },
+    });
+    await write('PATCH', `/tasks/${child.id}`, { estimate: 2, fields: { [shipped.id]: false, [areas.id]: [areas.options[1].id] } });
+    await write('POST', `/tasks/${parent.id}/time-entries`, { minutes: 90, date: '2026-11-20', note: 'Design' });
+    await t.request('POST', `/api/v1/tasks/${child.id}/time-entries`, { token: bob.token, body: { minutes: 30, date: '2026-11-21' } });
     const file = await t.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/export`, headers: { authorization: `Bearer ${ada.token}` } });
     expect(file.statusCode).toBe(200);
 
     const done = await importFile(ada, form('tasklane', file.body));
-    expect(done).toMatchObject({ status: 'succeeded', counts: { tasks: 2, subtasks: 1, comments: 2, relations: 1, states: 6, labels: 1, members: 1 } });
+    expect(done).toMatchObject({ status: 'succeeded', counts: { tasks: 2, subtasks: 1, comments: 2, relations: 1, states: 6, labels: 1, fields: 8, timeEntries: 2, members: 1 }, warnings: [] });
     const shape = async (id: string) => {
+      const project = await api(ada, `/projects/${id}`);
       const states = (await api(ada, `/projects/${id}/states`)).map(({ key, name, category, color, position }: Record<string, unknown>) => ({ key, name, category, color, position }));
       const labels = (await api(ada, `/projects/${id}/labels`)).map(({ name, color }: Record<string, unknown>) => ({ name, color }));
+      const fields = await api(ada, `/projects/${id}/fields`);
+      // Option ids are new on the other side: values compared by the options' names.
+      const optionName = new Map(fields.flatMap((one: { options: { id: string; name: string }[] }) => one.options.map((option) => [option.id, option.name])));
+      const fieldName = new Map(fields.map((one: { id: string; name: string }) => [one.id, one.name]));
+      const valueOf = (value: unknown) => (Array.isArray(value) ? value.map((id) => optionName.get(id)) : (optionName.get(value) ?? value));
       const tasks = await tasksOf(ada, id);
       const titleOf = new Map(tasks.map((task: { id: string; title: string }) => [task.id, task.title]));
       const described = [];
       for (const task of tasks) {
         const comments = (await api(ada, `/tasks/${task.id}/comments`)).map(({ authorId, text }: Record<string, unknown>) => ({ authorId, text }));
         const relations = (await api(ada, `/tasks/${task.id}/relations`)).map((relation: { type: string; direction: string; task: { title: string } }) => ({ type: relation.type, direction: relation.direction, title: relation.task.title }));
+        const time = (await api(ada, `/tasks/${task.id}/time-entries`)).map(({ userId, minutes, date, note }: Record<string, unknown>) => ({ userId, minutes, date, note }));
         described.push({
-          title: task.title, description: task.description, status: task.status, priority: task.priority, dueDate: task.dueDate, assigneeId: task.assigneeId,
-          labels: task.labelIds.length, parent: task.parentId ? titleOf.get(task.parentId) : null, number: task.number ?? task.key.split('-')[1], blocked: task.blocked, comments, relations,
+          title: task.title, description: task.description, status: task.status, priority: task.priority, dueDate: task.dueDate, startDate: task.startDate, completedAt: task.completedAt,
+          assigneeId: task.assigneeId, labels: task.labelIds.length, parent: task.parentId ? titleOf.get(task.parentId) : null, number: task.number ?? task.key.split('-')[1], blocked: task.blocked,
+          estimate: task.estimate, recurrence: task.recurrence, nextDueDate: task.nextDueDate, timeSpentMinutes: task.timeSpentMinutes, comments, relations, time,
+          fields: Object.fromEntries(Object.entries(task.fields).map(([fieldId, value]) => [fieldName.get(fieldId), valueOf(value)])),
         });
       }
       const members = (await api(ada, `/projects/${id}/members`)).map(({ userId, role }: Record<string, unknown>) => ({ userId, role }));
-      return { states, labels, tasks: described, members };
+      return {
+        estimateUnit: project.estimateUnit, estimateTotals: project.estimateTotals, taskCounts: project.taskCounts, states, labels, members, tasks: described,
+        fields: fields.map(({ name, type, options, position }: { name: string; type: string; options: { name: string; color: string }[]; position: number }) => ({ name, type, position, options: options.map(({ name: option, color }) => ({ option, color })) })),
+      };
     };
-    expect(await shape(done.projectId)).toEqual(await shape(projectId));
+    const before = await shape(projectId);
+    // What the test set up is there to compare: a field of each type, a repeat, two logs, a completion.
+    expect(before.tasks.find((task) => task.title === 'Parent')).toMatchObject({ estimate: 5.5, recurrence: 'FREQ=WEEKLY;BYDAY=MO', timeSpentMinutes: 90, fields: { Tier: 'Silver', Areas: ['API', 'Web'], Reviewer: bob.id, Points: 8 } });
+    expect(before.tasks.find((task) => task.title === 'Child')).toMatchObject({ completedAt: expect.any(String), time: [{ userId: bob.id, minutes: 30 }] });
+    expect(await shape(done.projectId)).toEqual(before);
+    expect(before.tasks.map((task) => task.number)).toEqual([2, 3]);
+    // The next task of each is numbered alike.
+    const next = async (id: string) => (await write('POST', '/tasks', { projectId: id, title: 'Next' })).number;
+    expect(await next(done.projectId)).toBe(await next(projectId));
+  });
+
+  it('keeps out, with a warning each, what an edited Tasklane file holds wrongly; time by someone not registered here is the importer’s, saying whose', async () => {
+    const projectId = (await createProject(t, ada, 'Edited')).id;
+    const post = async (url: string, body: unknown) => (await t.request('POST', `/api/v1${url}`, { token: ada.token, body })).body;
+    const tier = await post(`/projects/${projectId}/fields`, { name: 'Tier', type: 'select', options: [{ name: 'Gold' }] });
+    const points = await post(`/projects/${projectId}/fields`, { name: 'Points', type: 'number' });
+    const reviewer = await post(`/projects/${projectId}/fields`, { name: 'Reviewer', type: 'user' });
+    await post('/tasks', { projectId, title: 'Edited by hand', dueDate: '2027-01-04T10:00:00.000Z' });
+    const exported = await t.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/export`, headers: { authorization: `Bearer ${ada.token}` } });
+    const file = JSON.parse(exported.body);
+    file.members.push({ userId: 'carol', name: 'Carol Elsewhere', email: 'Carol@Elsewhere.example', role: 'EDITOR' });
+    const [task] = file.tasks;
+    Object.assign(task, {
+      fields: { [tier.id]: 'no-such-option', [points.id]: 'eight', [reviewer.id]: 'carol' },
+      recurrence: 'FREQ=HOURLY',
+      comments: [{ authorId: 'carol', text: 'Hello', createdAt: '2026-11-02T10:00:00.000Z' }],
+      timeEntries: [
+        { userId: 'carol', minutes: 45, date: '2026-11-02', note: 'Review' },
+        { userId: ada.id, minutes: 5000, date: '2026-11-02', note: '' },
+      ],
+      attachments: [{ id: 'a', filename: 'mockup.png', contentType: 'image/png', size: 10 }],
+    });
+    const done = await importFile(ada, form('tasklane', JSON.stringify(file)));
+    expect(done).toMatchObject({ status: 'succeeded', counts: { tasks: 1, comments: 1, timeEntries: 1, fields: 3, members: 0 } });
+    expect(done.warnings).toEqual([
+      'Edited by hand: a time entry of 5000 minutes on 2026-11-02 is not one this server keeps, so it was left out',
+      '1 attachment is listed in the file, but an export holds what they were, not their files: left out (upload them again)',
+      expect.stringMatching(/^Edited by hand: its repeat rule "FREQ=HOURLY" was left out: /),
+      expect.stringMatching(/^Edited by hand: its Tier was left empty: a select field takes the id of one of the field's options/),
+      'Edited by hand: its Points was left empty: a number field takes a finite number',
+      'Edited by hand: its Reviewer was left empty: carol@elsewhere.example is not registered here',
+    ]);
+    const [imported] = await tasksOf(ada, done.projectId);
+    expect(imported).toMatchObject({ title: 'Edited by hand', fields: {}, recurrence: null, timeSpentMinutes: 45 });
+    expect((await api(ada, `/tasks/${imported.id}/time-entries`)).map(({ userId, minutes, note }: Record<string, unknown>) => ({ userId, minutes, note }))).toEqual([
+      { userId: ada.id, minutes: 45, note: 'Originally logged by Carol Elsewhere: Review' },
+    ]);
+    expect((await api(ada, `/tasks/${imported.id}/comments`)).map(({ authorId, text }: Record<string, unknown>) => ({ authorId, text }))).toEqual([
+      { authorId: ada.id, text: 'Originally by Carol Elsewhere:\n\nHello' },
+    ]);
   });
 });
 describePermissions(['POST /imports', 'GET /imports/{id}']);

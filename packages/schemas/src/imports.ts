@@ -56,6 +56,7 @@ export const ImportCountsSchema = z
     subtasks: z.number().int().meta({ description: 'Of `tasks`, those with a parent' }),
     comments: z.number().int(),
     relations: z.number().int(),
+    timeEntries: z.number().int(),
     members: z.number().int().meta({ description: 'People of the file matched by email to registered users, who become members' }),
   })
   .meta({ id: 'ImportCounts' });

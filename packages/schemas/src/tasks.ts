@@ -98,7 +98,7 @@ const LabelIdsSchema = z
   .meta({ description: `Ids of labels of the task's project (at most ${TASK_LABELS_MAX}, each once); replaces the task's labels`, example: [] });
 
 /** An estimate: ≥ 0, at most 1 000 000, in hundredths; null clears it. */
-const EstimateSchema = z
+export const EstimateSchema = z
   .number()
   .min(0, { error: 'estimate must be ≥ 0' })
   .max(1_000_000, { error: 'estimate must be at most 1000000' })

@@ -22,7 +22,7 @@ export const CalendarDateSchema = z
   )
   .meta({ description: 'A calendar date, YYYY-MM-DD', example: '2026-11-27' });
 
-const MinutesSchema = z
+export const MinutesSchema = z
   .number()
   .int({ error: 'minutes must be a whole number' })
   .min(1, { error: 'minutes must be at least 1' })

@@ -33,6 +33,7 @@ const COUNT_LABELS: [keyof ImportDryRun['counts'], string][] = [
   ['labels', 'Labels'],
   ['fields', 'Custom fields'],
   ['relations', 'Relations'],
+  ['timeEntries', 'Time entries'],
   ['members', 'Members matched by email'],
 ];
 

@@ -2476,6 +2476,7 @@ export interface ImportCounts {
   subtasks: number;
   comments: number;
   relations: number;
+  timeEntries: number;
   /**
    * People of the file matched by email to registered users, who become members
    */

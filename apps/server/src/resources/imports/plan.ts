@@ -1,4 +1,4 @@
-import { COMMENT_TEXT_MAX, DEFAULT_STATES, FIELD_NAME_MAX, FIELD_TEXT_MAX, FIELDS_MAX, IMPORT_LABELS_MAX, IMPORT_PEOPLE_MAX, IMPORT_WARNINGS_MAX, LABEL_NAME_MAX, REQUIRED_STATE_CATEGORIES, STATE_NAME_MAX, STATES_MAX, storableText, TASK_DESCRIPTION_MAX, TASK_LABELS_MAX, TASK_TITLE_MAX, type StateCategory } from '@tasklane/schemas';
+import { COMMENT_TEXT_MAX, DEFAULT_STATES, FIELD_NAME_MAX, FIELD_TEXT_MAX, FIELDS_MAX, IMPORT_LABELS_MAX, IMPORT_PEOPLE_MAX, IMPORT_WARNINGS_MAX, LABEL_NAME_MAX, type FieldType, REQUIRED_STATE_CATEGORIES, STATE_NAME_MAX, STATES_MAX, storableText, TASK_DESCRIPTION_MAX, TASK_LABELS_MAX, TASK_TITLE_MAX, type StateCategory } from '@tasklane/schemas';
 import { DomainError } from '../../platform/errors';
 
 /**
@@ -17,6 +17,31 @@ export interface PlannedComment {
   createdAt?: Date;
 }
 
+/** Time logged on a task; by someone not registered here, it is the importer's, saying whose it was. */
+export interface PlannedTimeEntry {
+  author: PlannedPerson | undefined;
+  minutes: number;
+  /** YYYY-MM-DD. */
+  date: string;
+  note: string;
+  createdAt?: Date;
+}
+
+/** A custom field: a text field, or (a Tasklane file's) any type, its options with the ids values name. */
+export interface PlannedField {
+  name: string;
+  type: FieldType;
+  options: { id: string; name: string; color: string }[];
+}
+
+/**
+ * A task's value of a field, as FieldValue says for its type, but a `user` field's is the person's
+ * email (matched when the plan is settled).
+ */
+export type PlannedValue = string | number | boolean | string[];
+
+export const textField = (name: string): PlannedField => ({ name, type: 'text', options: [] });
+
 export interface PlannedTask {
   ref: string;
   title: string;
@@ -33,18 +58,27 @@ export interface PlannedTask {
   comments: PlannedComment[];
   /** Tasks this one blocks (`blocks` relations), or relates to. */
   relations: { type: 'blocks' | 'relates_to' | 'duplicates'; targetRef: string }[];
-  /** Custom field name → value (text fields). */
-  fields: Record<string, string>;
+  /** Custom field name → value. */
+  fields: Record<string, PlannedValue>;
+  /** In the project's estimate unit. */
+  estimate?: number;
+  /** An RRULE, checked when the plan is settled; kept only with a due date. */
+  recurrence?: string;
+  timeEntries?: PlannedTimeEntry[];
+  /** Its number in its project (a Tasklane file's), kept when every task of the file has its own. */
+  number?: number;
+  /** When a task of a completed state was completed (else the import's time). */
+  completedAt?: Date;
   createdAt?: Date;
 }
 
 export interface ImportPlan {
-  project: { name: string; description: string };
+  project: { name: string; description: string; estimateUnit?: 'points' | 'hours' };
   /** In board order; `key` keeps a state's key (a Tasklane file's), else one is made from the name. */
   states: { name: string; category: StateCategory; color?: string; key?: string }[];
   labels: { name: string; color: string }[];
-  /** Text custom fields the tasks fill. */
-  fields: string[];
+  /** Custom fields the tasks fill. */
+  fields: PlannedField[];
   tasks: PlannedTask[];
   warnings: string[];
 }
@@ -139,10 +173,10 @@ export function normalizePlan(plan: ImportPlan): void {
   const firstOpen = plan.states.find((state) => state.category === 'unstarted')!.name;
 
   // Fields: unique names within their length, at most FIELDS_MAX.
-  const fieldNames = new Map<string, string>();
+  const fieldNames = new Map<string, PlannedField>();
   for (const field of plan.fields) {
-    const name = clipName(field, FIELD_NAME_MAX);
-    if (name && !fieldNames.has(name.toLowerCase())) fieldNames.set(name.toLowerCase(), name);
+    const name = clipName(field.name, FIELD_NAME_MAX);
+    if (name && !fieldNames.has(name.toLowerCase())) fieldNames.set(name.toLowerCase(), { ...field, name });
   }
   if (fieldNames.size > FIELDS_MAX) throw formatError(`The file fills ${fieldNames.size} custom fields; a project has at most ${FIELDS_MAX}`);
   plan.fields = [...fieldNames.values()];
@@ -156,15 +190,17 @@ export function normalizePlan(plan: ImportPlan): void {
     }
     refs.add(task.ref);
     task.state = stateOf.get(clipName(renamed.get(task.state) ?? task.state, STATE_NAME_MAX).toLowerCase()) ?? firstOpen;
-    const fields: Record<string, string> = {};
+    const fields: Record<string, PlannedValue> = {};
     for (const [name, value] of Object.entries(task.fields)) {
       const field = fieldNames.get(clipName(name, FIELD_NAME_MAX).toLowerCase());
-      const text = clip(value, FIELD_TEXT_MAX);
-      if (field && text.trim() !== '') fields[field] = text;
+      // A text value is mended to fit, an email normalised; any other is checked against its type when the plan is settled.
+      const mended = typeof value !== 'string' ? value : field?.type === 'text' ? clip(value, FIELD_TEXT_MAX) : field?.type === 'user' ? (normalEmail(value) ?? '') : value;
+      if (field?.type === 'user' && typeof mended === 'string' && mended) people.add(mended);
+      if (field && !(typeof mended === 'string' && mended.trim() === '')) fields[field.name] = mended;
     }
     task.fields = fields;
     if (task.startDate && task.dueDate && task.startDate > task.dueDate) delete task.startDate;
-    for (const person of [task.assignee, ...task.comments.map((comment) => comment.author)]) {
+    for (const person of [task.assignee, ...task.comments.map((comment) => comment.author), ...(task.timeEntries ?? []).map((entry) => entry.author)]) {
       if (!person) continue;
       const email = normalEmail(person.email);
       if (email) {
@@ -174,6 +210,12 @@ export function normalizePlan(plan: ImportPlan): void {
       person.name = clipName(person.name, 200) || email || 'someone';
     }
   });
+  // Numbers kept only when every task has its own; else all are numbered 1…n in file order.
+  const numbers = new Set(plan.tasks.map((task) => task.number));
+  if (plan.tasks.some((task) => task.number !== undefined) && (numbers.has(undefined) || numbers.size < plan.tasks.length)) {
+    plan.warnings.push('Some tasks have no number or share one, so the tasks are numbered 1, 2, 3 … in file order');
+    for (const task of plan.tasks) delete task.number;
+  }
   if (people.size > IMPORT_PEOPLE_MAX) throw formatError(`The file names ${people.size} people by email; an import matches at most ${IMPORT_PEOPLE_MAX}`);
 }
 

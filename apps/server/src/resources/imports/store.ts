@@ -1,4 +1,4 @@
-import { comments, type Db, imports, labels, projectFields, projects, projectStates, taskFieldValues, taskRelations, tasks, users } from '@tasklane/db';
+import { comments, type Db, imports, labels, projectFields, projects, projectStates, taskFieldValues, taskRelations, tasks, timeEntries, users } from '@tasklane/db';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { rowsOf } from '../../platform/sql';
 
@@ -93,6 +93,8 @@ export const insertLabels = (tx: Db, rows: (typeof labels.$inferInsert)[]) => in
 export const insertFields = (tx: Db, rows: (typeof projectFields.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(projectFields).values(chunk));
 export const insertComments = (tx: Db, rows: (typeof comments.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(comments).values(chunk));
 export const insertFieldValues = (tx: Db, rows: (typeof taskFieldValues.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(taskFieldValues).values(chunk));
+export const insertTimeEntries = (tx: Db, rows: (typeof timeEntries.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(timeEntries).values(chunk));
+export const setEstimateUnit = (tx: Db, projectId: string, estimateUnit: 'points' | 'hours') => tx.update(projects).set({ estimateUnit }).where(eq(projects.id, projectId));
 export const insertRelations = (tx: Db, rows: (typeof taskRelations.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(taskRelations).values(chunk).onConflictDoNothing());
 
 /** Tasks, CHUNK at a time, `onChunk` told how many are written so far. */

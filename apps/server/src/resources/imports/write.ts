@@ -1,8 +1,11 @@
-import { DEFAULT_STATE_COLORS, type ImportCounts, STATE_KEY_MAX, STATE_KEY_PATTERN } from '@tasklane/schemas';
+import { DEFAULT_STATE_COLORS, type FieldValue, type ImportCounts, STATE_KEY_MAX, STATE_KEY_PATTERN, TIME_ENTRY_NOTE_MAX } from '@tasklane/schemas';
 import type { Db } from '@tasklane/db';
 import { generateNKeysBetween } from 'fractional-indexing';
+import { DomainError } from '../../platform/errors';
 import { newId } from '../../platform/ids';
-import { clipComment, type ImportPlan, type PlannedPerson } from './plan';
+import { storedValue } from '../tasks/field-values';
+import { checkRecurrence, storedNextDueDate } from '../tasks/recurrence';
+import { clip, clipComment, type ImportPlan, type PlannedPerson } from './plan';
 import * as store from './store';
 
 /** The people of a plan matched to registered users: email (lower case) → user id. */
@@ -13,11 +16,43 @@ export function emailsOf(plan: ImportPlan): string[] {
   const emails = new Set<string>();
   // normalizePlan made them storable and lower case.
   const add = (person: PlannedPerson | undefined) => person?.email && emails.add(person.email);
+  const userFields = plan.fields.filter((field) => field.type === 'user').map((field) => field.name);
   for (const task of plan.tasks) {
     add(task.assignee);
     for (const comment of task.comments) add(comment.author);
+    for (const entry of task.timeEntries ?? []) add(entry.author);
+    for (const name of userFields) if (typeof task.fields[name] === 'string') emails.add(task.fields[name]);
   }
   return [...emails];
+}
+
+/**
+ * A task's recurrence and field values as this server keeps them, or left out with a warning: a
+ * rule it does not read, or one without a due date to step from; a value its field's type refuses
+ * (the check a task write makes), a user field naming someone not registered here.
+ */
+function settleValues(plan: ImportPlan, people: People): void {
+  const fieldOf = new Map(plan.fields.map((field) => [field.name, { ...field, id: field.name }]));
+  for (const task of plan.tasks) {
+    if (task.recurrence !== undefined) {
+      try {
+        task.recurrence = checkRecurrence(task.recurrence);
+        if (!task.dueDate) throw new DomainError('BAD_REQUEST', 'a recurring task needs a due date');
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        plan.warnings.push(`${task.title}: its repeat rule "${task.recurrence}" was left out: ${error.message}`);
+        delete task.recurrence;
+      }
+    }
+    for (const [name, raw] of Object.entries(task.fields)) {
+      const field = fieldOf.get(name)!;
+      const value = field.type === 'user' ? people.get(String(raw)) : raw;
+      const refusal = value === undefined ? `${String(raw)} is not registered here` : storedValue(field, value as FieldValue);
+      if (typeof refusal !== 'string') continue;
+      plan.warnings.push(`${task.title}: its ${name} was left empty: ${refusal}`);
+      delete task.fields[name];
+    }
+  }
 }
 
 /**
@@ -71,6 +106,7 @@ export function settlePlan(plan: ImportPlan, people: People, importerId: string)
     });
   }
   dropBlockingLoops(plan, byRef);
+  settleValues(plan, people);
   const relations = plan.tasks.reduce((sum, task) => sum + task.relations.length, 0);
   const missing = new Set<string>();
   for (const task of plan.tasks) {
@@ -87,6 +123,7 @@ export function settlePlan(plan: ImportPlan, people: People, importerId: string)
     subtasks: plan.tasks.filter((task) => task.parentRef !== undefined).length,
     comments: plan.tasks.reduce((sum, task) => sum + task.comments.length, 0),
     relations,
+    timeEntries: plan.tasks.reduce((sum, task) => sum + (task.timeEntries?.length ?? 0), 0),
     members: [...new Set(people.values())].filter((id) => id !== importerId).length,
   };
 }
@@ -157,10 +194,11 @@ function stateKey(name: string, given: string | undefined, taken: Set<string>): 
 
 /**
  * Writes a settled plan into the new (empty) project `projectId`, in the caller's transaction:
- * its states replace the defaults, then labels, fields, tasks (numbered 1…n, positions in file
- * order), parents, field values, comments and relations. People match registered users by email
- * (the caller has made them members); a comment by anyone else is the importer's, with "Originally
- * by <name>" in front.
+ * its states replace the defaults, then labels, fields, tasks (numbered as the file numbers them,
+ * else 1…n; positions in file order; those in a completed state completed when the file says, else now), parents, field
+ * values, comments, time entries and relations. People match registered users by email (the
+ * caller has made them members); a comment or time entry by anyone else is the importer's, with
+ * "Originally by <name>" in front.
  */
 export async function writePlan(tx: Db, input: { projectId: string; userId: string; plan: ImportPlan; people: People; onProgress: (done: number) => void }): Promise<void> {
   const { projectId, userId, plan, people } = input;
@@ -172,14 +210,16 @@ export async function writePlan(tx: Db, input: { projectId: string; userId: stri
   }));
   await store.replaceStates(tx, projectId, stateRows);
   const keyOfState = new Map(plan.states.map((state, i) => [state.name, stateRows[i]!.key]));
+  const completed = new Set(plan.states.filter((state) => state.category === 'completed').map((state) => state.name));
+  if (plan.project.estimateUnit) await store.setEstimateUnit(tx, projectId, plan.project.estimateUnit);
 
   const labelRows = plan.labels.map((label) => ({ id: newId(), projectId, name: label.name, color: label.color, createdAt: now, updatedAt: now }));
   await store.insertLabels(tx, labelRows);
   const labelId = new Map(labelRows.map((row) => [row.name.toLowerCase(), row.id]));
 
-  const fieldRows = plan.fields.map((name, position) => ({ id: newId(), projectId, name, type: 'text' as const, options: [], position, createdAt: now, updatedAt: now }));
+  const fieldRows = plan.fields.map((field, position) => ({ id: newId(), projectId, name: field.name, type: field.type, options: field.options, position, createdAt: now, updatedAt: now }));
   await store.insertFields(tx, fieldRows);
-  const fieldId = new Map(fieldRows.map((row) => [row.name, row.id]));
+  const fieldOf = new Map(fieldRows.map((row) => [row.name, row]));
 
   const userOf = (person: PlannedPerson | undefined) => (person?.email ? people.get(person.email.toLowerCase()) : undefined);
 
@@ -187,23 +227,27 @@ export async function writePlan(tx: Db, input: { projectId: string; userId: stri
   const positions = plan.tasks.length > 0 ? generateNKeysBetween(null, null, plan.tasks.length) : [];
   const taskRows = plan.tasks.map((task, index) => {
     const createdAt = task.createdAt && task.createdAt <= now ? task.createdAt : now;
+    const done = completed.has(task.state) ? (task.completedAt && task.completedAt <= now ? task.completedAt : now) : null;
     return {
       id: ids.get(task.ref)!, projectId, title: task.title, description: task.description, status: keyOfState.get(task.state)!,
       priority: task.priority ?? 'MEDIUM', dueDate: task.dueDate ?? null, startDate: task.startDate ?? null, assigneeId: userOf(task.assignee) ?? null,
       createdById: userId, labelIds: task.labels.map((name) => labelId.get(name.toLowerCase())).filter((id) => id !== undefined).sort(),
-      number: index + 1, position: positions[index]!, createdAt, updatedAt: now,
+      number: task.number ?? index + 1, position: positions[index]!, createdAt, updatedAt: now, completedAt: done, estimate: task.estimate ?? null,
+      recurrence: task.recurrence ?? null, nextDueDate: storedNextDueDate(task.recurrence ?? null, task.dueDate ?? null),
     };
   });
   await store.insertTasks(tx, taskRows, input.onProgress);
   await store.setParents(tx, plan.tasks.filter((task) => task.parentRef !== undefined).map((task) => ({ id: ids.get(task.ref)!, parentId: ids.get(task.parentRef!)! })));
-  await store.setNextTaskNumber(tx, projectId, plan.tasks.length + 1);
+  await store.setNextTaskNumber(tx, projectId, plan.tasks.reduce((last, task, index) => Math.max(last, task.number ?? index + 1), 0) + 1);
 
   await store.insertFieldValues(
     tx,
     plan.tasks.flatMap((task) =>
-      Object.entries(task.fields).flatMap(([name, value]) => {
-        const field = fieldId.get(name);
-        return field && value ? [{ taskId: ids.get(task.ref)!, fieldId: field, value, sortText: value, sortNumber: null }] : [];
+      Object.entries(task.fields).flatMap(([name, raw]) => {
+        const field = fieldOf.get(name)!;
+        // Checked as settlePlan checked it: a user's email is their id here.
+        const stored = storedValue(field, (field.type === 'user' ? people.get(String(raw)) : raw) as FieldValue);
+        return typeof stored === 'string' ? [] : [{ taskId: ids.get(task.ref)!, fieldId: field.id, value: stored.value, sortText: stored.sortText, sortNumber: stored.sortNumber }];
       }),
     ),
   );
@@ -215,6 +259,17 @@ export async function writePlan(tx: Db, input: { projectId: string; userId: stri
         const createdAt = comment.createdAt && comment.createdAt <= now ? comment.createdAt : now;
         const text = authorId || !comment.author ? comment.text : clipComment(`Originally by ${comment.author.name}:\n\n${comment.text}`);
         return { id: newId(), taskId: ids.get(task.ref)!, authorId: authorId ?? userId, text: text || '(empty)', createdAt, updatedAt: createdAt };
+      }),
+    ),
+  );
+  await store.insertTimeEntries(
+    tx,
+    plan.tasks.flatMap((task) =>
+      (task.timeEntries ?? []).map((entry) => {
+        const authorId = userOf(entry.author);
+        const createdAt = entry.createdAt && entry.createdAt <= now ? entry.createdAt : now;
+        const note = authorId || !entry.author ? entry.note : clip(`Originally logged by ${entry.author.name}${entry.note ? `: ${entry.note}` : ''}`, TIME_ENTRY_NOTE_MAX);
+        return { id: newId(), taskId: ids.get(task.ref)!, userId: authorId ?? userId, minutes: entry.minutes, date: entry.date, note, createdAt, updatedAt: createdAt };
       }),
     ),
   );

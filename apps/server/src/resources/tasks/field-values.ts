@@ -163,8 +163,8 @@ function isWebUrl(value: string): boolean {
 /** A write of one value: set (with its sort columns) or cleared (`value` null). */
 export type ValueWrite = StoredValue | { fieldId: string; value: null };
 
-/** The value a write stores for `field`, with its sort columns, or the message of its 400. */
-function storedValue(field: FieldRow, value: FieldValue): StoredValue | string {
+/** The value a write (or an import) stores for `field`, with its sort columns, or the message of its 400. */
+export function storedValue(field: Pick<FieldRow, 'id' | 'type' | 'options'>, value: FieldValue): StoredValue | string {
   const stored = (value: unknown, sortText: string | null, sortNumber: number | null): StoredValue => ({ fieldId: field.id, value, sortText, sortNumber });
   const optionIndex = (id: unknown) => (typeof id === 'string' ? field.options.findIndex((option) => option.id === id.toLowerCase()) : -1);
   switch (field.type) {

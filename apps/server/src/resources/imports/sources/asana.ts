@@ -45,6 +45,7 @@ export function asanaPlan(bytes: Buffer): ImportPlan {
     const dueDate = dateOf(table.cell(row, 'Due Date'));
     const startDate = dateOf(table.cell(row, 'Start Date'));
     const createdAt = dateOf(table.cell(row, 'Created At'));
+    const completedAt = dateOf(table.cell(row, 'Completed At'));
     plan.tasks.push({
       ref: id,
       title: clipTitle(table.cell(row, 'Name')),
@@ -59,6 +60,7 @@ export function asanaPlan(bytes: Buffer): ImportPlan {
       ...(dueDate ? { dueDate } : {}),
       ...(startDate && (!dueDate || startDate <= dueDate) ? { startDate } : {}),
       ...(createdAt ? { createdAt } : {}),
+      ...(completedAt ? { completedAt } : {}),
     });
   }
   if (projects.size === 1) plan.project.name = [...projects][0]!;

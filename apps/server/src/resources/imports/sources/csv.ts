@@ -1,5 +1,5 @@
 import { type CsvMapping, STATE_NAME_MAX } from '@tasklane/schemas';
-import { clipDescription, clipTitle, dateOf, formatError, type ImportPlan, type PlannedTask, uniqueName } from '../plan';
+import { clipDescription, clipTitle, dateOf, formatError, type ImportPlan, type PlannedTask, textField, uniqueName } from '../plan';
 import { readCsv } from './csv-table';
 import { categoryOfName } from './states';
 import { ensureCategory } from './trello';
@@ -18,7 +18,7 @@ export function csvPlan(bytes: Buffer, mapping: CsvMapping | undefined): ImportP
   const columns = [mapping.title, mapping.description, mapping.status, mapping.priority, mapping.dueDate, mapping.assigneeEmail, mapping.labels, ...Object.values(mapping.fields ?? {})].filter((name) => name !== undefined);
   const missing = columns.filter((name) => table.columns(name).length === 0);
   if (missing.length > 0) throw formatError(`The mapping names columns the file does not have: ${missing.map((name) => `"${name}"`).join(', ')} (its columns: ${table.header.map((name) => `"${name}"`).join(', ')})`);
-  const plan: ImportPlan = { project: { name: 'Imported CSV', description: '' }, states: [], labels: [], fields: Object.keys(mapping.fields ?? {}), tasks: [], warnings: [] };
+  const plan: ImportPlan = { project: { name: 'Imported CSV', description: '' }, states: [], labels: [], fields: Object.keys(mapping.fields ?? {}).map(textField), tasks: [], warnings: [] };
   const stateOf = new Map<string, string>();
   const taken = new Set<string>();
   for (const row of table.rows) {

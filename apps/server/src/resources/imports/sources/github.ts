@@ -1,4 +1,4 @@
-import { clipComment, clipDescription, clipTitle, dateOf, colorOf, type ImportPlan, type PlannedPerson, type PlannedTask, formatError } from '../plan';
+import { clipComment, clipDescription, clipTitle, dateOf, colorOf, type ImportPlan, type PlannedPerson, type PlannedTask, formatError, textField } from '../plan';
 import { arrayOf, isRecord, parseJson, textOf } from './json';
 
 const MILESTONE = 'Milestone';
@@ -86,6 +86,7 @@ export function githubPlan(bytes: Buffer): ImportPlan {
       ...(assignees[0] ? { assignee: assignees[0] } : {}),
       ...(dueOn ? { dueDate: dueOn } : {}),
       ...(dateOf(issue.created_at ?? issue.createdAt) ? { createdAt: dateOf(issue.created_at ?? issue.createdAt)! } : {}),
+      ...(dateOf(issue.closed_at ?? issue.closedAt) ? { completedAt: dateOf(issue.closed_at ?? issue.closedAt)! } : {}),
     };
     if (assignees.length > 1) plan.warnings.push(`#${number ?? '?'} ${task.title}: assigned to ${assignees.map((person) => person.name).join(', ')}; a task has one assignee, so it is ${assignees[0]!.name}`);
     plan.tasks.push(task);
@@ -94,8 +95,8 @@ export function githubPlan(bytes: Buffer): ImportPlan {
   plan.tasks.sort((a, b) => Number(a.ref) - Number(b.ref) || 0);
   plan.labels = [...labelColors.entries()].map(([lower, color]) => ({ name: labelSpelling.get(lower) ?? lower, color }));
   if (repositories.size === 1) plan.project.name = [...repositories][0]!;
-  if (plan.tasks.some((task) => task.fields[ISSUE])) plan.fields.push(ISSUE);
-  if (plan.tasks.some((task) => task.fields[MILESTONE])) plan.fields.push(MILESTONE);
+  if (plan.tasks.some((task) => task.fields[ISSUE])) plan.fields.push(textField(ISSUE));
+  if (plan.tasks.some((task) => task.fields[MILESTONE])) plan.fields.push(textField(MILESTONE));
   if (pullRequests > 0) plan.warnings.push(`${pullRequests} pull requests in the file were left out: only issues are imported`);
   return plan;
 }

@@ -1,5 +1,5 @@
 import { STATE_NAME_MAX, type StateCategory } from '@tasklane/schemas';
-import { clipComment, clipDescription, clipTitle, dateOf, type ImportPlan, type PlannedTask, uniqueName } from '../plan';
+import { clipComment, clipDescription, clipTitle, dateOf, type ImportPlan, type PlannedTask, textField, uniqueName } from '../plan';
 import { readCsv, requireColumns } from './csv-table';
 import { categoryOfName } from './states';
 import { ensureCategory } from './trello';
@@ -34,7 +34,7 @@ const CATEGORY: Record<string, StateCategory> = { 'to do': 'unstarted', 'in prog
 export function jiraPlan(bytes: Buffer): ImportPlan {
   const table = readCsv(bytes, "Jira's CSV export");
   requireColumns(table, ['Summary', 'Issue key', 'Status'], "Jira's CSV export");
-  const plan: ImportPlan = { project: { name: 'Jira', description: '' }, states: [], labels: [], fields: [JIRA_KEY], tasks: [], warnings: [] };
+  const plan: ImportPlan = { project: { name: 'Jira', description: '' }, states: [], labels: [], fields: [textField(JIRA_KEY)], tasks: [], warnings: [] };
   const keyOfId = new Map<string, string>();
   for (const row of table.rows) {
     const id = table.cell(row, 'Issue id');
@@ -71,6 +71,7 @@ export function jiraPlan(bytes: Buffer): ImportPlan {
     const priority = PRIORITY[table.cell(row, 'Priority').toLowerCase()];
     const dueDate = jiraDate(table.cell(row, 'Due date') || table.cell(row, 'Due Date'));
     const createdAt = jiraDate(table.cell(row, 'Created'));
+    const resolvedAt = jiraDate(table.cell(row, 'Resolved'));
     plan.tasks.push({
       ref: key,
       title: clipTitle(table.cell(row, 'Summary')),
@@ -93,6 +94,7 @@ export function jiraPlan(bytes: Buffer): ImportPlan {
       ...(priority ? { priority } : {}),
       ...(dueDate ? { dueDate } : {}),
       ...(createdAt ? { createdAt } : {}),
+      ...(resolvedAt ? { completedAt: resolvedAt } : {}),
       ...(assignee || assigneeEmail ? { assignee: { name: assignee || assigneeEmail, ...(assigneeEmail ? { email: assigneeEmail } : {}) } } : {}),
     });
   }

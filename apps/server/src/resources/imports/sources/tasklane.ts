@@ -1,15 +1,25 @@
-import { EXPORT_FILE_FORMAT, EXPORT_FILE_VERSION, STATE_CATEGORIES, STATE_NAME_MAX, type StateCategory } from '@tasklane/schemas';
-import { clipComment, clipDescription, clipTitle, colorOf, dateOf, formatError, type ImportPlan, type PlannedPerson, type PlannedTask, uniqueName } from '../plan';
+import {
+  CalendarDateSchema, ESTIMATE_UNITS, EstimateSchema, EXPORT_FILE_FORMAT, EXPORT_FILE_VERSION, FIELD_OPTION_NAME_MAX, FIELD_OPTIONS_MAX, FIELD_TYPES, MinutesSchema,
+  STATE_CATEGORIES, STATE_NAME_MAX, type StateCategory, TIME_ENTRY_NOTE_MAX,
+} from '@tasklane/schemas';
+import { newId } from '../../../platform/ids';
+import {
+  clip, clipComment, clipDescription, clipTitle, colorOf, dateOf, formatError, type ImportPlan, type PlannedField, type PlannedPerson, type PlannedTask, type PlannedTimeEntry, type PlannedValue,
+  textField, uniqueName,
+} from '../plan';
 import { arrayOf, isRecord, parseJson, textOf } from './json';
 
 const PRIORITIES = new Set(['LOW', 'MEDIUM', 'HIGH', 'URGENT']);
+/** A task number a key can hold (TASK_KEY_PATTERN: at most ten digits) and the integer column too. */
+const TASK_NUMBER_MAX = 2_147_483_646;
 
 /**
  * `tasklane`: a project as `GET /projects/{id}/export?format=json` wrote it, on this server or
  * another. States keep their keys, names, categories, colours and order; labels their colours;
- * tasks their status, priority, dates, labels, assignee (by email), parent, comments (by their
- * authors' emails), relations within the project and custom field values (as text: a field's type
- * and options are not carried yet).
+ * fields their types and options; tasks their status, priority, dates, completion, estimate,
+ * recurrence, labels, assignee (by email), parent, comments and time entries (by their authors'
+ * emails), relations within the project and field values. Attachments' files are not in the
+ * export (only what they were): they are named in a warning.
  */
 export function tasklanePlan(bytes: Buffer): ImportPlan {
   const file = parseJson(bytes, "a Tasklane project's export");
@@ -22,8 +32,13 @@ export function tasklanePlan(bytes: Buffer): ImportPlan {
     const email = textOf(member.email);
     people.set(textOf(member.userId), { name: textOf(member.name) || email, ...(email ? { email } : {}) });
   }
+  const estimateUnit = ESTIMATE_UNITS.find((unit) => unit === (file.project as Record<string, unknown>).estimateUnit);
   const plan: ImportPlan = {
-    project: { name: textOf(file.project.name) || 'Imported project', description: textOf(file.project.description) },
+    project: {
+      name: textOf(file.project.name) || 'Imported project',
+      description: textOf(file.project.description),
+      ...(estimateUnit ? { estimateUnit } : {}),
+    },
     states: [],
     labels: arrayOf(file.labels).filter(isRecord).map((label) => ({ name: textOf(label.name), color: colorOf(label.color) })),
     fields: [],
@@ -40,25 +55,20 @@ export function tasklanePlan(bytes: Buffer): ImportPlan {
     plan.states.push({ name, category, color: colorOf(state.color), key: textOf(state.key) });
   }
   const labelName = new Map(arrayOf(file.labels).filter(isRecord).map((label) => [textOf(label.id), textOf(label.name)]));
-  const fields = arrayOf(file.fields).filter(isRecord);
-  const fieldById = new Map(fields.map((field) => [textOf(field.id), field]));
-  plan.fields = fields.map((field) => textOf(field.name)).filter(Boolean);
-  const fieldText = (field: Record<string, unknown>, value: unknown): string => {
-    const optionName = (id: unknown) => textOf(arrayOf(field.options).filter(isRecord).find((option) => option.id === id)?.name) || textOf(id);
-    if (field.type === 'select') return optionName(value);
-    if (field.type === 'multi_select') return arrayOf(value).map(optionName).join(', ');
-    if (field.type === 'user') return people.get(textOf(value))?.email ?? textOf(value);
-    return typeof value === 'boolean' ? String(value) : textOf(value);
-  };
+  const fieldOf = fieldsOf(arrayOf(file.fields).filter(isRecord), plan, people);
+  let attachments = 0;
   for (const task of arrayOf(file.tasks).filter(isRecord)) {
-    const fieldValues: Record<string, string> = {};
+    const fieldValues: Record<string, PlannedValue> = {};
     if (isRecord(task.fields)) {
       for (const [id, value] of Object.entries(task.fields)) {
-        const field = fieldById.get(id);
-        const text = field ? fieldText(field, value) : '';
-        if (field && text) fieldValues[textOf(field.name)] = text;
+        const field = fieldOf.get(id);
+        const planned = field?.value(value);
+        if (field && planned !== undefined) fieldValues[field.name] = planned;
       }
     }
+    attachments += arrayOf(task.attachments).length;
+    const estimate = EstimateSchema.safeParse(task.estimate).data ?? undefined;
+    const recurrence = textOf(task.recurrence).trim();
     const priority = textOf(task.priority);
     const planned: PlannedTask = {
       ref: textOf(task.id),
@@ -77,6 +87,20 @@ export function tasklanePlan(bytes: Buffer): ImportPlan {
         .filter((relation) => relation.type === 'blocks' || relation.type === 'relates_to' || relation.type === 'duplicates')
         .map((relation) => ({ type: relation.type as 'blocks' | 'relates_to' | 'duplicates', targetRef: textOf(relation.relatedTaskId) })),
       fields: fieldValues,
+      timeEntries: arrayOf(task.timeEntries).filter(isRecord).flatMap((entry): PlannedTimeEntry[] => {
+        const minutes = MinutesSchema.safeParse(entry.minutes);
+        const date = CalendarDateSchema.safeParse(entry.date);
+        if (!minutes.success || !date.success) {
+          plan.warnings.push(`${textOf(task.title)}: a time entry of ${String(entry.minutes)} minutes on ${String(entry.date)} is not one this server keeps, so it was left out`);
+          return [];
+        }
+        const createdAt = dateOf(entry.createdAt);
+        return [{ author: people.get(textOf(entry.userId)), minutes: minutes.data, date: date.data, note: clip(textOf(entry.note), TIME_ENTRY_NOTE_MAX), ...(createdAt ? { createdAt } : {}) }];
+      }),
+      ...(estimate !== undefined ? { estimate } : {}),
+      ...(recurrence ? { recurrence } : {}),
+      ...(dateOf(task.completedAt) ? { completedAt: dateOf(task.completedAt)! } : {}),
+      ...(Number.isSafeInteger(task.number) && (task.number as number) >= 1 && (task.number as number) <= TASK_NUMBER_MAX ? { number: task.number as number } : {}),
       ...(PRIORITIES.has(priority) ? { priority: priority as PlannedTask['priority'] } : {}),
       ...(dateOf(task.dueDate) ? { dueDate: dateOf(task.dueDate)! } : {}),
       ...(dateOf(task.startDate) ? { startDate: dateOf(task.startDate)! } : {}),
@@ -86,5 +110,47 @@ export function tasklanePlan(bytes: Buffer): ImportPlan {
     };
     plan.tasks.push(planned);
   }
+  if (attachments > 0) plan.warnings.push(`${attachments === 1 ? '1 attachment is' : `${attachments} attachments are`} listed in the file, but an export holds what they were, not their files: left out (upload them again)`);
   return plan;
+}
+
+/**
+ * The file's fields as the plan makes them, by their id in the file, each with how it reads a
+ * task's value: an option by the id it had (options get new ids here), a user by their email. A
+ * type this server does not know becomes a text field holding the value as text.
+ */
+function fieldsOf(fields: Record<string, unknown>[], plan: ImportPlan, people: Map<string, PlannedPerson>) {
+  const byId = new Map<string, { name: string; value: (value: unknown) => PlannedValue | undefined }>();
+  for (const field of fields) {
+    const name = textOf(field.name);
+    if (!name) continue;
+    const type = FIELD_TYPES.find((known) => known === field.type);
+    const planned: PlannedField = type ? { name, type, options: [] } : textField(name);
+    const optionId = new Map<string, string>();
+    if (type === 'select' || type === 'multi_select') {
+      const taken = new Set<string>();
+      for (const option of arrayOf(field.options).filter(isRecord)) {
+        const optionName = uniqueName(textOf(option.name), taken, FIELD_OPTION_NAME_MAX, 'Option');
+        if (planned.options.length === FIELD_OPTIONS_MAX) {
+          plan.warnings.push(`${name}: kept ${FIELD_OPTIONS_MAX} of its options; values naming the others were left out`);
+          break;
+        }
+        const id = newId();
+        planned.options.push({ id, name: optionName, color: colorOf(option.color) });
+        optionId.set(textOf(option.id), id);
+      }
+    }
+    // A value the file holds wrongly (an option it lacks, a number as text) is passed on as it is:
+    // settling the plan checks it as a task write would, and leaves it out with a warning.
+    const value = (raw: unknown): PlannedValue | undefined => {
+      if (!type) return (typeof raw === 'boolean' ? String(raw) : Array.isArray(raw) ? raw.map(textOf).join(', ') : textOf(raw)) || undefined;
+      if (type === 'select') return optionId.get(textOf(raw)) ?? textOf(raw);
+      if (type === 'multi_select') return arrayOf(raw).map((id) => optionId.get(textOf(id)) ?? textOf(id));
+      if (type === 'user') return people.get(textOf(raw))?.email ?? textOf(raw);
+      return typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean' ? raw : undefined;
+    };
+    plan.fields.push(planned);
+    byId.set(textOf(field.id), { name, value });
+  }
+  return byId;
 }
