@@ -19,7 +19,8 @@ import { TimelinePage } from './pages/timeline';
 import { ViewPage } from './pages/view';
 import { WebhooksPage } from './pages/webhooks';
 import { TimerIndicator, useTimerCommands } from './timer';
-import { client, describeError, hasStoredToken, onSessionChange, signOut } from './session';
+import { client, describeError, hasStoredToken, isUnreachable, onSessionChange, signOut, updateCurrentUser } from './session';
+import { rememberedUser } from './offline';
 import { queryClient } from './hooks';
 import { useOnline } from './live';
 import { type Command, CommandPalette, ShortcutHelp, useGlobalKeys } from './palette';
@@ -92,12 +93,15 @@ function Session() {
     [route],
   );
 
-  // A stored token is checked once: still valid → signed in; expired → the login page says so.
+  // A stored token is checked once: still valid → signed in; expired → the login page says so;
+  // the server out of reach → signed in as the offline copy's person, to see what it holds.
   useEffect(() => {
     if (!hasStoredToken()) return;
     client.auth
       .me()
-      .then(setUser, (error: unknown) => {
+      .then(updateCurrentUser, (error: unknown) => {
+        const remembered = rememberedUser();
+        if (remembered && isUnreachable(error)) return updateCurrentUser(remembered);
         // A 401 has already signed out with the "session expired" notice; anything else is shown as is.
         const message = describeError(error);
         if (hasStoredToken()) setNotice(message);

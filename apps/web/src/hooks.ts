@@ -1,7 +1,7 @@
 import { QueryClient, QueryObserver, type QueryKey } from '@tanstack/query-core';
 import { useCallback, useEffect, useReducer, useRef, useState } from 'preact/hooks';
 import { TasklaneError } from '@tasklane/sdk';
-import { describeError } from './session';
+import { describeError, isUnreachable } from './session';
 import { announce } from './ui';
 
 /**
@@ -38,7 +38,9 @@ export function useQuery<T>(key: QueryKey, load: () => Promise<T>): Loaded<T> {
   );
   return {
     data: result.data,
-    error: result.error ? describeError(result.error) : undefined,
+    // Out of reach with an answer at hand (the offline copy, or an earlier read): that answer shows,
+    // and the offline banner says why it may be old.
+    error: result.error && !(result.data !== undefined && isUnreachable(result.error)) ? describeError(result.error) : undefined,
     loading: result.isFetching,
     reload,
     setData,

@@ -3,7 +3,7 @@ import type { EventSubscription, ProjectEvent } from '@tasklane/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fieldKeys, keys, storeTask, timelineKeys, viewKeys } from './data';
 import { queryClient } from './hooks';
-import { client, describeError } from './session';
+import { client, describeError, isServerReachable, onReachabilityChange } from './session';
 import { refreshTaskTime } from './timer';
 
 export type { ProjectEvent };
@@ -70,16 +70,19 @@ export async function refreshRelated({ taskId, relatedTaskId }: { taskId: string
   }
 }
 
-/** Whether the browser says it is online, kept current. */
+/** Whether the browser says it is online and the server answered the last request, kept current. */
 export function useOnline(): boolean {
-  const [online, setOnline] = useState(navigator.onLine);
+  const current = () => navigator.onLine && isServerReachable();
+  const [online, setOnline] = useState(current);
   useEffect(() => {
-    const update = () => setOnline(navigator.onLine);
+    const update = () => setOnline(current());
     window.addEventListener('online', update);
     window.addEventListener('offline', update);
+    const unsubscribe = onReachabilityChange(update);
     return () => {
       window.removeEventListener('online', update);
       window.removeEventListener('offline', update);
+      unsubscribe();
     };
   }, []);
   return online;

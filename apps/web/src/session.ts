@@ -3,10 +3,50 @@ import type { User } from '@tasklane/schemas';
 
 const TOKEN_KEY = 'tasklane.token';
 
+/**
+ * Whether the server answered the app's last request (any answer, an error too) or could not be
+ * reached: the browser's own online flag misses a server that is down, or a network that looks up but
+ * carries nothing. While out of reach, the server is asked every few seconds whether it is back.
+ */
+let reachable = true;
+let probe: ReturnType<typeof setInterval> | undefined;
+const reachabilityListeners = new Set<(reachable: boolean) => void>();
+const PROBE_MS = 5000;
+
+function setReachable(next: boolean) {
+  if (next === reachable) return;
+  reachable = next;
+  if (!next && !probe) probe = setInterval(() => void watchedFetch('/livez', { cache: 'no-store' }).catch(() => undefined), PROBE_MS);
+  if (next && probe) {
+    clearInterval(probe);
+    probe = undefined;
+  }
+  for (const listener of reachabilityListeners) listener(next);
+}
+
+async function watchedFetch(...args: Parameters<typeof fetch>): Promise<Response> {
+  try {
+    const response = await globalThis.fetch(...args);
+    setReachable(true);
+    return response;
+  } catch (error) {
+    // A request the app itself gave up (AbortController) says nothing about the server.
+    if (!(error instanceof DOMException && error.name === 'AbortError')) setReachable(false);
+    throw error;
+  }
+}
+
+export const isServerReachable = () => reachable;
+export function onReachabilityChange(listener: (reachable: boolean) => void): () => void {
+  reachabilityListeners.add(listener);
+  return () => reachabilityListeners.delete(listener);
+}
+
 /** The one SDK client of the app; every API call and the live stream go through it. */
 export const client = createTasklaneClient({
   baseUrl: window.location.origin,
   token: window.localStorage.getItem(TOKEN_KEY) ?? undefined,
+  fetch: watchedFetch,
 });
 
 export type SessionListener = (user: User | null, notice?: string) => void;
@@ -43,6 +83,9 @@ export function signOut(notice?: string) {
 }
 
 export const hasStoredToken = () => client.getToken() !== undefined;
+
+/** Whether a call failed for want of the server (offline, or it is down), not by its answer. */
+export const isUnreachable = (error: unknown): boolean => TasklaneError.from(error).code === 'CLIENT_ERROR';
 
 export const EXPIRED_NOTICE = 'Your session has expired. Please log in again.';
 

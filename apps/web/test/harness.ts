@@ -89,6 +89,36 @@ export async function newPerson(browser: Browser, baseUrl: string, viewport = { 
   return { context, page, foreignRequests, pageErrors };
 }
 
+/**
+ * A person whose browser keeps a profile on disk (a temporary one, removed by `close`), as an
+ * installed app needs: Chromium offers to install nothing from an incognito context, which
+ * `newPerson`'s are. The same checks as newPerson's: nothing loaded from elsewhere, page errors kept.
+ */
+export async function newProfilePerson(baseUrl: string, viewport = { width: 1280, height: 800 }): Promise<Person & { close: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'tasklane-profile-'));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    baseURL: baseUrl,
+    viewport,
+  });
+  const foreignRequests: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(baseUrl) || url.startsWith('data:')) return route.continue();
+    foreignRequests.push(url);
+    return route.abort();
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  const close = async () => {
+    await context.close();
+    await rm(dir, { recursive: true, force: true });
+  };
+  return { context, page, foreignRequests, pageErrors, close };
+}
+
 export async function register(person: Person, name: string, email: string, password = 'password-123') {
   const { page } = person;
   await page.goto('/register');
