@@ -1,23 +1,12 @@
 import type { User } from '@tasklane/schemas';
-import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
+import { lazy, LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { CurrentUser } from './current-user';
-import { AccountPage } from './pages/account';
 import { AuthPage } from './pages/auth';
-import { BoardPage, NEW_TASK_EVENT } from './pages/board';
-import { CalendarPage } from './pages/calendar';
 import { Bell, InboxPage, useNotificationStream } from './pages/inbox';
-import { ImportPage } from './pages/import';
-import { InvitePage } from './pages/invite';
-import { MembersPage } from './pages/members';
-import { MyTasksPage } from './pages/my-tasks';
 import { ForgotPasswordPage, ResetPasswordPage } from './pages/password-reset';
 import { ProjectsPage } from './pages/projects';
-import { TaskByKeyPage } from './pages/task-by-key';
-import { TimeReportPage } from './pages/time-report';
-import { TimelinePage } from './pages/timeline';
-import { ViewPage } from './pages/view';
-import { WebhooksPage } from './pages/webhooks';
+import { NEW_TASK_EVENT } from './shortcuts';
 import { TimerIndicator, useTimerCommands } from './timer';
 import { client, describeError, hasStoredToken, isUnreachable, onSessionChange, signOut, updateCurrentUser } from './session';
 import { rememberedUser } from './offline';
@@ -28,6 +17,24 @@ import { useTheme } from './theme';
 import { Announcements, Loading } from './ui';
 
 const AUTH_PATHS = ['/login', '/register'];
+
+/*
+ * Each page beyond the projects list, the inbox and the sign-in forms is a chunk of its own, read
+ * when it is first opened (the router shows the page before until it is): the app's first load
+ * carries the shell, not every screen. The service worker precaches them all for offline use.
+ */
+const AccountPage = lazy(() => import('./pages/account').then((page) => page.AccountPage));
+const BoardPage = lazy(() => import('./pages/board').then((page) => page.BoardPage));
+const CalendarPage = lazy(() => import('./pages/calendar').then((page) => page.CalendarPage));
+const ImportPage = lazy(() => import('./pages/import').then((page) => page.ImportPage));
+const InvitePage = lazy(() => import('./pages/invite').then((page) => page.InvitePage));
+const MembersPage = lazy(() => import('./pages/members').then((page) => page.MembersPage));
+const MyTasksPage = lazy(() => import('./pages/my-tasks').then((page) => page.MyTasksPage));
+const TaskByKeyPage = lazy(() => import('./pages/task-by-key').then((page) => page.TaskByKeyPage));
+const TimeReportPage = lazy(() => import('./pages/time-report').then((page) => page.TimeReportPage));
+const TimelinePage = lazy(() => import('./pages/timeline').then((page) => page.TimelinePage));
+const ViewPage = lazy(() => import('./pages/view').then((page) => page.ViewPage));
+const WebhooksPage = lazy(() => import('./pages/webhooks').then((page) => page.WebhooksPage));
 
 /** Counts the overlays opened (palette, shortcuts), to tell one from the next. */
 let overlays = 0;

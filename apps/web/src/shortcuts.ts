@@ -1,5 +1,5 @@
 import type { Task } from '@tasklane/schemas';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 
 /** Every shortcut, as the help overlay (`?`) lists them; the handlers below follow this table. */
 export const SHORTCUTS: [keys: string, what: string][] = [
@@ -100,5 +100,19 @@ export function useTaskShortcuts(actions: TaskShortcutActions) {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
+  }, []);
+}
+
+/** The command palette's "New task": the open board (pages/board.tsx) hears it. */
+export const NEW_TASK_EVENT = 'tasklane:new-task';
+
+/** Runs `open` when the command palette asks for a new task. */
+export function useNewTaskEvent(open: () => void) {
+  const latest = useRef(open);
+  latest.current = open;
+  useLayoutEffect(() => {
+    const listener = () => latest.current();
+    window.addEventListener(NEW_TASK_EVENT, listener);
+    return () => window.removeEventListener(NEW_TASK_EVENT, listener);
   }, []);
 }

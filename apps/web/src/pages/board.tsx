@@ -28,7 +28,7 @@ import { canAdminister, canEditTasks, formatDay, isOverdue, PRIORITY_LABELS } fr
 import { queryClient, useQuery } from '../hooks';
 import { useProjectEvents } from '../live';
 import { client } from '../session';
-import { focusTask, useTaskShortcuts } from '../shortcuts';
+import { focusTask, useNewTaskEvent, useTaskShortcuts } from '../shortcuts';
 import { closedKeys, stateName, useStates } from '../states';
 import { changeTask, moveTask } from '../task-actions';
 import { Avatar, EnumOptions, ErrorNote, Icon, LabelChips, Loading, MemberOptions, Page, SubtaskProgress } from '../ui';
@@ -43,9 +43,6 @@ import { TaskDetail } from './task-detail';
 import { TimeSummary } from '../time';
 
 export type View = 'board' | 'list';
-
-/** The palette's "New task" reaches the open board through this event. */
-export const NEW_TASK_EVENT = 'tasklane:new-task';
 
 /** `saved`: a saved view opened at its address: the page starts from its filters and sort, and shows its tools. */
 export function BoardPage({ params, view: shown, saved }: { params: { projectId: string; taskId?: string }; view?: View; saved?: SavedView }) {
@@ -271,17 +268,6 @@ function useFilteredBoard(projectId: string, filters: TaskFilters, states: State
     id: key.join('/'),
   };
   return { tasks, paging, loading: served.loading };
-}
-
-/** Runs `open` when the command palette asks for a new task. */
-function useNewTaskEvent(open: () => void) {
-  const latest = useRef(open);
-  latest.current = open;
-  useLayoutEffect(() => {
-    const listener = () => latest.current();
-    window.addEventListener(NEW_TASK_EVENT, listener);
-    return () => window.removeEventListener(NEW_TASK_EVENT, listener);
-  }, []);
 }
 
 /**
