@@ -122,7 +122,7 @@ describe('custom fields', () => {
       [multi, multi.options[0]!.id], [multi, [multi.options[0]!.id, multi.options[0]!.id]], [multi, [otherSelect.options[0]!.id]],
       [user, outsider.id], [user, 'nobody'],
       [checkbox, 'true'], [checkbox, 1],
-      [url, 'ftp://example.com/file'], [url, 'javascript:alert(1)'], [url, 'not a url'],
+      [url, 'ftp://example.com/file'], [url, 'javascript:alert(1)'], [url, 'not a url'], [url, 'https://example.com/\u0000'],
     ];
     for (const [field, value] of refusals) {
       expectValueRefused(await patchTask(task.id, { fields: { [field.id]: value } }), field.id);

@@ -454,14 +454,18 @@ describe('imports', () => {
     const tier = await post(`/projects/${projectId}/fields`, { name: 'Tier', type: 'select', options: [{ name: 'Gold' }] });
     const points = await post(`/projects/${projectId}/fields`, { name: 'Points', type: 'number' });
     const reviewer = await post(`/projects/${projectId}/fields`, { name: 'Reviewer', type: 'user' });
+    const spec = await post(`/projects/${projectId}/fields`, { name: 'Spec', type: 'url' });
     await post('/tasks', { projectId, title: 'Edited by hand', dueDate: '2027-01-04T10:00:00.000Z' });
     const exported = await t.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/export`, headers: { authorization: `Bearer ${ada.token}` } });
     const file = JSON.parse(exported.body);
     file.members.push({ userId: 'carol', name: 'Carol Elsewhere', email: 'Carol@Elsewhere.example', role: 'EDITOR' });
     const [task] = file.tasks;
     Object.assign(task, {
-      fields: { [tier.id]: 'no-such-option', [points.id]: 'eight', [reviewer.id]: 'carol' },
+      fields: { [tier.id]: 'no-such-option', [points.id]: 'eight', [reviewer.id]: 'carol', [spec.id]: 'https://example.com/\u0000' },
       recurrence: 'FREQ=HOURLY',
+      estimate: -5,
+      // Past what a project counts up to: numbered afresh.
+      number: 3_000_000_000,
       comments: [{ authorId: 'carol', text: 'Hello', createdAt: '2026-11-02T10:00:00.000Z' }],
       timeEntries: [
         { userId: 'carol', minutes: 45, date: '2026-11-02', note: 'Review' },
@@ -470,17 +474,19 @@ describe('imports', () => {
       attachments: [{ id: 'a', filename: 'mockup.png', contentType: 'image/png', size: 10 }],
     });
     const done = await importFile(ada, form('tasklane', JSON.stringify(file)));
-    expect(done).toMatchObject({ status: 'succeeded', counts: { tasks: 1, comments: 1, timeEntries: 1, fields: 3, members: 0 } });
+    expect(done).toMatchObject({ status: 'succeeded', counts: { tasks: 1, comments: 1, timeEntries: 1, fields: 4, members: 0 } });
     expect(done.warnings).toEqual([
+      'Edited by hand: its estimate -5 is not one this server keeps (0 to 1000000, two decimals), so it was left out',
       'Edited by hand: a time entry of 5000 minutes on 2026-11-02 is not one this server keeps, so it was left out',
       '1 attachment is listed in the file, but an export holds what they were, not their files: left out (upload them again)',
       expect.stringMatching(/^Edited by hand: its repeat rule "FREQ=HOURLY" was left out: /),
       expect.stringMatching(/^Edited by hand: its Tier was left empty: a select field takes the id of one of the field's options/),
       'Edited by hand: its Points was left empty: a number field takes a finite number',
       'Edited by hand: its Reviewer was left empty: carol@elsewhere.example is not registered here',
+      'Edited by hand: its Spec was left empty: Text may not contain U+0000 or an unpaired surrogate',
     ]);
     const [imported] = await tasksOf(ada, done.projectId);
-    expect(imported).toMatchObject({ title: 'Edited by hand', fields: {}, recurrence: null, timeSpentMinutes: 45 });
+    expect(imported).toMatchObject({ title: 'Edited by hand', fields: {}, recurrence: null, estimate: null, number: 1, timeSpentMinutes: 45 });
     expect((await api(ada, `/tasks/${imported.id}/time-entries`)).map(({ userId, minutes, note }: Record<string, unknown>) => ({ userId, minutes, note }))).toEqual([
       { userId: ada.id, minutes: 45, note: 'Originally logged by Carol Elsewhere: Review' },
     ]);

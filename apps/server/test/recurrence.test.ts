@@ -111,6 +111,16 @@ describe('recurring tasks', () => {
     expect((await next(thursday)).dueDate).toBe('2026-03-16T08:00:00.000Z');
   });
 
+  it('a daily rule in whole weeks keeps its weekday: every 7 days from a Monday, and none at all on other named days', async () => {
+    const monday = await recurring('FREQ=DAILY;INTERVAL=7;BYDAY=MO', '2026-03-02T08:00:00.000Z');
+    expect(monday.nextDueDate).toBe('2026-03-09T08:00:00.000Z');
+    // From a Tuesday, the steps never reach a Monday: no next date (answered at once, not after a search to the year 9999).
+    const tuesday = await recurring('FREQ=DAILY;INTERVAL=14;BYDAY=MO,FR', '2026-03-03T08:00:00.000Z');
+    expect(tuesday).toMatchObject({ recurrence: 'FREQ=DAILY;INTERVAL=14;BYDAY=MO,FR', nextDueDate: null });
+    expect((await complete(tuesday.id)).status).toBe(200);
+    expect(await occurrencesOf(tuesday.id)).toEqual([]);
+  });
+
   it('monthly on the last weekday (BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1)', async () => {
     const task = await recurring('FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1', '2026-03-02T08:00:00.000Z');
     expect(task.nextDueDate).toBe('2026-03-31T08:00:00.000Z');

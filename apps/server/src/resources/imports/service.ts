@@ -121,7 +121,11 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
         report('running', 0, counts.tasks);
         const projectId = await inTransaction(db, async (tx) => {
           // Still ours (not finished by an instance that took it over): the row stays locked to the commit.
-          if (!(await store.lockRunning(tx, job.id))) return undefined;
+          if (!(await store.lockRunning(tx, job.id))) {
+            // Another instance took it over (this one stalled past its lease): its file is that run's.
+            ended = false;
+            return undefined;
+          }
           const project = await projects.create(job.userId, { name: clip(plan.project.name.trim(), PROJECT_NAME_MAX) || 'Imported project', description: clip(plan.project.description, PROJECT_DESCRIPTION_MAX) });
           // The people of the file registered here join as EDITORs, as an ADMIN's invitation adds them (they hear of it).
           for (const [email, memberId] of people) if (memberId !== job.userId) await members.invite(job.userId, { id: project.id, email, role: 'EDITOR' });

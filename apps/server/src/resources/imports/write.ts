@@ -1,4 +1,4 @@
-import { DEFAULT_STATE_COLORS, type FieldValue, type ImportCounts, STATE_KEY_MAX, STATE_KEY_PATTERN, TIME_ENTRY_NOTE_MAX } from '@tasklane/schemas';
+import { DEFAULT_STATE_COLORS, type FieldValue, type ImportCounts, RECURRENCE_MAX, STATE_KEY_MAX, STATE_KEY_PATTERN, TIME_ENTRY_NOTE_MAX } from '@tasklane/schemas';
 import type { Db } from '@tasklane/db';
 import { generateNKeysBetween } from 'fractional-indexing';
 import { DomainError } from '../../platform/errors';
@@ -36,11 +36,12 @@ function settleValues(plan: ImportPlan, people: People): void {
   for (const task of plan.tasks) {
     if (task.recurrence !== undefined) {
       try {
+        if (task.recurrence.length > RECURRENCE_MAX) throw new DomainError('BAD_REQUEST', `a rule holds at most ${RECURRENCE_MAX} characters`);
         task.recurrence = checkRecurrence(task.recurrence);
         if (!task.dueDate) throw new DomainError('BAD_REQUEST', 'a recurring task needs a due date');
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
-        plan.warnings.push(`${task.title}: its repeat rule "${task.recurrence}" was left out: ${error.message}`);
+        plan.warnings.push(`${task.title}: its repeat rule "${clip(task.recurrence, 100)}" was left out: ${error.message}`);
         delete task.recurrence;
       }
     }

@@ -174,6 +174,8 @@ export function storedValue(field: Pick<FieldRow, 'id' | 'type' | 'options'>, va
       return codePointLength(value) > FIELD_TEXT_MAX ? `a text field holds at most ${FIELD_TEXT_MAX} characters` : stored(value, value, null);
     case 'url':
       if (typeof value !== 'string' || value.length > FIELD_URL_MAX || !isWebUrl(value)) return `a url field takes an http or https URL of at most ${FIELD_URL_MAX} characters`;
+      // The URL parser takes what PostgreSQL cannot store (it would be a 500): refused as text is.
+      if (!isStorableText(value)) return 'Text may not contain U+0000 or an unpaired surrogate';
       return stored(value, value, null);
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? stored(value, null, value) : 'a number field takes a finite number';

@@ -114,8 +114,24 @@ const countOf = (rule: string) => Number(/(?:^|;)COUNT=([0-9]+)/.exec(rule)?.[1]
  * its COUNT (COUNT=1: COUNT counts this task and those after it), or the next date is after UNTIL.
  */
 export function nextDueDate(rule: string, due: Date): Date | null {
-  if (countOf(rule) === 1) return null;
+  if (countOf(rule) === 1 || neverFrom(rule, due)) return null;
   return new RRule({ ...optionsOf(rule), dtstart: due }).after(due, false);
+}
+
+const WEEKDAYS = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'];
+
+/**
+ * A daily rule whose steps are whole weeks lands on `due`'s weekday only: with BYDAY naming other
+ * days it has no date at all, and the library would search every day to the year 9999 (0.6 s of
+ * CPU) before saying so. The other rules' periods are weeks or longer, which it walks in
+ * milliseconds; checkRecurrence refuses the impossible days of the month.
+ */
+function neverFrom(rule: string, due: Date): boolean {
+  const parts = new Map(rule.split(';').map((part) => part.split('=') as [string, string]));
+  const interval = Number(parts.get('INTERVAL') ?? 1);
+  const days = parts.get('BYDAY');
+  if (parts.get('FREQ') !== 'DAILY' || interval % 7 !== 0 || !days) return false;
+  return !days.split(',').some((day) => day.replace(/^[+-]?\d+/, '') === WEEKDAYS[due.getUTCDay()]);
 }
 
 /** The rule the next occurrence carries: the same, with COUNT one less. */

@@ -10,8 +10,8 @@ import {
 import { arrayOf, isRecord, parseJson, textOf } from './json';
 
 const PRIORITIES = new Set(['LOW', 'MEDIUM', 'HIGH', 'URGENT']);
-/** A task number a key can hold (TASK_KEY_PATTERN: at most ten digits) and the integer column too. */
-const TASK_NUMBER_MAX = 2_147_483_646;
+/** A task number kept as it is: far below the integer column's limit, which the project's next numbers count up to. */
+const TASK_NUMBER_MAX = 1_000_000_000;
 
 /**
  * `tasklane`: a project as `GET /projects/{id}/export?format=json` wrote it, on this server or
@@ -67,7 +67,8 @@ export function tasklanePlan(bytes: Buffer): ImportPlan {
       }
     }
     attachments += arrayOf(task.attachments).length;
-    const estimate = EstimateSchema.safeParse(task.estimate).data ?? undefined;
+    const estimate = EstimateSchema.safeParse(task.estimate ?? null);
+    if (!estimate.success) plan.warnings.push(`${textOf(task.title)}: its estimate ${String(task.estimate)} is not one this server keeps (0 to 1000000, two decimals), so it was left out`);
     const recurrence = textOf(task.recurrence).trim();
     const priority = textOf(task.priority);
     const planned: PlannedTask = {
@@ -97,7 +98,7 @@ export function tasklanePlan(bytes: Buffer): ImportPlan {
         const createdAt = dateOf(entry.createdAt);
         return [{ author: people.get(textOf(entry.userId)), minutes: minutes.data, date: date.data, note: clip(textOf(entry.note), TIME_ENTRY_NOTE_MAX), ...(createdAt ? { createdAt } : {}) }];
       }),
-      ...(estimate !== undefined ? { estimate } : {}),
+      ...(estimate.success && estimate.data !== null ? { estimate: estimate.data } : {}),
       ...(recurrence ? { recurrence } : {}),
       ...(dateOf(task.completedAt) ? { completedAt: dateOf(task.completedAt)! } : {}),
       ...(Number.isSafeInteger(task.number) && (task.number as number) >= 1 && (task.number as number) <= TASK_NUMBER_MAX ? { number: task.number as number } : {}),
@@ -145,7 +146,8 @@ function fieldsOf(fields: Record<string, unknown>[], plan: ImportPlan, people: M
     const value = (raw: unknown): PlannedValue | undefined => {
       if (!type) return (typeof raw === 'boolean' ? String(raw) : Array.isArray(raw) ? raw.map(textOf).join(', ') : textOf(raw)) || undefined;
       if (type === 'select') return optionId.get(textOf(raw)) ?? textOf(raw);
-      if (type === 'multi_select') return arrayOf(raw).map((id) => optionId.get(textOf(id)) ?? textOf(id));
+      if (type === 'multi_select') return [...new Set(arrayOf(raw).map((id) => optionId.get(textOf(id)) ?? textOf(id)))];
+      if (type === 'text') return (typeof raw === 'boolean' ? String(raw) : textOf(raw)) || undefined;
       if (type === 'user') return people.get(textOf(raw))?.email ?? textOf(raw);
       return typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean' ? raw : undefined;
     };
