@@ -48,11 +48,6 @@ export function useQuery<T>(key: QueryKey, load: () => Promise<T>): Loaded<T> {
 }
 
 /**
- * A user action: `busy` while it runs, and the server's message in `error` when it fails. `reset`
- * clears both and leaves the actions still on their way without a say in them: their result is
- * still returned, but a late failure no longer shows (a form switched to another meanwhile).
- */
-/**
  * A field's own copy of a server value (a name being edited, a box being ticked): it starts as the
  * value and follows it when the server's value changes, but a mount does not reset it. A plain
  * `useEffect(() => set(value), [value])` also runs once after the first paint, and on a busy machine
@@ -69,6 +64,11 @@ export function useFollowed<T>(value: T): [T, (next: T) => void] {
   return [own, setOwn];
 }
 
+/**
+ * A user action: `busy` while it runs, and the server's message in `error` when it fails. `reset`
+ * clears both and leaves the actions still on their way without a say in them: their result is
+ * still returned, but a late failure no longer shows (a form switched to another meanwhile).
+ */
 export function useAction() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);

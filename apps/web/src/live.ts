@@ -142,11 +142,14 @@ export function useProjectEvents(projectId: string, onEvent?: (event: ProjectEve
     };
     window.addEventListener('offline', offline);
     window.addEventListener('online', online);
+    // The server answering again (it was down while the browser stayed online) opens the stream too.
+    const unsubscribe = onReachabilityChange((reachable) => reachable && online());
     start();
     return () => {
       closed = true;
       window.removeEventListener('offline', offline);
       window.removeEventListener('online', online);
+      unsubscribe();
       stop();
     };
   }, [projectId]);

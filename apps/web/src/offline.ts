@@ -1,7 +1,7 @@
 import { dehydrate, type DehydratedState, hydrate } from '@tanstack/query-core';
 import type { User } from '@tasklane/schemas';
 import { queryClient } from './hooks';
-import { hasStoredToken, onReachabilityChange, onSessionChange } from './session';
+import { hasStoredToken, onReachabilityChange, onSessionChange, storedTokenSubject } from './session';
 
 /**
  * The app's copy of what it last read, for opening offline (issue 39): the cache's answers and who
@@ -36,7 +36,8 @@ let timer: ReturnType<typeof setTimeout> | undefined;
 
 function save() {
   timer = undefined;
-  if (!user) return;
+  // Another tab may have signed in someone else meanwhile: this tab's reads are not theirs to keep.
+  if (!user || storedTokenSubject() !== user.id) return;
   // Every answer at hand, also one whose refetch failed (offline): kept as the answer it is.
   const state = dehydrate(queryClient, { shouldDehydrateQuery: (query) => query.state.data !== undefined });
   const seen = new Set(state.queries.map((query) => query.queryHash));
@@ -50,6 +51,7 @@ function save() {
   const copy: Copy = { version: VERSION, savedAt: Date.now(), user, state };
   try {
     window.localStorage.setItem(KEY, JSON.stringify(copy));
+    earlier = copy;
   } catch {
     // Over the browser's quota: better no copy than a half one.
     window.localStorage.removeItem(KEY);
@@ -66,7 +68,8 @@ function forget() {
 function read(): Copy | undefined {
   try {
     const copy = JSON.parse(window.localStorage.getItem(KEY) ?? 'null') as Copy | null;
-    return copy && copy.version === VERSION && Date.now() - copy.savedAt < MAX_AGE_MS ? copy : undefined;
+    // Only the stored session's own person's copy: never someone else's, whoever wrote it.
+    return copy && copy.version === VERSION && Date.now() - copy.savedAt < MAX_AGE_MS && copy.user.id === storedTokenSubject() ? copy : undefined;
   } catch {
     return undefined;
   }
@@ -78,7 +81,6 @@ function read(): Copy | undefined {
  */
 function restore() {
   const copy = read();
-  // At start nobody is signed in yet: the copy is the stored session's (a new person's sign-in deletes it).
   if (!copy || (user && copy.user.id !== user.id)) return;
   hydrate(queryClient, copy.state);
   void queryClient.invalidateQueries({ refetchType: 'none' });
@@ -89,11 +91,14 @@ export function keepOfflineCopy(): void {
   earlier = hasStoredToken() ? read() : undefined;
   if (!earlier) forget();
   onSessionChange((next) => {
-    if (!next || (user && next.id !== user.id)) forget();
+    if (!next || next.id !== (user ?? earlier?.user)?.id) forget();
     user = next;
   });
   onReachabilityChange((reachable) => {
     if (!reachable) restore();
+    // Back: what failed meanwhile on screen reads afresh (it may show the copy). The rest is kept
+    // current by the live streams, which resume from their last event (live.ts) and replay the gap.
+    else void queryClient.refetchQueries({ type: 'active', predicate: (query) => query.state.status === 'error' });
   });
   queryClient.getQueryCache().subscribe(() => {
     if (user && !timer) timer = setTimeout(save, SAVE_DELAY_MS);

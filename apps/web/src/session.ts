@@ -13,10 +13,22 @@ let probe: ReturnType<typeof setInterval> | undefined;
 const reachabilityListeners = new Set<(reachable: boolean) => void>();
 const PROBE_MS = 5000;
 
+let probing = false;
+const PROBE_TIMEOUT_MS = 4000;
+
 function setReachable(next: boolean) {
   if (next === reachable) return;
   reachable = next;
-  if (!next && !probe) probe = setInterval(() => void watchedFetch('/livez', { cache: 'no-store' }).catch(() => undefined), PROBE_MS);
+  if (!next && !probe) {
+    // One probe at a time, each given up after a while: a network that carries nothing does not pile them up.
+    probe = setInterval(() => {
+      if (probing) return;
+      probing = true;
+      void watchedFetch('/healthz', { cache: 'no-store', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
+        .catch(() => setReachable(false))
+        .finally(() => (probing = false));
+    }, PROBE_MS);
+  }
   if (next && probe) {
     clearInterval(probe);
     probe = undefined;
@@ -24,13 +36,16 @@ function setReachable(next: boolean) {
   for (const listener of reachabilityListeners) listener(next);
 }
 
+/** A gateway's answer for a server behind it that is down or too slow: no answer of the server's own. */
+const GATEWAY_FAILURES = new Set([502, 503, 504]);
+
 async function watchedFetch(...args: Parameters<typeof fetch>): Promise<Response> {
   try {
     const response = await globalThis.fetch(...args);
-    setReachable(true);
+    setReachable(!GATEWAY_FAILURES.has(response.status));
     return response;
   } catch (error) {
-    // A request the app itself gave up (AbortController) says nothing about the server.
+    // A request the app itself gave up (its AbortController) says nothing about the server; a timeout does.
     if (!(error instanceof DOMException && error.name === 'AbortError')) setReachable(false);
     throw error;
   }
@@ -83,6 +98,18 @@ export function signOut(notice?: string) {
 }
 
 export const hasStoredToken = () => client.getToken() !== undefined;
+
+/** Whose session the stored token is (its `sub`), read from the token itself; undefined without one. */
+export function storedTokenSubject(): string | undefined {
+  try {
+    const payload = window.localStorage.getItem(TOKEN_KEY)?.split('.')[1];
+    if (!payload) return undefined;
+    const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as { sub?: unknown };
+    return typeof claims.sub === 'string' ? claims.sub : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Whether a call failed for want of the server (offline, or it is down), not by its answer. */
 export const isUnreachable = (error: unknown): boolean => TasklaneError.from(error).code === 'CLIENT_ERROR';

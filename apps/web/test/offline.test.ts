@@ -64,18 +64,39 @@ describe('the app offline in Chromium', () => {
     await expect.poll(() => page.locator('.toast').textContent()).toContain('“Read me offline” was not changed: the server could not be reached');
     await card(column(page, 'To do'), 'Read me offline').waitFor();
 
+    // Meanwhile someone renames it (the server is up; this browser cannot reach it).
+    await api.tasks.update({ id: taskId, title: 'Read me online' });
     await context.setOffline(false);
     await expect.poll(() => page.getByText('You are offline.').count()).toBe(0);
+    // Back online, the board reads afresh what it showed from the copy, without a reload.
+    await card(column(page, 'To do'), 'Read me online').waitFor();
     // Nothing was sent behind the person's back once the connection came back.
     await page.reload();
-    await card(column(page, 'To do'), 'Read me offline').waitFor();
+    await card(column(page, 'To do'), 'Read me online').waitFor();
     expect((await api.tasks.get({ id: taskId })).status).toBe('TODO');
     expect(ada.pageErrors).toEqual([]);
   });
 
+  it('never shows one person’s copy to another: a token of someone else’s stored meanwhile (another tab) finds none', async () => {
+    const { page, context } = ada;
+    await signInWithToken(ada, token, `/projects/${projectId}`);
+    await card(page, 'Read me online').waitFor();
+    await expect.poll(async () => (await copy(ada))?.includes('Read me online') ?? false).toBe(true);
+    const bob = await createTasklaneClient({ baseUrl: server.baseUrl }).auth.register({ name: 'Bob Other', email: `bob-${run}@example.com`, password: 'password-123' });
+    await page.evaluate((value) => localStorage.setItem('tasklane.token', value), bob.access_token);
+    await context.setOffline(true);
+    await page.reload();
+    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    expect(await page.getByText('Read me online').count()).toBe(0);
+    expect(await page.getByText('Engine').count()).toBe(0);
+    await context.setOffline(false);
+    await signInWithToken(ada, token, `/projects/${projectId}`);
+    await card(page, 'Read me online').waitFor();
+  });
+
   it('forgets the copy when the person signs out', async () => {
     const { page } = ada;
-    expect(await copy(ada)).toContain('Read me offline');
+    await expect.poll(async () => (await copy(ada))?.includes('Read me online') ?? false).toBe(true);
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL('**/login');
     await page.getByRole('button', { name: 'Log in' }).waitFor();
