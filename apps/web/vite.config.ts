@@ -16,10 +16,7 @@ export default defineConfig({
     },
   },
   plugins: [
-    // Installable, and opens offline (issue 39): Workbox precaches the built app (its shell and
-    // assets) and answers every navigation to an app page with its index.html. The API is never the
-    // service worker's: the app keeps the last data it read itself (offline.ts), and a change made
-    // offline is refused by the app, not queued by the worker.
+    // Installable, and opens offline (issue 39): the manifest, and the service worker of src/sw.ts.
     VitePWA({
       registerType: 'autoUpdate',
       injectRegister: false,
@@ -39,16 +36,12 @@ export default defineConfig({
           { src: '/icon.svg', sizes: 'any', type: 'image/svg+xml' },
         ],
       },
-      workbox: {
-        globPatterns: ['**/*.{js,css,html,svg,png,woff2}'],
-        navigateFallback: 'index.html',
-        // The server's own pages and files (as web-app.ts's NOT_AN_APP_PAGE): never the app's shell.
-        navigateFallbackDenylist: [/^\/(api|docs|admin|metrics|healthz|livez|readyz|ical|\.well-known)(\/|$)/, /\.[a-z0-9]+$/i],
-        cleanupOutdatedCaches: true,
-        // The page that registered the worker is in its hands at once: offline-ready after one visit.
-        clientsClaim: true,
-        skipWaiting: true,
-      },
+      // Our own worker (src/sw.ts), built by Vite: generateSW's own bundling leaves a file in the
+      // system's temporary folder on every build.
+      strategies: 'injectManifest',
+      srcDir: 'src',
+      filename: 'sw.ts',
+      injectManifest: { globPatterns: ['**/*.{js,css,html,svg,png,woff2}'] },
     }),
   ],
   // Preact's automatic JSX runtime, compiled by Vite's own transformer (no Babel preset needed).
