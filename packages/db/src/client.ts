@@ -86,6 +86,20 @@ export async function createDatabase(config: DbConfig): Promise<Database> {
   return config.kind === 'pglite' ? openPglite(config) : openPostgres(config);
 }
 
+/**
+ * PGlite's buffer pool. Its PostgreSQL keeps the default 128 MB of `shared_buffers` inside its
+ * WebAssembly heap; 32 MB served the bench's PGlite mix as fast and holds about 95 MB less
+ * (docs/performance.md, "Start and idle memory"). Set with ALTER SYSTEM, which the data directory
+ * keeps (`postgresql.auto.conf`), it takes effect from the next start: a first start is initdb's
+ * size anyway.
+ */
+export const PGLITE_SHARED_BUFFERS = '32MB';
+
+async function keepBufferPool(client: PGlite): Promise<void> {
+  const { rows } = await client.query<{ shared_buffers: string }>('show shared_buffers');
+  if (rows[0]?.shared_buffers !== PGLITE_SHARED_BUFFERS) await client.exec(`alter system set shared_buffers = '${PGLITE_SHARED_BUFFERS}'`);
+}
+
 async function openPglite(config: Extract<DbConfig, { kind: 'pglite' }>): Promise<Database> {
   if (config.dataDir) mkdirSync(config.dataDir, { recursive: true });
   const client = await PGlite.create({
@@ -97,6 +111,7 @@ async function openPglite(config: Extract<DbConfig, { kind: 'pglite' }>): Promis
     ...(config.dataDir ? { dataDir: config.dataDir } : {}),
     ...(config.loadDataDir ? { loadDataDir: config.loadDataDir } : {}),
   });
+  if (config.dataDir) await keepBufferPool(client);
   const tracking = newTracking();
   const db = drizzlePglite(trackedPglite(client, tracking), { schema }) as unknown as Db;
   return {

@@ -62,6 +62,8 @@ describe('the data directory and the operator commands', () => {
     } finally {
       await stop(first);
     }
+    // The embedded database keeps a 32 MB buffer pool from then on (docs/performance.md, "Start and idle memory").
+    expect(readFileSync(join(env.DATA_DIR, 'pgdata', 'postgresql.auto.conf'), 'utf8')).toMatch(/^shared_buffers = '32MB'$/m);
     const again = await startServerProcess(env, port);
     try {
       for (const email of ['before@example.com', 'after@example.com']) expect((await login(again, email, 'password-123')).status).toBe(200);
