@@ -1,7 +1,7 @@
 import { dehydrate, type DehydratedState, hydrate } from '@tanstack/query-core';
 import type { User } from '@tasklane/schemas';
 import { queryClient } from './hooks';
-import { hasStoredToken, onReachabilityChange, onSessionChange, storedTokenSubject } from './session';
+import { onReachabilityChange, onSessionChange, storedTokenSubject } from './session';
 
 /**
  * The app's copy of what it last read, for opening offline (issue 39): the cache's answers and who
@@ -88,7 +88,8 @@ function restore() {
 
 /** Reads the copy at start and keeps it current from now on. Called once, before the app renders. */
 export function keepOfflineCopy(): void {
-  earlier = hasStoredToken() ? read() : undefined;
+  // read() finds none without a stored token, or for another person than the token's.
+  earlier = read();
   if (!earlier) forget();
   onSessionChange((next) => {
     if (!next || next.id !== (user ?? earlier?.user)?.id) forget();

@@ -36,7 +36,7 @@ export interface PlannedField {
 
 /**
  * A task's value of a field, as FieldValue says for its type, but a `user` field's is the person's
- * email (matched when the plan is settled).
+ * email until the plan is settled (write.ts), which makes it their id.
  */
 export type PlannedValue = string | number | boolean | string[];
 

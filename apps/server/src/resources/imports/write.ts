@@ -47,11 +47,14 @@ function settleValues(plan: ImportPlan, people: People): void {
     }
     for (const [name, raw] of Object.entries(task.fields)) {
       const field = fieldOf.get(name)!;
+      // A user field's person by email becomes their id here, the value writePlan stores.
       const value = field.type === 'user' ? people.get(String(raw)) : raw;
       const refusal = value === undefined ? `${String(raw)} is not registered here` : storedValue(field, value as FieldValue);
-      if (typeof refusal !== 'string') continue;
-      plan.warnings.push(`${task.title}: its ${name} was left empty: ${refusal}`);
-      delete task.fields[name];
+      if (typeof refusal !== 'string') task.fields[name] = value!;
+      else {
+        plan.warnings.push(`${task.title}: its ${name} was left empty: ${refusal}`);
+        delete task.fields[name];
+      }
     }
   }
 }
@@ -244,10 +247,10 @@ export async function writePlan(tx: Db, input: { projectId: string; userId: stri
   await store.insertFieldValues(
     tx,
     plan.tasks.flatMap((task) =>
-      Object.entries(task.fields).flatMap(([name, raw]) => {
+      Object.entries(task.fields).flatMap(([name, value]) => {
         const field = fieldOf.get(name)!;
-        // Checked as settlePlan checked it: a user's email is their id here.
-        const stored = storedValue(field, (field.type === 'user' ? people.get(String(raw)) : raw) as FieldValue);
+        // Checked (and a user's email made their id) by settlePlan: here only its sort columns are made.
+        const stored = storedValue(field, value as FieldValue);
         return typeof stored === 'string' ? [] : [{ taskId: ids.get(task.ref)!, fieldId: field.id, value: stored.value, sortText: stored.sortText, sortNumber: stored.sortNumber }];
       }),
     ),
