@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { type BlobStore, checkKey, MeasuringStream, TEMPORARY_PREFIX } from './blob-store';
@@ -26,10 +26,14 @@ export function createLocalBlobStore(root: string): BlobStore {
     async upload(source, maxBytes) {
       const key = await newTemporaryKey();
       const measuring = new MeasuringStream(maxBytes);
+      // Opened before the bytes flow: a stream that opens its own file may create it after a failed
+      // pipeline has already removed it, leaving a stray temporary. `wx`: a fresh file, never one
+      // another upload writes.
+      const handle = await open(pathOf(key), 'wx');
       try {
-        // `flags: 'wx'`: a fresh file, never one another upload writes.
-        await pipeline(source, measuring, createWriteStream(pathOf(key), { flags: 'wx' }));
+        await pipeline(source, measuring, handle.createWriteStream());
       } catch (error) {
+        await handle.close().catch(() => {});
         await rm(pathOf(key), { force: true });
         throw error;
       }

@@ -60,6 +60,8 @@ export function createS3BlobStore(config: S3Config): BlobStore & { client: S3Cli
         await sent;
       } catch (error) {
         await upload.abort().catch(() => {});
+        // Settled (aborted, or a part already sent has landed) before the delete, so none lands after it.
+        await sent.catch(() => {});
         // A single-part upload may have completed before the failure was seen: remove it too.
         await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: [{ Key }], Quiet: true } })).catch(() => {});
         throw error;
