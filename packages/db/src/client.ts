@@ -21,7 +21,18 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
 export type DbConfig =
   | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob }
-  | { kind: 'postgres'; url: string; poolSize?: number };
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize?: number;
+      /**
+       * `transaction`: `url` goes through a pooler in transaction mode (PgBouncer), which may run each
+       * statement on another server connection, so none is prepared by name there.
+       */
+      pooler?: 'none' | 'transaction';
+      /** Straight to PostgreSQL, for LISTEN and the migrations' session lock; `url` when absent. */
+      listenUrl?: string;
+    };
 
 export interface Database {
   db: Db;
@@ -145,7 +156,7 @@ type PostgresClient = ReturnType<typeof postgres>;
 const SESSION_SETTINGS = { TimeZone: 'UTC', DateStyle: 'ISO, MDY' };
 
 /**
- * The client drizzle is given, with every statement prepared on the server. drizzle asks postgres.js
+ * The client drizzle is given, with every statement prepared on the server (unless pooled, below). drizzle asks postgres.js
  * to prepare only the statements it was told to name (`.prepare('name')`); any other statement with
  * parameters then costs two round trips (postgres.js describes it to learn the parameters' types,
  * waits, then binds and runs it) and PostgreSQL parses and plans it on every run. Prepared, it is
@@ -153,18 +164,20 @@ const SESSION_SETTINGS = { TimeZone: 'UTC', DateStyle: 'ISO, MDY' };
  * that halves the round trips and most of the database's CPU (CHANGELOG.md, 0.1.0). Every statement
  * text of the service is built from fixed fragments with parameters, so each connection holds a
  * bounded set (postgres.js forgets them with the connection, which it replaces every 30–60 min).
+ * Behind a transaction pooler (`prepare` false) statements stay unnamed, at the two round trips'
+ * cost: a named one would be missing on the next server connection the pooler picks.
  * Transactions and savepoints hand their callbacks a client of their own: wrapped the same way.
  * Every statement and transaction is also watched (tracking.ts): timed, and counted while in flight.
  */
-function alwaysPrepared(client: PostgresClient, tracking: QueryTracking, inTransaction = false): PostgresClient {
-  const wrapScoped = (fn: unknown) => (typeof fn === 'function' ? (scoped: PostgresClient) => fn(alwaysPrepared(scoped, tracking, true)) : fn);
+function preparedClient(client: PostgresClient, tracking: QueryTracking, prepare: boolean, inTransaction = false): PostgresClient {
+  const wrapScoped = (fn: unknown) => (typeof fn === 'function' ? (scoped: PostgresClient) => fn(preparedClient(scoped, tracking, prepare, true)) : fn);
   return new Proxy(client, {
     get(target, property, receiver) {
       if (property === 'unsafe') {
         // A postgres.js query starts when first awaited and runs once, after a tick (so drizzle's
         // synchronous .values() still applies): watching it only adds an observer.
         return (query: string, parameters?: unknown[], options?: Record<string, unknown>) =>
-          watch(tracking, target.unsafe(query, parameters as never, { ...options, prepare: true }), !inTransaction);
+          watch(tracking, target.unsafe(query, parameters as never, { ...options, prepare }), !inTransaction);
       }
       if (property === 'begin' || property === 'savepoint') {
         const open = Reflect.get(target, property, receiver) as (...args: unknown[]) => Promise<unknown>;
@@ -187,16 +200,23 @@ function alwaysPrepared(client: PostgresClient, tracking: QueryTracking, inTrans
 }
 
 async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Promise<Database> {
+  const pooled = config.pooler === 'transaction';
   const client = postgres(config.url, {
     max: config.poolSize ?? DEFAULT_POOL_SIZE,
     onnotice: () => {},
     connect_timeout: 5,
     idle_timeout: 60,
     connection: SESSION_SETTINGS,
+    // Through a transaction pooler a statement is parsed in the same round trip as it runs
+    // (postgres.js's unnamed statements), as PgBouncer's documentation asks of its clients.
+    prepare: !pooled,
   });
+  const directUrl = config.listenUrl ?? config.url;
+  // LISTEN holds a session: on the pool's own client unless that goes through a pooler.
+  const listener = config.listenUrl ? postgres(config.listenUrl, { max: 1, onnotice: () => {}, connect_timeout: 5, connection: SESSION_SETTINGS }) : client;
   const max = config.poolSize ?? DEFAULT_POOL_SIZE;
   const tracking = newTracking();
-  const db = drizzlePostgres(alwaysPrepared(client, tracking), { schema }) as unknown as Db;
+  const db = drizzlePostgres(preparedClient(client, tracking, !pooled), { schema }) as unknown as Db;
   return {
     db,
     kind: 'postgres',
@@ -205,7 +225,7 @@ async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Pr
       tracking.listener = listener;
     },
     migrate: async () => {
-      const lockClient = postgres(config.url, { max: 1, onnotice: () => {}, connect_timeout: 5, connection: SESSION_SETTINGS });
+      const lockClient = postgres(directUrl, { max: 1, onnotice: () => {}, connect_timeout: 5, connection: SESSION_SETTINGS });
       try {
         await lockClient`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
         await migratePostgres(drizzlePostgres(lockClient), { migrationsFolder });
@@ -218,9 +238,12 @@ async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Pr
       await db.execute(sql`select 1`);
     },
     listen: async (channel, onNotify, onListen) => {
-      const { unlisten } = await client.listen(channel, onNotify, onListen);
+      const { unlisten } = await listener.listen(channel, onNotify, onListen);
       return unlisten;
     },
-    close: () => client.end({ timeout: 5 }),
+    close: async () => {
+      await client.end({ timeout: 5 });
+      if (listener !== client) await listener.end({ timeout: 5 });
+    },
   };
 }

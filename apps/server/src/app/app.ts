@@ -86,7 +86,13 @@ const singleHeader = (value: string | string[] | undefined): string | undefined 
  */
 export async function openDatabase(config: Config, command = 'serve'): Promise<Database> {
   if (config.databaseUrl) {
-    const database = await createDatabase({ kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize });
+    const database = await createDatabase({
+      kind: 'postgres',
+      url: config.databaseUrl,
+      poolSize: config.databasePoolSize,
+      pooler: config.databasePooler,
+      ...(config.databaseListenUrl ? { listenUrl: config.databaseListenUrl } : {}),
+    });
     await database.migrate();
     return database;
   }

@@ -56,6 +56,11 @@ export const EnvSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(defaultPoolSize),
+  DATABASE_POOLER: z.enum(['none', 'transaction']).default('none'),
+  DATABASE_LISTEN_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_TTL: durationSeconds.default(86_400),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
@@ -128,6 +133,14 @@ export interface Config {
   databaseUrl?: string;
   /** Connections each server process keeps to PostgreSQL (DATABASE_URL); queries beyond them are pipelined. */
   databasePoolSize?: number;
+  /**
+   * `transaction` when DATABASE_URL goes through a pooler in transaction mode (PgBouncer's
+   * `pool_mode = transaction`): no statement is prepared by name on the server, since the next one
+   * may run on another server connection.
+   */
+  databasePooler: 'none' | 'transaction';
+  /** A direct connection (not through a pooler) for LISTEN and migrations; DATABASE_URL when unset. */
+  databaseListenUrl?: string;
   jwtSecret: string;
   jwtTtlSeconds: number;
   logLevel: (typeof LOG_LEVELS)[number];
@@ -264,6 +277,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         'set DATABASE_URL to use PostgreSQL with several workers, or leave WORKERS at 1.',
     );
   }
+  if (values.DATABASE_POOLER === 'transaction' && !(values.DATABASE_URL && values.DATABASE_LISTEN_URL)) {
+    throw new ConfigError(
+      'DATABASE_POOLER=transaction needs DATABASE_URL (through the pooler) and DATABASE_LISTEN_URL (straight to PostgreSQL): ' +
+        'LISTEN and the migrations\' lock hold a session, which a transaction pooler does not keep.',
+    );
+  }
+  if (values.DATABASE_LISTEN_URL && !values.DATABASE_URL) {
+    throw new ConfigError('DATABASE_LISTEN_URL is the direct connection beside DATABASE_URL: set DATABASE_URL too, or neither.');
+  }
   const oidcSettings = [values.OIDC_ISSUER, values.OIDC_CLIENT_ID, values.OIDC_CLIENT_SECRET];
   if (oidcSettings.some(Boolean) && !oidcSettings.every(Boolean)) {
     throw new ConfigError('Single sign-on needs all of OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET (or none of them).');
@@ -282,6 +304,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     ...(values.DATABASE_URL ? { databaseUrl: values.DATABASE_URL } : {}),
     databasePoolSize: values.DATABASE_POOL_SIZE,
+    databasePooler: values.DATABASE_POOLER,
+    ...(values.DATABASE_LISTEN_URL ? { databaseListenUrl: values.DATABASE_LISTEN_URL } : {}),
     jwtSecret: values.JWT_SECRET ?? loadOrCreateSecret(dataDir),
     jwtTtlSeconds: values.JWT_TTL,
     logLevel: values.LOG_LEVEL,

@@ -16,6 +16,7 @@ export const testConfig = (overrides: Partial<Config> = {}): Config => ({
   port: 0,
   host: '127.0.0.1',
   dataDir: '/tmp/tasklane-test-unused',
+  databasePooler: 'none',
   jwtSecret: 'test-secret-that-is-long-enough-for-hs256-signing',
   jwtTtlSeconds: 3600,
   logLevel: 'silent',
