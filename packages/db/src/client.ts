@@ -10,7 +10,10 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { createReplicaRouting, type ReplicaRouting, type ReplicaSet, replicaMayRun } from './replicas';
 import { type QueryListener, type QueryTracking, newTracking, trackedPglite, watch } from './tracking';
+
+export { parseLsn, type ReplicaSet } from './replicas';
 
 export type { QueryListener } from './tracking';
 import * as schema from './schema';
@@ -32,6 +35,8 @@ export type DbConfig =
       pooler?: 'none' | 'transaction';
       /** Straight to PostgreSQL, for LISTEN and the migrations' session lock; `url` when absent. */
       listenUrl?: string;
+      /** Streaming replicas that may serve reads (replicas.ts), and how far behind a read may be. */
+      replicas?: { urls: readonly string[]; maxLagMs: number };
     };
 
 export interface Database {
@@ -56,6 +61,8 @@ export interface Database {
    * wait for a connection included. One listener at a time (the app's metrics); undefined removes it.
    */
   onQuerySettled(listener: QueryListener | undefined): void;
+  /** PostgreSQL with DATABASE_REPLICA_URLS: the replicas, which serve the reads run inside `reading`. */
+  replicas?: ReplicaSet;
   /** PGlite only: a consistent copy of the whole data directory (a .tar, gzipped when asked). */
   dumpDataDir?(compression?: 'gzip' | 'none'): Promise<Blob>;
   close(): Promise<void>;
@@ -169,15 +176,21 @@ const SESSION_SETTINGS = { TimeZone: 'UTC', DateStyle: 'ISO, MDY' };
  * Transactions and savepoints hand their callbacks a client of their own: wrapped the same way.
  * Every statement and transaction is also watched (tracking.ts): timed, and counted while in flight.
  */
-function preparedClient(client: PostgresClient, tracking: QueryTracking, prepare: boolean, inTransaction = false): PostgresClient {
-  const wrapScoped = (fn: unknown) => (typeof fn === 'function' ? (scoped: PostgresClient) => fn(preparedClient(scoped, tracking, prepare, true)) : fn);
+function preparedClient(client: PostgresClient, tracking: QueryTracking, prepare: boolean, routing?: ReplicaRouting, inTransaction = false): PostgresClient {
+  const wrapScoped = (fn: unknown) => (typeof fn === 'function' ? (scoped: PostgresClient) => fn(preparedClient(scoped, tracking, prepare, routing, true)) : fn);
   return new Proxy(client, {
     get(target, property, receiver) {
       if (property === 'unsafe') {
         // A postgres.js query starts when first awaited and runs once, after a tick (so drizzle's
         // synchronous .values() still applies): watching it only adds an observer.
-        return (query: string, parameters?: unknown[], options?: Record<string, unknown>) =>
-          watch(tracking, target.unsafe(query, parameters as never, { ...options, prepare }), !inTransaction);
+        return (query: string, parameters?: unknown[], options?: Record<string, unknown>) => {
+          const run = (on: PostgresClient) => on.unsafe(query, parameters as never, { ...options, prepare });
+          // A transaction's statements stay on the primary: it holds their connection.
+          const replica = inTransaction ? undefined : routing?.current();
+          if (replica && replicaMayRun(query)) return watch(tracking, routing!.run(replica, run, target) as PromiseLike<unknown>, true);
+          if (routing) routing.set.statements.primary += 1;
+          return watch(tracking, run(target), !inTransaction);
+        };
       }
       if (property === 'begin' || property === 'savepoint') {
         const open = Reflect.get(target, property, receiver) as (...args: unknown[]) => Promise<unknown>;
@@ -216,7 +229,20 @@ async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Pr
   const listener = config.listenUrl ? postgres(config.listenUrl, { max: 1, onnotice: () => {}, connect_timeout: 5, connection: SESSION_SETTINGS }) : client;
   const max = config.poolSize ?? DEFAULT_POOL_SIZE;
   const tracking = newTracking();
-  const db = drizzlePostgres(preparedClient(client, tracking, !pooled), { schema }) as unknown as Db;
+  const routing = config.replicas?.urls.length
+    ? createReplicaRouting(client, {
+        urls: config.replicas.urls,
+        maxLagMs: config.replicas.maxLagMs,
+        connect: (url) => {
+          const replica = postgres(url, { max: config.poolSize ?? DEFAULT_POOL_SIZE, onnotice: () => {}, connect_timeout: 5, idle_timeout: 60, connection: SESSION_SETTINGS, prepare: !pooled });
+          // drizzle gives the client it wraps its own type parsers (timestamps stay text, read by
+          // timestamps.ts); a replica's rows reach the same drizzle, so its client gets them too.
+          drizzlePostgres(replica);
+          return replica;
+        },
+      })
+    : undefined;
+  const db = drizzlePostgres(preparedClient(client, tracking, !pooled, routing), { schema }) as unknown as Db;
   return {
     db,
     kind: 'postgres',
@@ -241,7 +267,9 @@ async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Pr
       const { unlisten } = await listener.listen(channel, onNotify, onListen);
       return unlisten;
     },
+    ...(routing ? { replicas: routing.set } : {}),
     close: async () => {
+      await routing?.set.close();
       await client.end({ timeout: 5 });
       if (listener !== client) await listener.end({ timeout: 5 });
     },

@@ -13,6 +13,7 @@ import {
   type SubscribeInput,
 } from './events';
 import { PROCEDURE_KINDS } from './generated/api';
+import { readingOwnWrites } from './position';
 import {
   IDEMPOTENT_CREATES,
   RESOURCES,
@@ -44,6 +45,10 @@ export interface TasklaneClientOptions {
    * provider) and the call is sent once more; otherwise it rejects with the 401.
    */
   onUnauthorized?: ((error: TasklaneError) => boolean | void | Promise<boolean | void>) | undefined;
+  /**
+   * The `fetch` the client calls (default: the global one). Whatever it is, the client reads its own
+   * writes on a server with read replicas: it sends back the `Tasklane-Lsn` its last write answered.
+   */
   fetch?: typeof globalThis.fetch | undefined;
   /** Attempts for a call that failed transiently (network, 503, 429), the first included. Default 4. */
   maxAttempts?: number | undefined;
@@ -124,7 +129,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 export function createTasklaneClient(options: TasklaneClientOptions): TasklaneClient {
   let token: TokenSource | undefined = options.token;
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const fetchImpl = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
+  const fetchImpl = readingOwnWrites(options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args)));
   const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
   const authorization = async (): Promise<Record<string, string>> => {
     const current = typeof token === 'function' ? await token() : token;

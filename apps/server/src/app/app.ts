@@ -22,6 +22,7 @@ import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from '..
 import { errorSerializer, requestSerializer } from '../transport/rest/log-serializers';
 import { OneLinePerRequest, prettyLogStream } from '../transport/rest/request-log';
 import { clientErrorHandler, registerSecurity } from '../transport/rest/security';
+import { readPositionOf, registerReadPosition } from '../transport/rest/read-position';
 import { registerTrpcTransport, trpcRouteLabel } from '../transport/rest/trpc-transport';
 import { registerProcedureRoute } from '../transport/rest/procedure-route';
 import { registerBodilessRequests, registerRestInputChecks, restRouteLabel } from '../transport/rest/rest-input';
@@ -92,6 +93,7 @@ export async function openDatabase(config: Config, command = 'serve'): Promise<D
       poolSize: config.databasePoolSize,
       pooler: config.databasePooler,
       ...(config.databaseListenUrl ? { listenUrl: config.databaseListenUrl } : {}),
+      ...(config.databaseReplicas ? { replicas: config.databaseReplicas } : {}),
     });
     await database.migrate();
     return database;
@@ -289,6 +291,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setNotFoundHandler((request, reply) => refuseMethod(allowOf, request, reply));
 
   await registerSecurity(app, config.corsOrigins, (request, reply) => refuseMethod(allowOf, request, reply));
+  const replicas = database.replicas;
+  registerReadPosition(app, replicas);
   registerBodilessRequests(app);
   const limits = await registerRateLimits(app, {
     authPerMinute: config.authRateLimit,
@@ -314,6 +318,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     tokenNeedOf,
     services: servicesHandle,
     settleEvents: dispatcher.settle,
+    readFromReplica: replicas ? (read) => replicas.reading(readPositionOf(request), read) : (read) => read(),
   });
   const logFailure = ({ error, req }: { error: { code: string; cause?: unknown }; req: unknown }) => {
     if (error.code === 'INTERNAL_SERVER_ERROR') (req as FastifyRequest).log.error({ err: error.cause ?? error }, 'procedure failed');

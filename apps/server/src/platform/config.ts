@@ -61,6 +61,12 @@ export const EnvSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
+  DATABASE_REPLICA_URLS: z
+    .string()
+    .transform((raw) => raw.split(',').map((url) => url.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, 'each one a postgres:// or postgresql:// URL')).max(16))
+    .default([]),
+  REPLICA_MAX_LAG_MS: timerMilliseconds.default(1000),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_TTL: durationSeconds.default(86_400),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
@@ -141,6 +147,8 @@ export interface Config {
   databasePooler: 'none' | 'transaction';
   /** A direct connection (not through a pooler) for LISTEN and migrations; DATABASE_URL when unset. */
   databaseListenUrl?: string;
+  /** Streaming replicas that serve reads, and how far behind (ms) a read without a position may be. */
+  databaseReplicas?: { urls: string[]; maxLagMs: number };
   jwtSecret: string;
   jwtTtlSeconds: number;
   logLevel: (typeof LOG_LEVELS)[number];
@@ -283,6 +291,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         'LISTEN and the migrations\' lock hold a session, which a transaction pooler does not keep.',
     );
   }
+  if (values.DATABASE_REPLICA_URLS.length > 0 && !values.DATABASE_URL) {
+    throw new ConfigError('DATABASE_REPLICA_URLS are replicas of the PostgreSQL server in DATABASE_URL: set DATABASE_URL too (PGlite has no replicas).');
+  }
   if (values.DATABASE_LISTEN_URL && !values.DATABASE_URL) {
     throw new ConfigError('DATABASE_LISTEN_URL is the direct connection beside DATABASE_URL: set DATABASE_URL too, or neither.');
   }
@@ -306,6 +317,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: values.DATABASE_POOL_SIZE,
     databasePooler: values.DATABASE_POOLER,
     ...(values.DATABASE_LISTEN_URL ? { databaseListenUrl: values.DATABASE_LISTEN_URL } : {}),
+    ...(values.DATABASE_REPLICA_URLS.length > 0 ? { databaseReplicas: { urls: values.DATABASE_REPLICA_URLS, maxLagMs: values.REPLICA_MAX_LAG_MS } } : {}),
     jwtSecret: values.JWT_SECRET ?? loadOrCreateSecret(dataDir),
     jwtTtlSeconds: values.JWT_TTL,
     logLevel: values.LOG_LEVEL,

@@ -52,6 +52,23 @@ export function createMetrics() {
     registers,
   });
 
+  // Only with read replicas (DATABASE_REPLICA_URLS): which database ran the statements issued outside transactions.
+  const counted = { primary: 0, replica: 0 };
+  new Counter({
+    name: 'tasklane_db_statements_total',
+    help: 'Statements outside transactions by the database role that ran them (with DATABASE_REPLICA_URLS only)',
+    labelNames: ['role'],
+    registers,
+    collect() {
+      const statements = database?.replicas?.statements;
+      if (!statements) return;
+      for (const role of ['primary', 'replica'] as const) {
+        this.inc({ role }, statements[role] - counted[role]);
+        counted[role] = statements[role];
+      }
+    },
+  });
+
   new Gauge({
     name: 'tasklane_webhook_outbox_depth',
     help: 'Webhook deliveries pending (due now or waiting for a retry), all instances together',

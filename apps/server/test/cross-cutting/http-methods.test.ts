@@ -189,7 +189,7 @@ describe('CORS for every method and every header a client reads', () => {
     const response = await t.request('GET', '/api/v1/projects', { token: user.token, headers: { origin: ORIGIN } });
     expect(response.status).toBe(200);
     expect(headerList(response.headers['access-control-expose-headers']).sort()).toEqual(
-      ['ETag', 'Link', 'Location', 'Idempotent-Replayed', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'].sort(),
+      ['ETag', 'Link', 'Location', 'Idempotent-Replayed', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id', 'Tasklane-Lsn'].sort(),
     );
   });
 

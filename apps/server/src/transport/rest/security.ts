@@ -84,7 +84,7 @@ function securityHeaders(): Record<string, string> {
 const API_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** The response headers a client of the API reads, which a browser hides from another origin unless exposed. */
-const EXPOSED_HEADERS = ['ETag', 'Link', 'Location', 'Idempotent-Replayed', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id'];
+const EXPOSED_HEADERS = ['ETag', 'Link', 'Location', 'Idempotent-Replayed', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Request-Id', 'Tasklane-Lsn'];
 
 /**
  * Security headers. The CSP stays strict (no inline scripts): Swagger UI and the web app load
@@ -120,7 +120,7 @@ export async function registerSecurity(
   await app.register(cors, {
     origin: corsOrigins,
     methods: API_METHODS,
-    allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'Last-Event-ID', 'X-Request-Id'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'Last-Event-ID', 'X-Request-Id', 'Tasklane-Lsn'],
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
   });

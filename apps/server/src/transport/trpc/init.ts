@@ -43,6 +43,11 @@ export interface Context {
   services: ServicesHandle;
   /** Waits (bounded) until the derived work of these committed events is done: a write's caller then reads it (events/dispatcher.ts). */
   settleEvents: (eventIds: readonly number[]) => Promise<void>;
+  /**
+   * Runs a read's statements on a read replica that has replayed the request's `Tasklane-Lsn`, when
+   * one is configured and fresh enough; else (and without replicas) on the primary.
+   */
+  readFromReplica: <T>(read: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -157,7 +162,8 @@ export const protectedProcedure = publicProcedure.use(async ({ ctx, type, path, 
     if (result.ok) await ctx.settleEvents(eventIds);
     return result;
   }
-  const [isCurrent, result] = await Promise.all([current, proceed()]);
+  // The token's check stays on the primary (a revoked token is refused at once); the read may not.
+  const [isCurrent, result] = await Promise.all([current, ctx.readFromReplica(proceed)]);
   if (!isCurrent) throw unauthorized();
   return result;
 });

@@ -1,0 +1,92 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import postgres from 'postgres';
+import { freePort } from './ports';
+
+const run = promisify(execFile);
+
+/** PostgreSQL's own programs (Debian's postgresql package; .ci/run installs it when missing). */
+function binDir(): string {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  const found = versions.map((version) => join(root, version, 'bin')).find((dir) => existsSync(join(dir, 'pg_basebackup')));
+  if (!found) throw new Error('PostgreSQL\'s programs (initdb, pg_ctl, pg_basebackup) are missing: apt-get install postgresql');
+  return found;
+}
+
+export interface PrimaryAndReplica {
+  /** The application's database on the primary, and the same database on the replica. */
+  primaryUrl: string;
+  replicaUrl: string;
+  /** A statement as the superuser on the replica (`select pg_wal_replay_pause()`). */
+  onReplica(statement: string): Promise<void>;
+  stopReplica(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A primary and a streaming replica of its own, made as PostgreSQL documents it: `initdb`, then
+ * `pg_basebackup -R` of the running primary, each started with `pg_ctl` on a private port. Both live
+ * in one directory under the system's temporary directory, sockets included, removed by `close()`.
+ * PostgreSQL refuses to run as root: as root, its programs run as the `postgres` user.
+ */
+export async function startPrimaryAndReplica(): Promise<PrimaryAndReplica> {
+  const bin = binDir();
+  const asRoot = process.getuid?.() === 0;
+  const dir = mkdtempSync(join(tmpdir(), 'tasklane-replica-'));
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString());
+    chownSync(dir, uid, gid);
+  }
+  const pg = (program: string, args: string[]) =>
+    asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, program), ...args]) : run(join(bin, program), args);
+  const [primaryPort, replicaPort] = [await freePort(), await freePort()];
+  const options = (port: number) => `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`;
+  const started: string[] = [];
+  const stop = async (data: string) => {
+    if (!started.includes(data)) return;
+    started.splice(started.indexOf(data), 1);
+    await pg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => {});
+  };
+  const close = async () => {
+    for (const data of [...started].reverse()) await stop(data);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const primary = join(dir, 'primary');
+    const replica = join(dir, 'replica');
+    // A fast checkpoint for the base backup: the default spreads it over minutes.
+    // initdb's pg_hba.conf trusts local and loopback connections, replication ones included.
+    await pg('initdb', ['-D', primary, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+    await pg('pg_ctl', ['-D', primary, '-o', `${options(primaryPort)} -c wal_level=replica -c max_wal_senders=4`, '-l', join(dir, 'primary.log'), '-w', 'start']);
+    started.push(primary);
+    const admin = postgres(`postgres://postgres@127.0.0.1:${primaryPort}/postgres`, { max: 1, onnotice: () => {} });
+    await admin.unsafe('create database tasklane');
+    await admin.end();
+    await pg('pg_basebackup', ['-D', replica, '-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-R', '-X', 'stream', '--checkpoint=fast', '--no-sync']);
+    await pg('pg_ctl', ['-D', replica, '-o', `${options(replicaPort)} -c hot_standby=on`, '-l', join(dir, 'replica.log'), '-w', 'start']);
+    started.push(replica);
+    const replicaUrl = `postgres://postgres@127.0.0.1:${replicaPort}/tasklane`;
+    return {
+      primaryUrl: `postgres://postgres@127.0.0.1:${primaryPort}/tasklane`,
+      replicaUrl,
+      async onReplica(statement) {
+        const client = postgres(replicaUrl, { max: 1, onnotice: () => {} });
+        try {
+          await client.unsafe(statement);
+        } finally {
+          await client.end();
+        }
+      },
+      stopReplica: () => stop(replica),
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
