@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { createDatabase, type Database } from '@tasklane/db';
+import type { TRPCError } from '@trpc/server';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { startActivityHub } from '../resources/activity/hub';
 import { registerEventStreamRoute } from '../transport/sse/activity';
@@ -373,7 +374,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return token && !context.authorization ? { ...context, authorization: `Bearer ${token}` } : context;
     },
     onError: logFailure,
-    responseMeta: ({ errors }: { errors: { code: string }[] }) => ({ headers: challengeHeaders(errors) }),
+    // A refusal's own headers (Retry-After of a 503) as on REST.
+    responseMeta: ({ errors }: { errors: TRPCError[] }) => ({
+      headers: Object.assign(challengeHeaders(errors), ...errors.map((error) => domainErrorOf(error)?.headers ?? {})),
+    }),
   } as never);
 
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });

@@ -21,13 +21,17 @@ const CONNECTION_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE',
 ]);
 
+/** The answer's header when the database was out of reach: a restart or a failover takes seconds, so try again after one. */
+export const DATABASE_RETRY: Readonly<Record<string, string>> = { 'retry-after': '1' };
+
 /**
  * True when the database is unreachable rather than the request wrong: a connection error, or
- * PostgreSQL's class 08 (connection exception), 57P01-57P03 (shutting down, cannot connect now)
- * and 53300 (too many connections).
+ * PostgreSQL's class 08 (connection exception), 57P01-57P03 (shutting down, cannot connect now),
+ * 53300 (too many connections) and 25006 (a write on a read-only server: DATABASE_URL reaches a
+ * standby, as while a failover moves the primary).
  */
 export const isDatabaseUnavailable = (error: unknown): boolean =>
-  hasCode(error, (code) => CONNECTION_CODES.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300');
+  hasCode(error, (code) => CONNECTION_CODES.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300' || code === '25006');
 
 /**
  * True when PostgreSQL refused a value the input schemas let through: a NUL character in text

@@ -1,4 +1,3 @@
-import { type AddressInfo, createServer, connect, type Server, type Socket } from 'node:net';
 import { readdirSync } from 'node:fs';
 import { migrationsFolder } from '@tasklane/db';
 import postgres from 'postgres';
@@ -7,6 +6,7 @@ import { buildApp } from '../../src/app/app';
 import { expectErrorBody } from '../support/checks';
 import { testConfig, type TestApp } from '../support/harness';
 import { freshPostgresDatabase as freshDatabase } from '../support/harness';
+import { tcpProxy } from '../support/tcp-proxy';
 
 /**
  * PostgreSQL only (PGlite lives in the process and cannot become unreachable). The machine's
@@ -14,38 +14,8 @@ import { freshPostgresDatabase as freshDatabase } from '../support/harness';
  */
 const onPostgres = process.env.TEST_DB === 'postgres';
 
-/** A TCP proxy to PostgreSQL; `stop()` refuses new connections and cuts the open ones. */
-function postgresProxy() {
-  let server: Server | undefined;
-  /** Port 0 at first; a restart listens where the server's pool connects. */
-  let port = 0;
-  const sockets = new Set<Socket>();
-  const start = () =>
-    new Promise<void>((resolve) => {
-      server = createServer((client) => {
-        const upstream = connect(5432, '127.0.0.1');
-        for (const socket of [client, upstream]) {
-          sockets.add(socket);
-          socket.on('close', () => sockets.delete(socket));
-          socket.on('error', () => {});
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      server.listen(port, '127.0.0.1', () => {
-        port = (server!.address() as AddressInfo).port;
-        resolve();
-      });
-    });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server?.close(() => resolve());
-    });
-  return { start, stop, port: () => port };
-}
-
 describe.runIf(onPostgres)('PostgreSQL unreachable', () => {
-  const proxy = postgresProxy();
+  const proxy = tcpProxy(Number(new URL(process.env.TEST_DATABASE_URL ?? 'postgres://x@127.0.0.1:5432/').port || 5432));
   let database: Awaited<ReturnType<typeof freshDatabase>>;
   let t: Pick<TestApp, 'app'>;
   let token: string;
@@ -75,10 +45,13 @@ describe.runIf(onPostgres)('PostgreSQL unreachable', () => {
     for (const url of ['/api/v1/projects', '/api/v1/auth/me']) {
       const response = await get(url);
       expectErrorBody({ status: response.statusCode, body: response.json(), headers: response.headers }, 503, { reason: 'DATABASE_UNAVAILABLE' });
+      // A restart or a failover takes seconds: the client is told when to try again.
+      expect(response.headers['retry-after']).toBe('1');
     }
     const trpc = await get('/api/trpc/projects.list');
     expect(trpc.statusCode).toBe(503);
     expect(trpc.json().error.data).toMatchObject({ code: 'SERVICE_UNAVAILABLE', reason: 'DATABASE_UNAVAILABLE' });
+    expect(trpc.headers['retry-after']).toBe('1');
     expect((await get('/readyz')).statusCode).toBe(503);
     expect((await get('/healthz')).statusCode).toBe(200);
 

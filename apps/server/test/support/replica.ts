@@ -21,9 +21,15 @@ export interface PrimaryAndReplica {
   /** The application's database on the primary, and the same database on the replica. */
   primaryUrl: string;
   replicaUrl: string;
+  primaryPort: number;
+  replicaPort: number;
   /** A statement as the superuser on the replica (`select pg_wal_replay_pause()`). */
   onReplica(statement: string): Promise<void>;
   stopReplica(): Promise<void>;
+  /** Stops the primary at once, as a crash would (`pg_ctl stop -m immediate`). */
+  stopPrimary(): Promise<void>;
+  /** Makes the replica the primary (`pg_ctl promote`), once it accepts writes. */
+  promote(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,7 +39,7 @@ export interface PrimaryAndReplica {
  * in one directory under the system's temporary directory, sockets included, removed by `close()`.
  * PostgreSQL refuses to run as root: as root, its programs run as the `postgres` user.
  */
-export async function startPrimaryAndReplica(): Promise<PrimaryAndReplica> {
+export async function startPrimaryAndReplica({ synchronous = false }: { synchronous?: boolean } = {}): Promise<PrimaryAndReplica> {
   const bin = binDir();
   const asRoot = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), 'tasklane-replica-'));
@@ -70,6 +76,23 @@ export async function startPrimaryAndReplica(): Promise<PrimaryAndReplica> {
     await pg('pg_basebackup', ['-D', replica, '-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-R', '-X', 'stream', '--checkpoint=fast', '--no-sync']);
     await pg('pg_ctl', ['-D', replica, '-o', `${options(replicaPort)} -c hot_standby=on`, '-l', join(dir, 'replica.log'), '-w', 'start']);
     started.push(replica);
+    if (synchronous) {
+      // A commit answers only once the replica has it (docs/operations.md, "Failover"): set once the
+      // replica streams, since a commit would wait for it until then.
+      const primaryAdmin = postgres(`postgres://postgres@127.0.0.1:${primaryPort}/postgres`, { max: 1, onnotice: () => {} });
+      try {
+        await primaryAdmin.unsafe(`alter system set synchronous_standby_names = '*'`);
+        await primaryAdmin.unsafe('select pg_reload_conf()');
+        for (let attempt = 0; ; attempt += 1) {
+          const rows = await primaryAdmin.unsafe(`select 1 from pg_stat_replication where sync_state = 'sync'`);
+          if (rows.length > 0) break;
+          if (attempt > 300) throw new Error('the replica did not become a synchronous standby');
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      } finally {
+        await primaryAdmin.end();
+      }
+    }
     const replicaUrl = `postgres://postgres@127.0.0.1:${replicaPort}/tasklane`;
     return {
       primaryUrl: `postgres://postgres@127.0.0.1:${primaryPort}/tasklane`,
@@ -82,7 +105,13 @@ export async function startPrimaryAndReplica(): Promise<PrimaryAndReplica> {
           await client.end();
         }
       },
+      primaryPort,
+      replicaPort,
       stopReplica: () => stop(replica),
+      stopPrimary: () => stop(primary),
+      promote: async () => {
+        await pg('pg_ctl', ['-D', replica, '-w', 'promote']);
+      },
       close,
     };
   } catch (error) {

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { AuthService } from '../../resources/auth/service';
 import { callRefusal, type Grant, SESSION_GRANT, type TokenNeed } from '../../resources/policy/policy';
 import { DomainError } from '../../platform/errors';
-import { isDatabaseUnavailable } from '../../platform/db-errors';
+import { DATABASE_RETRY, isDatabaseUnavailable } from '../../platform/db-errors';
 import { normalizeIssues, summarizeIssues } from '../trpc/errors';
 import { errorBody, sendError } from './rest-errors';
 
@@ -35,7 +35,10 @@ export function refuse(request: FastifyRequest, reply: FastifyReply, error: unkn
     if (status === 413) reply.header('connection', 'close');
     return sendError(request, reply, status, { ...errorBody(status, error.message, error.reason), ...(error.issues ? { issues: error.issues } : {}) });
   }
-  if (isDatabaseUnavailable(error)) return sendError(request, reply, 503, errorBody(503, 'The database is unavailable; retry shortly', 'DATABASE_UNAVAILABLE'));
+  if (isDatabaseUnavailable(error)) {
+    reply.headers(DATABASE_RETRY);
+    return sendError(request, reply, 503, errorBody(503, 'The database is unavailable; retry shortly', 'DATABASE_UNAVAILABLE'));
+  }
   throw error;
 }
 

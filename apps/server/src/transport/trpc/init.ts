@@ -1,6 +1,6 @@
 import { initTRPC } from '@trpc/server';
 import type { ClientInfo } from '../../resources/auth/service';
-import { isDatabaseUnavailable, isUnstorableValue } from '../../platform/db-errors';
+import { DATABASE_RETRY, isDatabaseUnavailable, isUnstorableValue } from '../../platform/db-errors';
 import type { Services } from '../../resources/services';
 import { DomainError } from '../../platform/errors';
 import type { ResponseMeta } from '../../platform/response-meta';
@@ -112,7 +112,7 @@ export const publicProcedure = t.procedure.use(async ({ next }) => {
   const result = (await next()) as Awaited<ReturnType<typeof next<{ services: Services }>>>;
   if (result.ok) return result;
   if (isDatabaseUnavailable(result.error)) {
-    throw toTRPCError(new DomainError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', 'DATABASE_UNAVAILABLE'));
+    throw toTRPCError(new DomainError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', 'DATABASE_UNAVAILABLE', DATABASE_RETRY));
   }
   if (isUnstorableValue(result.error)) {
     throw toTRPCError(new DomainError('BAD_REQUEST', 'A value cannot be stored: PostgreSQL refused it', 'UNSTORABLE_VALUE'));
