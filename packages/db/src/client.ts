@@ -186,16 +186,22 @@ function preparedClient(client: PostgresClient, tracking: QueryTracking, prepare
         return (query: string, parameters?: unknown[], options?: Record<string, unknown>) => {
           const run = (on: PostgresClient) => on.unsafe(query, parameters as never, { ...options, prepare });
           // A transaction's statements stay on the primary: it holds their connection.
-          const replica = inTransaction ? undefined : routing?.current();
-          if (replica && replicaMayRun(query)) return watch(tracking, routing!.run(replica, run, target) as PromiseLike<unknown>, true);
-          if (routing) routing.set.statements.primary += 1;
-          return watch(tracking, run(target), !inTransaction);
+          if (!routing || inTransaction) return watch(tracking, run(target), !inTransaction);
+          const scope = routing.scope();
+          const readOnly = replicaMayRun(query);
+          // On a replica: not counted in the primary pool's gauges.
+          if (scope?.replica && readOnly) return watch(tracking, routing.run(scope, run, target) as PromiseLike<unknown>, false);
+          routing.set.statements.primary += 1;
+          if (!readOnly) scope?.onWrite?.();
+          return watch(tracking, run(target), true);
         };
       }
       if (property === 'begin' || property === 'savepoint') {
         const open = Reflect.get(target, property, receiver) as (...args: unknown[]) => Promise<unknown>;
         return (...args: unknown[]) => {
           const pending = open.apply(target, args.map(wrapScoped));
+          // A transaction may write: the request's answer carries a position (replicas.ts).
+          if (property === 'begin' && !inTransaction) routing?.scope()?.onWrite?.();
           // A transaction holds a connection of its own from BEGIN to COMMIT; a savepoint runs on its transaction's.
           if (property === 'begin' && !inTransaction) {
             tracking.inFlight += 1;
@@ -230,7 +236,8 @@ async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Pr
   const max = config.poolSize ?? DEFAULT_POOL_SIZE;
   const tracking = newTracking();
   const routing = config.replicas?.urls.length
-    ? createReplicaRouting(client, {
+    ? createReplicaRouting({
+        primaryPositions: postgres(config.url, { max: 1, onnotice: () => {}, connect_timeout: 5, connection: SESSION_SETTINGS, prepare: !pooled }),
         urls: config.replicas.urls,
         maxLagMs: config.replicas.maxLagMs,
         connect: (url) => {

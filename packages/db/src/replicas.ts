@@ -16,15 +16,21 @@ type PostgresClient = ReturnType<typeof postgres>;
  * primary: a replica going away costs the client nothing.
  */
 export interface ReplicaSet {
-  /** The replicas, for the metrics: how many, and the statements each role ran. */
+  /** The replicas, for the metrics: how many, and the statements outside transactions each role ran. */
   readonly count: number;
   readonly statements: { primary: number; replica: number };
+  /**
+   * Runs a request's work, calling `onWrite` (once) when it opens a transaction or runs on the
+   * primary a statement a replica could not: such a request's answer must carry a position even
+   * when it is a GET (a sign-on callback creates the session it answers).
+   */
+  within<T>(fn: () => Promise<T>, onWrite: () => void): Promise<T>;
   /**
    * Runs `fn` with its plain statements (not its transactions) on a replica that has replayed
    * `after` (a position a write answered) and lags at most `maxLagMs`, else on the primary.
    */
-  reading<T>(after: string | undefined, fn: () => Promise<T>): Promise<T>;
-  /** The primary's flushed WAL position now: after a commit (flushed before it answered), at or past it. */
+  reading<T>(after: bigint | undefined, fn: () => Promise<T>): Promise<T>;
+  /** The primary's WAL insert position now: after a commit, at or past that commit's record. */
   position(): Promise<string>;
   close(): Promise<void>;
 }
@@ -41,6 +47,14 @@ interface Replica {
   replayed: bigint;
   polledAt: number;
   up: boolean;
+  /** A poll still waiting for this replica's answer: the next one does not pile up behind it. */
+  polling: boolean;
+}
+
+/** What the request running now asked of the databases. */
+export interface RequestScope {
+  replica: PostgresClient | undefined;
+  onWrite: (() => void) | undefined;
 }
 
 /**
@@ -50,11 +64,35 @@ interface Replica {
  * read-only, and runs again on the primary.
  */
 const READ_ONLY = /^\s*select\b/i;
-const NEEDS_PRIMARY = /\bfor\s+(update|share|no\s+key\s+update|key\s+share)\b|\b(pg_notify|nextval|setval|set_config|pg_advisory\w*|pg_current_wal\w*|txid_current|pg_current_xact_id)\s*\(/i;
+const NEEDS_PRIMARY = /\bfor\s+(update|share|no\s+key\s+update|key\s+share)\b|\b(pg_notify|nextval|setval|currval|lastval|set_config|pg_(try_)?advisory\w*|pg_current_wal\w*|txid_current|pg_current_xact_id)\s*\(/i;
 export const replicaMayRun = (statement: string): boolean => READ_ONLY.test(statement) && !NEEDS_PRIMARY.test(statement);
 
 const CONNECTION_FAILURES = /^(CONNECT_TIMEOUT|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|08\w{3}|57P0[123])$/;
 const lostConnection = (error: unknown) => CONNECTION_FAILURES.test(String((error as { code?: unknown }).code ?? ''));
+
+/**
+ * How long a poll or a replica's statement may take before the replica counts as gone: a replica
+ * that stops answering without closing its connections (a network partition) must not hold reads.
+ * The service's reads take milliseconds; a statement past this runs again on the primary.
+ */
+const REPLICA_DEADLINE_MS = 5000;
+
+class Deadline extends Error {}
+const within = <T>(work: PromiseLike<T>, ms: number): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Deadline()), ms);
+    timer.unref();
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 
 export interface ReplicaOptions {
   urls: readonly string[];
@@ -62,54 +100,76 @@ export interface ReplicaOptions {
   /** How often each replica's and the primary's positions are read. */
   pollMs?: number;
   connect: (url: string) => PostgresClient;
+  /** A connection of its own to the primary for the positions: the pool's queue must not make replicas look late. */
+  primaryPositions: PostgresClient;
 }
 
 export interface ReplicaRouting {
   set: ReplicaSet;
-  /** The replica the running request's reads go to, if any (read by the statement wrapper in client.ts). */
-  current(): PostgresClient | undefined;
-  /** Runs a statement on the request's replica, and again on the primary if the replica fails it. */
-  run(replica: PostgresClient, statement: (client: PostgresClient) => PromiseLike<unknown> & { values(): PromiseLike<unknown> }, primary: PostgresClient): unknown;
+  /** What the running request asked (read by the statement wrapper in client.ts). */
+  scope(): RequestScope | undefined;
+  /**
+   * Runs a statement on the request's replica, and again on the primary if the replica fails it
+   * or passes the deadline; the rest of the request then reads from the primary.
+   */
+  run(scope: RequestScope, statement: (client: PostgresClient) => PromiseLike<unknown> & { values(): PromiseLike<unknown> }, primary: PostgresClient): unknown;
 }
 
-export function createReplicaRouting(primary: PostgresClient, options: ReplicaOptions): ReplicaRouting {
+export function createReplicaRouting(options: ReplicaOptions): ReplicaRouting {
   const pollMs = options.pollMs ?? Math.min(200, Math.max(20, Math.floor(options.maxLagMs / 4)));
-  const replicas: Replica[] = options.urls.map((url) => ({ client: options.connect(url), replayed: 0n, polledAt: 0, up: false }));
+  const positions = options.primaryPositions;
+  const replicas: Replica[] = options.urls.map((url) => ({ client: options.connect(url), replayed: 0n, polledAt: 0, up: false, polling: false }));
   /** The primary's positions, oldest first, with when they were read: a replica's lag is read off them. */
   const seen: { at: number; lsn: bigint }[] = [];
   const statements = { primary: 0, replica: 0 };
-  const scope = new AsyncLocalStorage<{ replica: PostgresClient | undefined }>();
+  const requests = new AsyncLocalStorage<RequestScope>();
+  /** When the primary last told its position: without news of it, no replica can be judged fresh. */
+  let primaryPolledAt = 0;
+  const readPosition = async () => {
+    const [row] = await within(positions.unsafe<{ lsn: string }[]>('select pg_current_wal_insert_lsn()::text as lsn'), REPLICA_DEADLINE_MS);
+    return row!.lsn;
+  };
+
+  const pollReplica = async (replica: Replica) => {
+    if (replica.polling) return;
+    replica.polling = true;
+    try {
+      const [row] = await within(
+        replica.client.unsafe<{ lsn: string | null; standby: boolean }[]>('select pg_last_wal_replay_lsn()::text as lsn, pg_is_in_recovery() as standby'),
+        REPLICA_DEADLINE_MS,
+      );
+      const lsn = parseLsn(row?.lsn ?? undefined);
+      // A standby only: one promoted (or a primary named by mistake) would take writes no other server sees.
+      replica.up = row?.standby === true && lsn !== undefined;
+      if (lsn !== undefined) replica.replayed = lsn;
+      replica.polledAt = Date.now();
+    } catch {
+      replica.up = false;
+    } finally {
+      replica.polling = false;
+    }
+  };
 
   async function poll() {
     const now = Date.now();
+    // Each replica on its own: one that hangs delays neither the others nor the primary's positions.
+    for (const replica of replicas) void pollReplica(replica);
     try {
-      const [row] = await primary.unsafe<{ lsn: string }[]>('select pg_current_wal_flush_lsn()::text as lsn');
-      const lsn = parseLsn(row?.lsn);
+      const lsn = parseLsn(await readPosition());
+      primaryPolledAt = Date.now();
       if (lsn !== undefined && (seen.length === 0 || seen[seen.length - 1]!.lsn !== lsn)) seen.push({ at: now, lsn });
     } catch {
-      // The primary's own outage is the requests' to report (503); the replicas are judged below as before.
+      // The primary's own outage is the requests' to report (503); without new positions the replicas age out.
     }
     // Positions older than the lag allowed are needed only to know a replica is past them: keep one.
     while (seen.length > 1 && seen[1]!.at <= now - options.maxLagMs) seen.shift();
-    await Promise.all(
-      replicas.map(async (replica) => {
-        try {
-          const [row] = await replica.client.unsafe<{ lsn: string | null }[]>('select pg_last_wal_replay_lsn()::text as lsn');
-          const lsn = parseLsn(row?.lsn ?? undefined);
-          // Not a standby (promoted, or pointed at a primary by mistake): no replayed position, never used.
-          replica.up = lsn !== undefined;
-          if (lsn !== undefined) replica.replayed = lsn;
-          replica.polledAt = Date.now();
-        } catch {
-          replica.up = false;
-        }
-      }),
-    );
   }
 
   /** Replayed everything the primary had `maxLagMs` ago, and answered a poll within that time. */
   const fresh = (replica: Replica, now: number) => {
     if (!replica.up || now - replica.polledAt > options.maxLagMs) return false;
+    // Nothing known of the primary yet (or for too long): no replica can be judged.
+    if (seen.length === 0 || now - primaryPolledAt > options.maxLagMs) return false;
     // The first position the replica has not replayed, and since when the primary has had it.
     const missing = seen.find((sample) => sample.lsn > replica.replayed);
     return missing === undefined || now - missing.at <= options.maxLagMs;
@@ -142,23 +202,36 @@ export function createReplicaRouting(primary: PostgresClient, options: ReplicaOp
   const set: ReplicaSet = {
     count: replicas.length,
     statements,
-    reading: (after, fn) => scope.run({ replica: choose(parseLsn(after)) }, fn),
-    async position() {
-      const [row] = await primary.unsafe<{ lsn: string }[]>('select pg_current_wal_flush_lsn()::text as lsn');
-      return row!.lsn;
+    within: (fn, onWrite) => {
+      let told = false;
+      return requests.run(
+        {
+          replica: undefined,
+          onWrite: () => {
+            if (told) return;
+            told = true;
+            onWrite();
+          },
+        },
+        fn,
+      );
     },
+    reading: (after, fn) => requests.run({ replica: choose(after), onWrite: requests.getStore()?.onWrite }, fn),
+    position: readPosition,
     async close() {
       clearTimeout(timer);
       timer = undefined;
+      // A poll is bounded by the deadline; the clients' end cuts what still waits.
       await polling;
-      await Promise.all(replicas.map((replica) => replica.client.end({ timeout: 5 })));
+      await Promise.all([...replicas.map((replica) => replica.client.end({ timeout: 5 })), positions.end({ timeout: 5 })]);
     },
   };
 
   return {
     set,
-    current: () => scope.getStore()?.replica,
-    run(replica, statement, primaryClient) {
+    scope: () => requests.getStore(),
+    run(scope, statement, primaryClient) {
+      const replica = scope.replica!;
       // drizzle awaits the statement, or calls `.values()` first and awaits that: both are kept lazy.
       let asValues = false;
       let settled: Promise<unknown> | undefined;
@@ -170,14 +243,16 @@ export function createReplicaRouting(primary: PostgresClient, options: ReplicaOp
             return asValues ? pending.values() : pending;
           };
           try {
-            const result = await runOn(replica);
+            const result = await within(runOn(replica), REPLICA_DEADLINE_MS);
             statements.replica += 1;
             return result;
           } catch (error) {
-            if (lostConnection(error)) {
+            if (lostConnection(error) || error instanceof Deadline) {
               const lost = replicas.find((candidate) => candidate.client === replica);
               if (lost) lost.up = false;
             }
+            // The rest of the request reads the primary: its answers must not go back in time.
+            scope.replica = undefined;
             const result = await runOn(primaryClient);
             statements.primary += 1;
             return result;

@@ -23,7 +23,7 @@ import { errorBody, fastifyErrorToBody, sendError, toRestErrorPayload } from '..
 import { errorSerializer, requestSerializer } from '../transport/rest/log-serializers';
 import { OneLinePerRequest, prettyLogStream } from '../transport/rest/request-log';
 import { clientErrorHandler, registerSecurity } from '../transport/rest/security';
-import { readPositionOf, registerReadPosition } from '../transport/rest/read-position';
+import { markWrote, readPositionOf, registerReadPosition } from '../transport/rest/read-position';
 import { registerTrpcTransport, trpcRouteLabel } from '../transport/rest/trpc-transport';
 import { registerProcedureRoute } from '../transport/rest/procedure-route';
 import { registerBodilessRequests, registerRestInputChecks, restRouteLabel } from '../transport/rest/rest-input';
@@ -320,6 +320,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     services: servicesHandle,
     settleEvents: dispatcher.settle,
     readFromReplica: replicas ? (read) => replicas.reading(readPositionOf(request), read) : (read) => read(),
+    trackWrites: replicas ? (call) => replicas.within(call, () => markWrote(request)) : (call) => call(),
   });
   const logFailure = ({ error, req }: { error: { code: string; cause?: unknown }; req: unknown }) => {
     if (error.code === 'INTERNAL_SERVER_ERROR') (req as FastifyRequest).log.error({ err: error.cause ?? error }, 'procedure failed');

@@ -66,7 +66,8 @@ export const EnvSchema = z.object({
     .transform((raw) => raw.split(',').map((url) => url.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, 'each one a postgres:// or postgresql:// URL')).max(16))
     .default([]),
-  REPLICA_MAX_LAG_MS: timerMilliseconds.default(1000),
+  // At least a poll's interval apart from nothing; at most 5 min, since a member removed from a project may read it from a replica that long.
+  REPLICA_MAX_LAG_MS: z.coerce.number().int().min(100).max(300_000).default(1000),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_TTL: durationSeconds.default(86_400),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),

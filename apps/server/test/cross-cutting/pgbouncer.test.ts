@@ -90,7 +90,7 @@ describe.runIf(onPostgres)('through a real PgBouncer in transaction mode', () =>
     // PostgreSQL sees PgBouncer's two sessions and the LISTEN session, not the server's pool of six.
     const admin = postgres(direct, { max: 1, onnotice: () => {} });
     try {
-      const [row] = await admin<{ sessions: number }[]>`select count(*)::int as sessions from pg_stat_activity where datname = ${databaseName} and pid <> pg_backend_pid()`;
+      const [row] = await admin<{ sessions: number }[]>`select count(*)::int as sessions from pg_stat_activity where datname = ${databaseName} and backend_type = 'client backend' and pid <> pg_backend_pid()`;
       expect(row!.sessions).toBeLessThanOrEqual(3);
     } finally {
       await admin.end();

@@ -94,6 +94,9 @@ describe.runIf(onPostgres)('a real primary and a streaming replica', () => {
     const before = await statementsByRole(baseUrl);
     expect(titles(await send(baseUrl, 'GET', listPath, { token: alice, headers: { 'tasklane-lsn': position } }))).toEqual(['Final']);
     expect(titles(await send(baseUrl, 'GET', listPath, { token: alice, headers: { cookie: `tasklane_lsn=${position}` } }))).toEqual(['Final']);
+    // Another tab's older header with this tab's newer cookie: the later position wins.
+    const older = created.headers.get('tasklane-lsn')!;
+    expect(titles(await send(baseUrl, 'GET', listPath, { token: alice, headers: { 'tasklane-lsn': older, cookie: `tasklane_lsn=${position}` } }))).toEqual(['Final']);
     const afterAlice = await statementsByRole(baseUrl);
     expect(afterAlice.replica).toBe(before.replica);
 
@@ -112,6 +115,22 @@ describe.runIf(onPostgres)('a real primary and a streaming replica', () => {
       expect(attempt).toBeLessThan(200);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+
+    // A GET that writes answers a position too: a timer past a day stops itself when read.
+    expect((await send(baseUrl, 'POST', `/api/v1/tasks/${created.body.id}/timer`, { token: alice })).status).toBe(200);
+    const primary = postgres(pair.primaryUrl, { max: 1, onnotice: () => {} });
+    await primary`update timers set started_at = now() - interval '2 days'`;
+    await primary.end();
+    for (;;) {
+      if ((await replica`select 1 from timers where started_at < now() - interval '1 day'`).length === 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const plainRead = await send(baseUrl, 'GET', listPath, { token: alice });
+    expect(plainRead.headers.get('tasklane-lsn')).toBeNull();
+    const stopping = await send(baseUrl, 'GET', '/api/v1/auth/me/timer', { token: alice });
+    expect(stopping.status).toBe(200);
+    expect(stopping.body).toBeNull();
+    expect(stopping.headers.get('tasklane-lsn')).toMatch(LSN);
 
     // The replica stops: no read fails, every one is answered from the primary.
     await replica.end();

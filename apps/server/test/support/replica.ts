@@ -68,14 +68,15 @@ export async function startPrimaryAndReplica({ synchronous = false }: { synchron
     // A fast checkpoint for the base backup: the default spreads it over minutes.
     // initdb's pg_hba.conf trusts local and loopback connections, replication ones included.
     await pg('initdb', ['-D', primary, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
-    await pg('pg_ctl', ['-D', primary, '-o', `${options(primaryPort)} -c wal_level=replica -c max_wal_senders=4`, '-l', join(dir, 'primary.log'), '-w', 'start']);
+    // Listed before it starts: a start that outlasts pg_ctl's wait is still stopped by close().
     started.push(primary);
+    await pg('pg_ctl', ['-D', primary, '-o', `${options(primaryPort)} -c wal_level=replica -c max_wal_senders=4`, '-l', join(dir, 'primary.log'), '-w', '-t', '180', 'start']);
     const admin = postgres(`postgres://postgres@127.0.0.1:${primaryPort}/postgres`, { max: 1, onnotice: () => {} });
     await admin.unsafe('create database tasklane');
     await admin.end();
     await pg('pg_basebackup', ['-D', replica, '-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-R', '-X', 'stream', '--checkpoint=fast', '--no-sync']);
-    await pg('pg_ctl', ['-D', replica, '-o', `${options(replicaPort)} -c hot_standby=on`, '-l', join(dir, 'replica.log'), '-w', 'start']);
     started.push(replica);
+    await pg('pg_ctl', ['-D', replica, '-o', `${options(replicaPort)} -c hot_standby=on`, '-l', join(dir, 'replica.log'), '-w', '-t', '180', 'start']);
     if (synchronous) {
       // A commit answers only once the replica has it (docs/operations.md, "Failover"): set once the
       // replica streams, since a commit would wait for it until then.
@@ -110,7 +111,7 @@ export async function startPrimaryAndReplica({ synchronous = false }: { synchron
       stopReplica: () => stop(replica),
       stopPrimary: () => stop(primary),
       promote: async () => {
-        await pg('pg_ctl', ['-D', replica, '-w', 'promote']);
+        await pg('pg_ctl', ['-D', replica, '-w', '-t', '180', 'promote']);
       },
       close,
     };

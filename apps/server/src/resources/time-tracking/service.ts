@@ -182,11 +182,16 @@ export function createTimeTrackingService(db: Db, tasks: TasksService) {
       if (!running) return null;
       const now = new Date();
       if (now.getTime() - running.timer.startedAt.getTime() < TIMER_MAX_MINUTES * MINUTE) return toTimer(running.timer);
-      await db.transaction(async (tx) => {
+      const stale = running.timer.startedAt.getTime();
+      return db.transaction(async (tx) => {
         await store.lockUserTimer(tx, userId);
+        // Read again under the lock: the first read may be a replica's, or older than a timer started meanwhile.
+        const current = await store.findTimer(tx, userId);
+        if (!current) return null;
+        if (current.timer.startedAt.getTime() !== stale) return toTimer(current.timer);
         await stopRunning(tx, userId, now);
+        return null;
       });
-      return null;
     },
 
     async report(userId: string, { id: projectId, from, to, groupBy }: TimeReportInput): Promise<TimeReportRow[]> {

@@ -48,6 +48,8 @@ export interface Context {
    * one is configured and fresh enough; else (and without replicas) on the primary.
    */
   readFromReplica: <T>(read: () => Promise<T>) => Promise<T>;
+  /** Runs a procedure noting whether it wrote, so a GET that wrote answers a position too (with replicas only). */
+  trackWrites: <T>(call: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -105,11 +107,11 @@ export const mergeRouters = t.mergeRouters;
  * Every procedure's refusals become tRPC's here. An unreachable database is the service's outage,
  * not a bug of the request: 503, quickly, never a 500.
  */
-export const publicProcedure = t.procedure.use(async ({ next }) => {
+export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
   // `ctx.services` is the Services object already, opaque only in the type: `next()` keeps the
   // context as it is (tRPC copies the whole context for a `next({ ctx })`) and the cast gives the
   // procedures below the type they would have got from `next({ ctx: { services } })`.
-  const result = (await next()) as Awaited<ReturnType<typeof next<{ services: Services }>>>;
+  const result = (await ctx.trackWrites(() => next())) as Awaited<ReturnType<typeof next<{ services: Services }>>>;
   if (result.ok) return result;
   if (isDatabaseUnavailable(result.error)) {
     throw toTRPCError(new DomainError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', 'DATABASE_UNAVAILABLE', DATABASE_RETRY));
