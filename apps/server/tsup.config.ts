@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { main: 'src/app/main.ts', 'password-worker': 'src/resources/auth/password-worker.mjs' },
+  entry: { main: 'src/app/main.ts', 'password-worker': 'src/resources/auth/password-worker.mjs', 'build-template': 'src/app/build-template.ts' },
   format: ['esm'],
   platform: 'node',
   target: 'node20',

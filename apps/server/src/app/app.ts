@@ -15,7 +15,7 @@ import { createAuthService } from '../resources/auth/service';
 import { createTokenService } from '../resources/credentials/tokens';
 import type { Config } from '../platform/config';
 import type { Page } from '../platform/paging';
-import { backupFiles, lockDataDir, operatorSocketPath, pgliteDir } from './data-dir';
+import { backupFiles, lockDataDir, operatorSocketPath, PGLITE_TEMPLATE, pgliteDir } from './data-dir';
 import { registerAdminRoutes } from '../transport/rest/admin';
 import { createOperatorChannel } from '../transport/operator/server';
 import { registerRateLimits } from '../transport/rest/rate-limits';
@@ -101,7 +101,7 @@ export async function openDatabase(config: Config, command = 'serve'): Promise<D
   }
   const lock = lockDataDir(config.dataDir, command);
   try {
-    const database = await createDatabase({ kind: 'pglite', dataDir: pgliteDir(config.dataDir) });
+    const database = await createDatabase({ kind: 'pglite', dataDir: pgliteDir(config.dataDir), template: PGLITE_TEMPLATE });
     await database.migrate();
     return {
       ...database,
@@ -243,6 +243,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return sendError(request, reply, status, body);
     },
   });
+  if (database.created) {
+    app.log.info(
+      { created: database.created },
+      database.created === 'template' ? 'made the embedded database in DATA_DIR/pgdata from the bundled template' : 'made the embedded database in DATA_DIR/pgdata (initdb and migrations)',
+    );
+  }
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

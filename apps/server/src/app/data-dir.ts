@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -14,6 +15,13 @@ const { tryLock } = createRequire(import.meta.url)('fs-native-extensions') as { 
 
 /** Where PGlite keeps its files inside DATA_DIR. */
 export const pgliteDir = (dataDir: string) => join(dataDir, 'pgdata');
+
+/**
+ * The migrated embedded database the build ships beside the server (app/build-template.ts): a new
+ * DATA_DIR starts from it. Resolved from the running file, so only the built server has one; run
+ * from source, a first start makes its database by initdb and the migrations.
+ */
+export const PGLITE_TEMPLATE = fileURLToPath(new URL('./pglite-template.tar.gz', import.meta.url));
 
 /**
  * What a backup carries besides the database: the local attachment files (DATA_DIR/files, as

@@ -72,6 +72,26 @@ describe('the data directory and the operator commands', () => {
     }
   }, 180_000);
 
+  it.runIf(!onPostgres)('a new DATA_DIR starts from the bundled template, migrated, with the 32 MB buffer pool from the first start; a restart finds its database', async () => {
+    const env = { ...fresh(), LOG_LEVEL: 'info' };
+    const first = await startServerProcess(env, await freePort());
+    try {
+      // The template is the built server's own (dist/pglite-template.tar.gz): no initdb, no migrations.
+      expect(first.output()).toContain('made the embedded database in DATA_DIR/pgdata from the bundled template');
+      await register(first, 'templated@example.com');
+    } finally {
+      await stop(first);
+    }
+    expect(readFileSync(join(env.DATA_DIR, 'pgdata', 'postgresql.auto.conf'), 'utf8')).toMatch(/^shared_buffers = '32MB'$/m);
+    const again = await startServerProcess(env, await freePort());
+    try {
+      expect(again.output()).not.toContain('made the embedded database');
+      expect((await login(again, 'templated@example.com', 'password-123')).status).toBe(200);
+    } finally {
+      await stop(again);
+    }
+  });
+
   it.runIf(!onPostgres)('a SIGKILLed server leaves no lock behind: the commands and the next server open the directory at once', async () => {
     const env = fresh();
     const port = await freePort();
