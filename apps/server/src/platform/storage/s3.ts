@@ -60,7 +60,9 @@ export function createS3BlobStore(config: S3Config): BlobStore & { client: S3Cli
         await sent;
       } catch (error) {
         await upload.abort().catch(() => {});
-        // Settled (aborted, or a part already sent has landed) before the delete, so none lands after it.
+        // The upload's own promise settled (rejected by the abort) before the delete. It does not wait
+        // for a request already on the wire; a single PUT is sent only after the body ended whole, and
+        // the sweep removes any temporary left behind.
         await sent.catch(() => {});
         // A single-part upload may have completed before the failure was seen: remove it too.
         await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: [{ Key }], Quiet: true } })).catch(() => {});
