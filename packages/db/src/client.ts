@@ -135,7 +135,7 @@ export async function buildPgliteTemplate(file: string): Promise<void> {
   const client = await PGlite.create({ extensions: { pg_trgm } });
   try {
     await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });
-    await client.exec(`alter system set shared_buffers = '${PGLITE_SHARED_BUFFERS}'`);
+    await keepBufferPool(client);
     const dump = await client.dumpDataDir('gzip');
     writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
   } finally {
@@ -250,28 +250,31 @@ function preparedClient(client: PostgresClient, tracking: QueryTracking, prepare
 
 async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Promise<Database> {
   const pooled = config.pooler === 'transaction';
-  const client = postgres(config.url, {
-    max: config.poolSize ?? DEFAULT_POOL_SIZE,
-    onnotice: () => {},
-    connect_timeout: 5,
-    idle_timeout: 60,
-    connection: SESSION_SETTINGS,
-    // Through a transaction pooler a statement is parsed in the same round trip as it runs
-    // (postgres.js's unnamed statements), as PgBouncer's documentation asks of its clients.
-    prepare: !pooled,
-  });
+  /** Every connection of the service: `max` of them to `url` (a pool, or 1 for a session of its own). */
+  const connect = (url: string, max: number) =>
+    postgres(url, {
+      max,
+      onnotice: () => {},
+      connect_timeout: 5,
+      idle_timeout: 60,
+      connection: SESSION_SETTINGS,
+      // Through a transaction pooler a statement is parsed in the same round trip as it runs
+      // (postgres.js's unnamed statements), as PgBouncer's documentation asks of its clients.
+      prepare: !pooled,
+    });
+  const client = connect(config.url, config.poolSize ?? DEFAULT_POOL_SIZE);
   const directUrl = config.listenUrl ?? config.url;
   // LISTEN holds a session: on the pool's own client unless that goes through a pooler.
-  const listener = config.listenUrl ? postgres(config.listenUrl, { max: 1, onnotice: () => {}, connect_timeout: 5, connection: SESSION_SETTINGS }) : client;
+  const listener = config.listenUrl ? connect(config.listenUrl, 1) : client;
   const max = config.poolSize ?? DEFAULT_POOL_SIZE;
   const tracking = newTracking();
   const routing = config.replicas?.urls.length
     ? createReplicaRouting({
-        primaryPositions: postgres(config.url, { max: 1, onnotice: () => {}, connect_timeout: 5, connection: SESSION_SETTINGS, prepare: !pooled }),
+        primaryPositions: connect(config.url, 1),
         urls: config.replicas.urls,
         maxLagMs: config.replicas.maxLagMs,
         connect: (url) => {
-          const replica = postgres(url, { max: config.poolSize ?? DEFAULT_POOL_SIZE, onnotice: () => {}, connect_timeout: 5, idle_timeout: 60, connection: SESSION_SETTINGS, prepare: !pooled });
+          const replica = connect(url, config.poolSize ?? DEFAULT_POOL_SIZE);
           // drizzle gives the client it wraps its own type parsers (timestamps stay text, read by
           // timestamps.ts); a replica's rows reach the same drizzle, so its client gets them too.
           drizzlePostgres(replica);
@@ -288,7 +291,7 @@ async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Pr
       tracking.listener = listener;
     },
     migrate: async () => {
-      const lockClient = postgres(directUrl, { max: 1, onnotice: () => {}, connect_timeout: 5, connection: SESSION_SETTINGS });
+      const lockClient = connect(directUrl, 1);
       try {
         await lockClient`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
         await migratePostgres(drizzlePostgres(lockClient), { migrationsFolder });

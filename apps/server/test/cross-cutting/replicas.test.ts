@@ -2,21 +2,10 @@ import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/ports';
 import { startPrimaryAndReplica } from '../support/replica';
-import { runTasklane, startServerProcess } from '../support/server-process';
+import { call as send, runTasklane, startServerProcess } from '../support/server-process';
 
 const onPostgres = process.env.TEST_DB === 'postgres';
 const LSN = /^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/;
-
-/** JSON over HTTP with any headers, answering the status, the body and the headers. */
-async function send(baseUrl: string, method: string, path: string, { token, body, headers = {} }: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
-}
 
 /** Statements each database role ran, from the metrics. */
 async function statementsByRole(baseUrl: string): Promise<{ primary: number; replica: number }> {

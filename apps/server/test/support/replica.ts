@@ -23,8 +23,6 @@ export interface PrimaryAndReplica {
   replicaUrl: string;
   primaryPort: number;
   replicaPort: number;
-  /** A statement as the superuser on the replica (`select pg_wal_replay_pause()`). */
-  onReplica(statement: string): Promise<void>;
   stopReplica(): Promise<void>;
   /** Stops the primary at once, as a crash would (`pg_ctl stop -m immediate`). */
   stopPrimary(): Promise<void>;
@@ -94,18 +92,9 @@ export async function startPrimaryAndReplica({ synchronous = false }: { synchron
         await primaryAdmin.end();
       }
     }
-    const replicaUrl = `postgres://postgres@127.0.0.1:${replicaPort}/tasklane`;
     return {
       primaryUrl: `postgres://postgres@127.0.0.1:${primaryPort}/tasklane`,
-      replicaUrl,
-      async onReplica(statement) {
-        const client = postgres(replicaUrl, { max: 1, onnotice: () => {} });
-        try {
-          await client.unsafe(statement);
-        } finally {
-          await client.end();
-        }
-      },
+      replicaUrl: `postgres://postgres@127.0.0.1:${replicaPort}/tasklane`,
       primaryPort,
       replicaPort,
       stopReplica: () => stop(replica),

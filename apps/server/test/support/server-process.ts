@@ -60,11 +60,16 @@ export async function startServerProcess(env: Record<string, string>, port: numb
   return { child, baseUrl, exited, output: () => output };
 }
 
-/** JSON over HTTP against a server process. */
-export async function call(baseUrl: string, method: string, path: string, { token, body }: { token?: string; body?: unknown } = {}) {
+/** JSON over HTTP against a server process, with any further request headers. */
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  { token, body, headers = {} }: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await response.text();
