@@ -355,7 +355,8 @@ describe('tasklane backup and restore refuse what is not a backup', () => {
   ])('backup from a server answering %s: exit 1, one line, no file left', async (_name, status, type, body, message) => {
     const { port, server } = await fixedServer(status, type, body);
     try {
-      const out = join(dir, `from-${port}`);
+      // Named by the case, not the port: the system may hand a later case the same free port.
+      const out = join(dir, `from-${_name.replace(/\W+/g, '-')}`);
       mkdirSync(out);
       const result = await runTasklane({ PORT: String(port), DATA_DIR: join(dir, 'unused'), ADMIN_TOKEN }, 'backup', join(out, 'backup.tar.gz'));
       expectOneLineFailure(result, message);
