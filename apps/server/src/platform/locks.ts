@@ -65,8 +65,10 @@ export { MIGRATION_LOCK_KEY } from '@tasklane/db';
  *     subtasks' rows everywhere;
  *  2b. the project's row FOR NO KEY UPDATE by a task's creation (its number: projects.next_task_number),
  *     an upgrade from its FOR KEY SHARE that waits for no other write's KEY SHARE;
- *  3. the task's row (FOR KEY SHARE in lockedScope, then the task's own write, or a comment's count
- *     trigger of migration 0006);
+ *  3. the task's row: FOR KEY SHARE by a write that only needs the task to stay (lockedScope), FOR
+ *     NO KEY UPDATE from the start by one that will update the row: the task's own write, and a
+ *     comment's insertion or deletion (the count trigger of migration 0006; events/scope.ts
+ *     TaskLock), so no write waits for the task's row while it holds a lock on it;
  *  4. the write's other rows: a comment, a membership, a webhook, a task relation (whose other
  *     task's project and row, FOR KEY SHARE, come after the path task's, as a second lockTaskScope);
  *     then, for a `blocks` relation's insertion, RELATION_BLOCKS_LOCK_CLASS; for an attachment's

@@ -85,7 +85,7 @@ export function createAttachmentsService(db: Db, tasks: TasksService, options: A
         const preview = THUMBNAIL_TYPES.has(contentType) ? await makeThumbnail(files, stored.temporaryKey, stored.head) : undefined;
         const previewKey = preview ? await files.putTemporary(preview) : undefined;
         if (previewKey) temporaries.add(previewKey);
-        const row = await tasks.inTaskTransaction(taskId, { lockTask: true }, async (tx, project) => {
+        const row = await tasks.inTaskTransaction(taskId, { lockTask: 'key share' }, async (tx, project) => {
           projectId = project;
           const { task, access } = await tasks.loadTask(userId, taskId, { tx });
           authorize(access, 'attachments.upload');

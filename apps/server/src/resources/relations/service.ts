@@ -43,12 +43,12 @@ export function createRelationsService(db: Db, tasks: TasksService) {
      */
     async create(userId: string, { id: taskId, type, taskId: otherId }: CreateRelationInput): Promise<Relation> {
       try {
-        return await tasks.inTaskTransaction(taskId, { lockTask: true }, async (tx, projectId) => {
+        return await tasks.inTaskTransaction(taskId, { lockTask: 'key share' }, async (tx, projectId) => {
           const { task, access } = await tasks.loadTask(userId, taskId, { tx });
           authorize(access, 'relations.manage');
           if (otherId.toLowerCase() === task.id) throw invalidField(['taskId'], 'A task cannot be related to itself', 'RELATION_TO_SELF');
           // The other task's project and row, found and locked as the path task's were; what the caller may not see of it is the same 404 (loadTask).
-          if (!isId(otherId) || !(await lockTaskScope(tx, otherId, { lockTask: true }))) throw notFound('Task');
+          if (!isId(otherId) || !(await lockTaskScope(tx, otherId, { lockTask: 'key share' }))) throw notFound('Task');
           const { task: other } = await tasks.loadTask(userId, otherId, { tx });
           if (type === 'blocks') {
             await store.lockBlocksInsertion(tx);
@@ -84,7 +84,7 @@ export function createRelationsService(db: Db, tasks: TasksService) {
      * and row, the access check, the relation deleted (404 when it does not touch the task), recorded.
      */
     async remove(userId: string, { id: taskId, relationId }: RelationPathInput): Promise<{ message: string }> {
-      await tasks.inTaskTransaction(taskId, { lockTask: true }, async (tx, projectId) => {
+      await tasks.inTaskTransaction(taskId, { lockTask: 'key share' }, async (tx, projectId) => {
         const { task, access } = await tasks.loadTask(userId, taskId, { tx });
         authorize(access, 'relations.manage');
         const row = isId(relationId) ? await store.deleteRelationOf(tx, task.id, relationId) : undefined;

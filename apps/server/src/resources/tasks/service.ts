@@ -9,7 +9,7 @@ import { authorize, currentGrant, grantedProjects, type ProjectAccess, requireRe
 import { filesOfDeletedTask } from '../../events/attachment-files';
 import { type ChangeEvent, recordEvent } from '../../events/record';
 import { changedFields } from '../../events/changes';
-import { lockTaskScope, transactionIn } from '../../events/scope';
+import { lockTaskScope, type TaskLock, transactionIn } from '../../events/scope';
 import { DomainError, invalidField, notFound } from '../../platform/errors';
 import * as store from './store';
 import { positionBetween, positionOfNewTask } from './placement';
@@ -347,11 +347,11 @@ export function createTasksService(db: Db) {
   /**
    * A write's transaction on a task (its update, move or deletion, a write of its comments or
    * relations), whose first statement finds the task's project and locks it, then (`lockTask`) the
-   * task's row FOR KEY SHARE: lockTaskScope, the lock order of platform/locks.ts. 404 for a
+   * task's row, FOR KEY SHARE or FOR NO KEY UPDATE (events/scope.ts TaskLock): lockTaskScope, the lock order of platform/locks.ts. 404 for a
    * malformed or unknown id, a task or project gone, or a project the request's token does not
    * reach; the caller's access is checked in `body`, which is given the project's id.
    */
-  async function inTaskTransaction<T>(taskId: string, options: { lockTask: boolean }, body: (tx: Db, projectId: string) => Promise<T>): Promise<T> {
+  async function inTaskTransaction<T>(taskId: string, options: { lockTask: false | TaskLock }, body: (tx: Db, projectId: string) => Promise<T>): Promise<T> {
     if (!isId(taskId)) throw notFound('Task');
     return db.transaction(async (tx) => {
       const projectId = await lockTaskScope(tx, taskId, options);

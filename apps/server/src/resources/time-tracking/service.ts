@@ -48,7 +48,7 @@ const asEntryNotFound = (error: unknown) => {
 export function createTimeTrackingService(db: Db, tasks: TasksService) {
   /** A write to a task's time: the task's project and the task locked first (the tasks service's inTaskTransaction), as comments do. */
   const inTaskTransaction = <T>(taskId: string, body: (tx: Db, projectId: string) => Promise<T>): Promise<T> =>
-    tasks.inTaskTransaction(taskId, { lockTask: true }, body);
+    tasks.inTaskTransaction(taskId, { lockTask: 'key share' }, body);
 
   /** An entry's write: its task's project and task locked, then the entry FOR UPDATE and the caller's access (404 for non-members). */
   async function inEntryTransaction<T>(userId: string, entryId: string, body: (tx: Db, projectId: string, entry: store.TimeEntryRow, mayManage: boolean) => Promise<T>) {
