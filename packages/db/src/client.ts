@@ -258,9 +258,14 @@ async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Pr
       connect_timeout: 5,
       idle_timeout: 60,
       connection: SESSION_SETTINGS,
-      // Through a transaction pooler a statement is parsed in the same round trip as it runs
-      // (postgres.js's unnamed statements), as PgBouncer's documentation asks of its clients.
+      // Through a transaction pooler no statement is prepared by name (postgres.js's unnamed
+      // statements), as PgBouncer's documentation asks of its clients, and none is sent while
+      // another is in flight on the connection: PgBouncer 1.18 gives the server connection back at
+      // the first statement's end and drops the answers to one sent behind it (postgres.js sends a
+      // statement with parameters as a describe without a Sync first), so that request never
+      // answered (pgbouncer.test.ts). `max_pipeline: 0` needs patches/README.md's third fix.
       prepare: !pooled,
+      ...(pooled ? { max_pipeline: 0 } : {}),
     });
   const client = connect(config.url, config.poolSize ?? DEFAULT_POOL_SIZE);
   const directUrl = config.listenUrl ?? config.url;

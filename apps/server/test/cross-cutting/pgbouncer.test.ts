@@ -40,7 +40,9 @@ describe.runIf(onPostgres)('through a real PgBouncer in transaction mode', () =>
     const databaseName = new URL(direct).pathname.slice(1);
     // The database is new: the server migrates it on start, under its session lock, on the direct URL.
     const server = await startServerProcess(
-      { DATABASE_URL: bouncer.through(direct), DATABASE_LISTEN_URL: direct, DATABASE_POOLER: 'transaction', DATABASE_POOL_SIZE: '6' },
+      // The webhook worker's poll, every 10 ms, sends a statement without parameters (postgres.js's
+      // simple protocol) among the requests' statements on the same pooled connections.
+      { DATABASE_URL: bouncer.through(direct), DATABASE_LISTEN_URL: direct, DATABASE_POOLER: 'transaction', DATABASE_POOL_SIZE: '6', WEBHOOK_POLL_MS: '10' },
       await freePort(),
     );
     cleanups.push(async () => {
@@ -71,6 +73,21 @@ describe.runIf(onPostgres)('through a real PgBouncer in transaction mode', () =>
     expect(moved.status).toBe(200);
     const comment = await call(baseUrl, 'POST', `/api/v1/tasks/${first!.body.id}/comments`, { token, body: { text: 'Pooled and heard' } });
     expect(comment.status).toBe(201);
+
+    // Many reads at once: a pooled connection may not send a statement while another is in flight
+    // (PgBouncer 1.18 hands the server connection back at the first one's end and drops what the
+    // next one was answered: the request never answers). Each must answer within the deadline.
+    const deadline = <T>(request: Promise<T>, what: string) =>
+      Promise.race([request, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within 20 s: ${what}`)), 20_000))]);
+    for (let round = 0; round < 5; round += 1) {
+      const reads = await Promise.all(
+        Array.from({ length: 120 }, (_, index) => {
+          const path = index % 3 === 0 ? `/api/v1/tasks/project/${projectId}?limit=50` : `/api/v1/tasks/${created[index % 30]!.body.id}`;
+          return deadline(call(baseUrl, 'GET', path, { token }), path);
+        }),
+      );
+      expect(reads.map((response) => response.status)).toEqual(Array(120).fill(200));
+    }
 
     // Live events reach the stream through the LISTEN on the direct connection.
     await stream.waitFor(() => stream.events.some((event) => event.event === 'comment.created'), 10_000);
