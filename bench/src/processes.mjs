@@ -57,7 +57,7 @@ export async function startServer({ name, args, env, port, readyPath, logFile })
     rssMb: () => [child.pid, ...descendantsOf(child.pid)].reduce((sum, pid) => sum + rssKb(pid), 0) / 1024,
     processCount: () => 1 + descendantsOf(child.pid).length,
     /** CPU time used so far by the process and its descendants, in seconds. */
-    cpuSeconds: () => [child.pid, ...descendantsOf(child.pid)].reduce((sum, pid) => sum + cpuSecondsOf(pid), 0),
+    cpuSeconds: () => treeCpuSeconds(child.pid),
     stop: () => stopProcess(child),
   };
 }
@@ -124,12 +124,21 @@ export function machineCpuSeconds() {
   return { busy: (total - ticks[3] - ticks[4]) / CLOCK_TICKS, total: total / CLOCK_TICKS };
 }
 
-function cpuSecondsOf(pid) {
+/**
+ * CPU seconds of process `root` and every process below it (a server's workers, a PostgreSQL
+ * postmaster's backends), those that ended included: each one's count of its waited-for children
+ * (cutime and cstime) holds theirs, so a backend that PgBouncer closed still counts.
+ */
+export const treeCpuSeconds = (root) => [root, ...descendantsOf(root)].reduce((sum, pid) => sum + cpuSecondsOf(pid, { ended: true }), 0);
+
+function cpuSecondsOf(pid, { ended = false } = {}) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of /proc/<pid>/stat, i.e. 11 and 12 after the name.
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    // utime and stime are fields 14 and 15 of /proc/<pid>/stat, i.e. 11 and 12 after the name;
+    // cutime and cstime (its ended children's) 16 and 17, i.e. 13 and 14.
+    const own = Number(fields[11]) + Number(fields[12]);
+    return (ended ? own + Number(fields[13]) + Number(fields[14]) : own) / CLOCK_TICKS;
   } catch {
     return 0;
   }

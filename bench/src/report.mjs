@@ -158,3 +158,22 @@ export function capacityTable(section) {
   }
   return lines.join('\n');
 }
+
+/**
+ * `--replicas N`: the read page and the mix on one primary alone, on the same primary with N
+ * streaming replicas (and through PgBouncer), each part's CPU per request: what the primary is spared sizes the topology.
+ */
+export function replicasTable(rows) {
+  const lines = [
+    'Read replicas: one server process on a primary of the bench\'s own, alone or reading from streaming replicas (DATABASE_REPLICA_URLS); all on this machine\'s cores, so the CPU per request, not req/s, is the measure (medians of the turns):',
+    '',
+    '| scenario | replicas | pooler | req/s | p99 ms | server CPU µs/req | primary CPU µs/req | replicas\' CPU µs/req (all) | PgBouncer CPU µs/req | statements on replicas | errors |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of rows) {
+    lines.push(
+      `| ${LABELS[row.scenario] ?? row.scenario} | ${row.replicas} | ${row.pooler ?? '–'} | ${number(row.rps)} | ${row.p99} | ${number(row.cpuUsPerRequest)} | ${number(row.primaryCpuUsPerRequest)} | ${number(row.replicaCpuUsPerRequest)} | ${row.pooler ? number(row.bouncerCpuUsPerRequest) : '–'} | ${percent(row.replicaShare)} | ${row.errors} |`,
+    );
+  }
+  return lines.join('\n');
+}

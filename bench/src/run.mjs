@@ -1,4 +1,4 @@
-// The benchmark suite: `npm run bench -- --duration 10 --db postgres|pglite|both`.
+// The benchmark suite: `npm run bench -- --duration 10 --db postgres|pglite|both|none [--replicas N]`.
 // Starts the built server (apps/server/dist/main.mjs) on a scratch PostgreSQL database and on a
 // temporary PGlite directory, seeds the data set, and measures every scenario; on PostgreSQL each
 // scenario turn about with its floor (floors.mjs: the bare read or write), both servers up side by
@@ -15,10 +15,12 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import postgres from 'postgres';
 import { backendCpuSeconds, benchServerEnv, machineCpuSeconds, postgresCpuByPid, runLoad, startServer, stopAll } from './processes.mjs';
-import { capacityTable, FLOOR_SCENARIOS, instancesTable, LABELS, table, verdicts } from './report.mjs';
+import { capacityTable, FLOOR_SCENARIOS, instancesTable, LABELS, replicasTable, table, verdicts } from './report.mjs';
 import { writeLatest } from './latest.mjs';
 import { plotSvg } from './plot.mjs';
 import { lagTable, measureLag } from './lag.mjs';
+import { startBouncer } from './pgbouncer.mjs';
+import { startReplicatedCluster } from './replicas.mjs';
 import { HOT_SCENARIOS } from './scenarios.mjs';
 import { fixtures, floodEmails, hotFixtures, logIn, seed } from './seed.mjs';
 
@@ -30,6 +32,11 @@ const { values: options } = parseArgs({
     scenarios: { type: 'string', default: 'task,project,page,filtered,trpc,create,patch,title,comment,hot,mix,lag,login,flood' },
     // Also run the mix on PostgreSQL with this many separate server processes against one (0: skip).
     instances: { type: 'string', default: '2' },
+    // Also run the read page and the mix on a primary of the bench's own with this many streaming
+    // replicas (replicas.mjs), turn about with the same primary alone (0: skip).
+    replicas: { type: 'string', default: '0' },
+    // With --replicas: also a third server that reaches the primary through PgBouncer (pgbouncer.mjs).
+    pgbouncer: { type: 'boolean', default: false },
     // Turns of each scenario and its floor; the table gives the median of each figure.
     rounds: { type: 'string', default: '2' },
     'pg-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
@@ -57,9 +64,9 @@ const rounds = Number(options.rounds);
 const scenarios = options.scenarios.split(',');
 const port = Number(options.port);
 const jwtSecret = randomBytes(32).toString('base64url');
-const databases = options['seed-only'] ? ['postgres'] : options.db === 'both' ? ['postgres', 'pglite'] : [options.db];
+const databases = options['seed-only'] ? ['postgres'] : options.db === 'both' ? ['postgres', 'pglite'] : options.db === 'none' ? [] : [options.db];
 if (options['seed-only']) options['keep-db'] = true;
-if (!databases.every((db) => db === 'postgres' || db === 'pglite')) throw new Error('--db must be postgres, pglite or both');
+if (!databases.every((db) => db === 'postgres' || db === 'pglite')) throw new Error('--db must be postgres, pglite, both or none (with --replicas)');
 if (!existsSync(serverMain)) throw new Error(`${serverMain} is missing: build the server first (npm run build)`);
 mkdirSync(resultsDir, { recursive: true });
 
@@ -110,13 +117,15 @@ async function measure(server, scenario, connections, fixtureList, name = scenar
   return { ...result, cpuUsPerRequest, databaseCpuUsPerRequest, machineBusy, label: LABELS[scenario], load1Before: loadBefore, load1After: loadavg()[0] };
 }
 
+/** The median of `values` (undefined ones left out). */
+function median(values) {
+  const sorted = values.filter((value) => value !== undefined).sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
 /** Several turns of one measurement as one: the median of each figure, the errors summed. */
 function medianOf(results) {
-  const median = (values) => {
-    const sorted = values.filter((value) => value !== undefined).sort((a, b) => a - b);
-    const middle = Math.floor(sorted.length / 2);
-    return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-  };
   const combined = { ...results[0], turns: results.map((result) => ({ rps: result.rps, p99: result.p99, cpuUsPerRequest: result.cpuUsPerRequest, databaseCpuUsPerRequest: result.databaseCpuUsPerRequest })) };
   for (const key of ['rps', 'p50', 'p99', 'cpuUsPerRequest', 'databaseCpuUsPerRequest', 'machineBusy']) combined[key] = median(results.map((result) => result[key]));
   combined.errors = results.reduce((sum, result) => sum + result.errors, 0);
@@ -124,8 +133,17 @@ function medianOf(results) {
   return combined;
 }
 
+const migrate = (env) => execFileSync(process.execPath, [serverMain, 'migrate'], { env: { ...process.env, ...serverEnv(env) }, stdio: 'ignore' });
+
+/** The server's migrations, then the data set, into the PostgreSQL database at `url`. */
+async function migrateAndSeed(url) {
+  migrate({ DATABASE_URL: url });
+  const session = postgres(url, { max: 1, onnotice: () => {} });
+  await seed((script) => session.unsafe(script));
+  await session.end();
+}
+
 async function prepareDatabase(db) {
-  const migrate = (env) => execFileSync(process.execPath, [serverMain, 'migrate'], { env: { ...process.env, ...serverEnv(env) }, stdio: 'ignore' });
   if (db === 'postgres') {
     const reuse = options['reuse-db'];
     const name = reuse ?? `tasklane_bench_${randomBytes(4).toString('hex')}`;
@@ -140,10 +158,7 @@ async function prepareDatabase(db) {
       else await admin.unsafe(`drop database if exists ${name} with (force)`);
       await admin.end();
     });
-    migrate({ DATABASE_URL: url.toString() });
-    const session = postgres(url.toString(), { max: 1, onnotice: () => {} });
-    await seed((script) => session.unsafe(script));
-    await session.end();
+    await migrateAndSeed(url.toString());
     return { env: { DATABASE_URL: url.toString() }, databaseUrl: url.toString() };
   }
   benchDatabaseName = undefined;
@@ -336,17 +351,100 @@ async function benchDatabase(db) {
   return { db, connections, rows, lagRows, baselines, rssMb, instanceRows, load: { atStart: loadAtStart, atEnd: load() } };
 }
 
+/** Statements the server at `url` sent to each database role so far (its /metrics). */
+async function statementsByRole(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const read = (role) => Number(new RegExp(`^tasklane_db_statements_total\\{role="${role}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  return { primary: read('primary'), replica: read('replica') };
+}
+
+/**
+ * `--replicas N`: a primary of the bench's own and N streaming replicas (replicas.mjs), seeded like
+ * the main database; one server process on the primary alone, one that also reads from the replicas
+ * (DATABASE_REPLICA_URLS) and, with `--pgbouncer`, one that also reaches the primary through
+ * PgBouncer in transaction mode (pgbouncer.mjs), measured turn about on the read page and on the
+ * mix. What each request costs the primary, the replicas and PgBouncer is the CPU of their
+ * processes (for a cluster: backends, WAL sending, receiving and replay) over the requests; the
+ * statements' roles come from the server's own metric. Everything shares this machine's cores, so
+ * the cost per request, not the requests per second, is what sizes a topology.
+ */
+async function benchReplicas(count) {
+  const connections = 50;
+  say(`replicas: making a primary and ${count} streaming replica(s) (load ${load()})`);
+  const cluster = await startReplicatedCluster({ count, database: 'tasklane_bench' });
+  cleanups.push(() => cluster.close());
+  await migrateAndSeed(cluster.primaryUrl);
+  const bouncer = options.pgbouncer ? await startBouncer({ upstreamUrl: cluster.primaryUrl, port: port + 30, serverConnections: 20 }) : undefined;
+  if (bouncer) cleanups.push(() => bouncer.stop());
+  const direct = { env: { DATABASE_URL: cluster.primaryUrl } };
+  const reading = { DATABASE_REPLICA_URLS: cluster.replicaUrls.join(',') };
+  const sides = [
+    { name: 'primary alone', replicas: 0, server: await startOurServer('postgres', direct, {}, port + 20, '-primary-alone') },
+    { name: `${count} replica(s)`, replicas: count, server: await startOurServer('postgres', direct, reading, port + 21, '-replicas') },
+  ];
+  if (bouncer) {
+    const pooled = { DATABASE_URL: bouncer.through(cluster.primaryUrl), DATABASE_POOLER: 'transaction', DATABASE_LISTEN_URL: cluster.primaryUrl, ...reading };
+    sides.push({ name: `${count} replica(s), PgBouncer`, replicas: count, pooler: 'PgBouncer', server: await startOurServer('postgres', direct, pooled, port + 22, '-pgbouncer') });
+  }
+  const rows = [];
+  try {
+    const fixtureList = await logIn(sides[0].server.url, fixtures(connections));
+    await cluster.caughtUp();
+    if (warmup > 0) for (const side of sides) await runLoad({ url: side.server.url, scenario: 'mix', connections, duration: warmup, warmup: 0, fixtures: fixtureList });
+    const cpu = () => ({ ...cluster.cpuSeconds(), bouncer: bouncer?.cpuSeconds() ?? 0 });
+    for (const [index, scenario] of ['page', 'mix'].entries()) {
+      const measured = sides.map(() => []);
+      for (let round = 0; round < rounds; round++) {
+        for (let k = 0; k < sides.length; k++) {
+          const at = (index + round + k) % sides.length;
+          const { name, server } = sides[at];
+          say(`${scenario}, ${name}: ${connections} connections, ${duration} s (load ${load()})`);
+          const [serverBefore, before, statementsBefore] = [server.cpuSeconds(), cpu(), await statementsByRole(server.url)];
+          const result = await runLoad({ url: server.url, scenario, connections, duration, warmup, fixtures: fixtureList });
+          const [serverAfter, after, statementsAfter] = [server.cpuSeconds(), cpu(), await statementsByRole(server.url)];
+          const handled = result.requests + result.warmupRequests;
+          const perRequest = (seconds) => (seconds * 1e6) / handled;
+          const onReplicas = statementsAfter.replica - statementsBefore.replica;
+          const row = {
+            ...result,
+            cpuUsPerRequest: perRequest(serverAfter - serverBefore),
+            primaryCpuUsPerRequest: perRequest(after.primary - before.primary),
+            replicaCpuUsPerRequest: perRequest(after.replicas - before.replicas),
+            bouncerCpuUsPerRequest: perRequest(after.bouncer - before.bouncer),
+            replicaShare: onReplicas / (onReplicas + statementsAfter.primary - statementsBefore.primary || 1),
+          };
+          say(
+            `  ${Math.round(row.rps)} req/s, p99 ${row.p99} ms, errors ${row.errors}, server ${Math.round(row.cpuUsPerRequest)} µs/req, primary ${Math.round(row.primaryCpuUsPerRequest)}, replicas ${Math.round(row.replicaCpuUsPerRequest)}, PgBouncer ${Math.round(row.bouncerCpuUsPerRequest)} µs/req, ${(row.replicaShare * 100).toFixed(0)} % of statements on replicas`,
+          );
+          measured[at].push(row);
+        }
+      }
+      sides.forEach((side, at) => {
+        const list = measured[at];
+        const combined = medianOf(list);
+        for (const key of ['primaryCpuUsPerRequest', 'replicaCpuUsPerRequest', 'bouncerCpuUsPerRequest', 'replicaShare']) combined[key] = median(list.map((row) => row[key]));
+        rows.push({ ...combined, scenario, replicas: side.replicas, pooler: side.pooler });
+      });
+    }
+  } finally {
+    for (const side of sides) await side.server.stop();
+  }
+  return rows;
+}
+
 LABELS.helloAfter = 'baseline: Fastify hello, again at the end';
 
 const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, loadAtStart: load() };
 say(`machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, Node ${machine.node}; load average ${machine.loadAtStart}`);
 const sections = [];
+let replicaRows = [];
 let failed = false;
 try {
   for (const db of databases) {
     const section = await benchDatabase(db);
     if (section) sections.push(section);
   }
+  if (Number(options.replicas) > 0 && !options['seed-only']) replicaRows = await benchReplicas(Number(options.replicas));
 } finally {
   await stopAll();
   await monitor?.end();
@@ -373,16 +471,20 @@ for (const section of sections) {
   if (section.lagRows.some((row) => row.live.missing + row.notification.missing + row.webhook.missing > 0)) failed = true;
   section.verdicts = verdicts(section.db, section.rows, section.baselines, section.rssMb);
 }
+if (replicaRows.length > 0) {
+  markdown.push('', replicasTable(replicaRows));
+  if (replicaRows.some((row) => row.errors > 0)) failed = true;
+}
 const text = markdown.join('\n');
 console.log(`\n${text}\n`);
 writeFileSync(join(resultsDir, `${stamp}.md`), `${text}\n`);
-// The one result file kept in git, quoted by docs/performance.md: every run replaces it.
-writeLatest(text);
+// The one result file kept in git, quoted by docs/performance.md: every run of the main sections replaces it.
+if (sections.length > 0) writeLatest(text);
 const plotted = sections.find((section) => section.rows.some((row) => row.floors));
 // Committed too, shown by docs/performance.md.
 if (plotted) writeFileSync(join(root, 'bench/latest.svg'), plotSvg(plotted, `Run ${stamp}: PostgreSQL, ${plotted.connections} connections, one server process (load average ${plotted.load.atStart} at start)`));
-writeFileSync(join(resultsDir, `${stamp}.json`), `${JSON.stringify({ stamp, duration, warmup, machine, loadAtEnd: load(), sections }, null, 2)}\n`);
-say(`results: bench/results/${stamp}.{md,json} and bench/results/latest.md`);
+writeFileSync(join(resultsDir, `${stamp}.json`), `${JSON.stringify({ stamp, duration, warmup, machine, loadAtEnd: load(), sections, replicaRows }, null, 2)}\n`);
+say(`results: bench/results/${stamp}.{md,json}${sections.length > 0 ? ' and bench/results/latest.md' : ''}`);
 if (failed) {
   say('FAILED: a scenario had errors (non-2xx responses count as errors), or a lag probe\'s event, notification or delivery never arrived');
   process.exitCode = 1;
