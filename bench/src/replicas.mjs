@@ -38,7 +38,7 @@ const clusterCpuSeconds = (dataDir) => treeCpuSeconds(Number(readFileSync(join(d
  * Starts the primary and `count` replicas, with `database` created on the primary before the
  * backups (so every replica has it). `settings` go to every cluster's command line.
  */
-export async function startReplicatedCluster({ count, database, settings = '' }) {
+export async function startReplicatedCluster({ count, database, settings = '', onStarting = () => {} }) {
   const bin = binDir();
   const asRoot = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), 'tasklane-bench-cluster-'));
@@ -46,16 +46,20 @@ export async function startReplicatedCluster({ count, database, settings = '' })
   const pg = (program, args) => (asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, program), ...args]) : run(join(bin, program), args));
   const started = [];
   const close = async () => {
-    for (const data of started.reverse()) await pg('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']).catch(() => {});
+    for (const data of [...started].reverse()) await pg('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']).catch(() => {});
+    started.length = 0;
     rmSync(dir, { recursive: true, force: true });
   };
-  const options = (port) => `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 ${settings}`;
+  // A hot standby needs max_wal_senders at least the primary's: every cluster gets the same.
+  // Registered before anything starts, so an interruption part-way still stops and removes it all.
+  onStarting(close);
+  const options = (port) => `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c max_wal_senders=${count + 2} ${settings}`;
   try {
     const primary = join(dir, 'primary');
     const primaryPort = await freePort();
     await pg('initdb', ['-D', primary, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
     started.push(primary);
-    await pg('pg_ctl', ['-D', primary, '-o', `${options(primaryPort)} -c wal_level=replica -c max_wal_senders=${count + 2}`, '-l', join(dir, 'primary.log'), '-w', '-t', '180', 'start']);
+    await pg('pg_ctl', ['-D', primary, '-o', `${options(primaryPort)} -c wal_level=replica`, '-l', join(dir, 'primary.log'), '-w', '-t', '180', 'start']);
     const admin = postgres(`postgres://postgres@127.0.0.1:${primaryPort}/postgres`, { max: 1, onnotice: () => {} });
     await admin.unsafe(`create database ${database}`);
     await admin.end();

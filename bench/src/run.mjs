@@ -371,8 +371,7 @@ async function statementsByRole(url) {
 async function benchReplicas(count) {
   const connections = 50;
   say(`replicas: making a primary and ${count} streaming replica(s) (load ${load()})`);
-  const cluster = await startReplicatedCluster({ count, database: 'tasklane_bench' });
-  cleanups.push(() => cluster.close());
+  const cluster = await startReplicatedCluster({ count, database: 'tasklane_bench', onStarting: (close) => cleanups.push(close) });
   await migrateAndSeed(cluster.primaryUrl);
   const bouncer = options.pgbouncer ? await startBouncer({ upstreamUrl: cluster.primaryUrl, port: port + 30, serverConnections: 20 }) : undefined;
   if (bouncer) cleanups.push(() => bouncer.stop());

@@ -214,7 +214,8 @@ function preparedClient(client: PostgresClient, tracking: QueryTracking, prepare
         // A postgres.js query starts when first awaited and runs once, after a tick (so drizzle's
         // synchronous .values() still applies): watching it only adds an observer.
         return (query: string, parameters?: unknown[], options?: Record<string, unknown>) => {
-          const run = (on: PostgresClient) => on.unsafe(query, parameters as never, { ...options, prepare });
+          // A replica is reached directly: its statements are prepared even when the primary's go through a pooler.
+          const run = (on: PostgresClient) => on.unsafe(query, parameters as never, { ...options, prepare: on === target ? prepare : true });
           // A transaction's statements stay on the primary: it holds their connection.
           if (!routing || inTransaction) return watch(tracking, run(target), !inTransaction);
           const scope = routing.scope();
@@ -250,8 +251,12 @@ function preparedClient(client: PostgresClient, tracking: QueryTracking, prepare
 
 async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Promise<Database> {
   const pooled = config.pooler === 'transaction';
-  /** Every connection of the service: `max` of them to `url` (a pool, or 1 for a session of its own). */
-  const connect = (url: string, max: number) =>
+  /**
+   * Every connection of the service: `max` of them to `url` (a pool, or 1 for a session of its
+   * own); `throughPooler` for DATABASE_URL's when DATABASE_POOLER says a transaction pooler is in
+   * front of it (the replicas and DATABASE_LISTEN_URL are reached directly).
+   */
+  const connect = (url: string, max: number, throughPooler = false) =>
     postgres(url, {
       max,
       onnotice: () => {},
@@ -264,10 +269,10 @@ async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Pr
       // the first statement's end and drops the answers to one sent behind it (postgres.js sends a
       // statement with parameters as a describe without a Sync first), so that request never
       // answered (pgbouncer.test.ts). `max_pipeline: 0` needs patches/README.md's third fix.
-      prepare: !pooled,
-      ...(pooled ? { max_pipeline: 0 } : {}),
+      prepare: !throughPooler,
+      ...(throughPooler ? { max_pipeline: 0 } : {}),
     });
-  const client = connect(config.url, config.poolSize ?? DEFAULT_POOL_SIZE);
+  const client = connect(config.url, config.poolSize ?? DEFAULT_POOL_SIZE, pooled);
   const directUrl = config.listenUrl ?? config.url;
   // LISTEN holds a session: on the pool's own client unless that goes through a pooler.
   const listener = config.listenUrl ? connect(config.listenUrl, 1) : client;
@@ -275,7 +280,7 @@ async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Pr
   const tracking = newTracking();
   const routing = config.replicas?.urls.length
     ? createReplicaRouting({
-        primaryPositions: connect(config.url, 1),
+        primaryPositions: connect(config.url, 1, pooled),
         urls: config.replicas.urls,
         maxLagMs: config.replicas.maxLagMs,
         connect: (url) => {
