@@ -43,7 +43,9 @@ async function streamUpload(baseUrl: string, token: string, taskId: string, size
 }
 
 /**
- * A 25 MiB upload raises the server's resident memory by less than 10 MiB: measured on the built
+ * A 100 MiB upload raises the server's resident memory by less than 25 MiB (a server that held the
+ * file would rise by more than the file; what rises anyway is V8 at its own time: optimising the
+ * embedded database's WebAssembly, growing its heap, measured up to 17 MiB): measured on the built
  * server as a process of its own, its peak resident set (VmHWM, reset just before through
  * /proc/<pid>/clear_refs) against its resident set before the upload.
  */
@@ -54,7 +56,7 @@ describe('the memory of a large upload', () => {
   let taskId: string;
 
   beforeAll(async () => {
-    server = await startServerProcess({ DATA_DIR: dataDir.dir }, await freePort());
+    server = await startServerProcess({ DATA_DIR: dataDir.dir, ATTACHMENT_MAX_BYTES: String(110 * MiB) }, await freePort());
     const registered = await call(server.baseUrl, 'POST', '/api/v1/auth/register', { body: { name: 'Ada', email: 'ada@example.com', password: 'password-123' } });
     token = registered.body.access_token;
     const project = await call(server.baseUrl, 'POST', '/api/v1/projects', { token, body: { name: 'Memory' } });
@@ -66,16 +68,16 @@ describe('the memory of a large upload', () => {
     dataDir.remove();
   });
 
-  it('stays within 10 MiB of resident memory for a 25 MiB file', async () => {
+  it('stays within 25 MiB of resident memory for a 100 MiB file', async () => {
     const pid = server.child.pid!;
     // The code paths warmed up first: what is measured is the upload, not the first use of its modules.
     expect((await streamUpload(server.baseUrl, token, taskId, 2 * MiB)).status).toBe(201);
     writeFileSync(`/proc/${pid}/clear_refs`, '5');
     const before = statusBytes(pid, 'VmRSS');
-    const uploaded = await streamUpload(server.baseUrl, token, taskId, 25 * MiB);
-    expect(uploaded).toMatchObject({ status: 201, body: { size: 25 * MiB } });
+    const uploaded = await streamUpload(server.baseUrl, token, taskId, 100 * MiB);
+    expect(uploaded).toMatchObject({ status: 201, body: { size: 100 * MiB } });
     const peak = statusBytes(pid, 'VmHWM');
-    expect({ raisedMiB: (peak - before) / MiB }).toEqual({ raisedMiB: expect.toSatisfy((raised: number) => raised < 10) });
+    expect({ raisedMiB: (peak - before) / MiB }).toEqual({ raisedMiB: expect.toSatisfy((raised: number) => raised < 25) });
     expect(storedKeys(dataDir.dir).filter((key) => !key.startsWith('tmp/'))).toHaveLength(2);
   }, 120_000);
 });
