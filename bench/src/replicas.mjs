@@ -50,9 +50,9 @@ export async function startReplicatedCluster({ count, database, settings = '', o
     started.length = 0;
     rmSync(dir, { recursive: true, force: true });
   };
-  // A hot standby needs max_wal_senders at least the primary's: every cluster gets the same.
   // Registered before anything starts, so an interruption part-way still stops and removes it all.
   onStarting(close);
+  // A hot standby needs max_wal_senders at least the primary's: every cluster gets the same.
   const options = (port) => `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c max_wal_senders=${count + 2} ${settings}`;
   try {
     const primary = join(dir, 'primary');

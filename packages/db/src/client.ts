@@ -201,21 +201,21 @@ const SESSION_SETTINGS = { TimeZone: 'UTC', DateStyle: 'ISO, MDY' };
  * that halves the round trips and most of the database's CPU (CHANGELOG.md, 0.1.0). Every statement
  * text of the service is built from fixed fragments with parameters, so each connection holds a
  * bounded set (postgres.js forgets them with the connection, which it replaces every 30–60 min).
- * Behind a transaction pooler (`prepare` false) statements stay unnamed, at the two round trips'
- * cost: a named one would be missing on the next server connection the pooler picks.
+ * Behind a transaction pooler statements stay unnamed, at the two round trips' cost: a named one
+ * would be missing on the next server connection the pooler picks. That is the connection's own
+ * `prepare: false` (connect, below), which postgres.js lets no statement override.
  * Transactions and savepoints hand their callbacks a client of their own: wrapped the same way.
  * Every statement and transaction is also watched (tracking.ts): timed, and counted while in flight.
  */
-function preparedClient(client: PostgresClient, tracking: QueryTracking, prepare: boolean, routing?: ReplicaRouting, inTransaction = false): PostgresClient {
-  const wrapScoped = (fn: unknown) => (typeof fn === 'function' ? (scoped: PostgresClient) => fn(preparedClient(scoped, tracking, prepare, routing, true)) : fn);
+function preparedClient(client: PostgresClient, tracking: QueryTracking, routing?: ReplicaRouting, inTransaction = false): PostgresClient {
+  const wrapScoped = (fn: unknown) => (typeof fn === 'function' ? (scoped: PostgresClient) => fn(preparedClient(scoped, tracking, routing, true)) : fn);
   return new Proxy(client, {
     get(target, property, receiver) {
       if (property === 'unsafe') {
         // A postgres.js query starts when first awaited and runs once, after a tick (so drizzle's
         // synchronous .values() still applies): watching it only adds an observer.
         return (query: string, parameters?: unknown[], options?: Record<string, unknown>) => {
-          // A replica is reached directly: its statements are prepared even when the primary's go through a pooler.
-          const run = (on: PostgresClient) => on.unsafe(query, parameters as never, { ...options, prepare: on === target ? prepare : true });
+          const run = (on: PostgresClient) => on.unsafe(query, parameters as never, { ...options, prepare: true });
           // A transaction's statements stay on the primary: it holds their connection.
           if (!routing || inTransaction) return watch(tracking, run(target), !inTransaction);
           const scope = routing.scope();
@@ -292,7 +292,7 @@ async function openPostgres(config: Extract<DbConfig, { kind: 'postgres' }>): Pr
         },
       })
     : undefined;
-  const db = drizzlePostgres(preparedClient(client, tracking, !pooled, routing), { schema }) as unknown as Db;
+  const db = drizzlePostgres(preparedClient(client, tracking, routing), { schema }) as unknown as Db;
   return {
     db,
     kind: 'postgres',

@@ -6,6 +6,7 @@ import { nextVersion, requireVersion } from '../../platform/versions';
 import { authorize, authorizeCommentChange } from '../policy/policy';
 import { recordEvent } from '../../events/record';
 import { changedFields } from '../../events/changes';
+import type { TaskLock } from '../../events/scope';
 import type { TasksService } from '../tasks/service';
 import { DomainError, notFound } from '../../platform/errors';
 import { membersAmong } from '../policy/access';
@@ -71,11 +72,11 @@ export function createCommentsService(db: Db, tasks: TasksService, views: Attach
    * A write to a task's comments: one transaction that locks the task's project and then the task
    * (the tasks service's inTaskTransaction: the lock order of platform/locks.ts), so neither can
    * go, nor the project's members change, before it commits; a task gone meanwhile is its 404.
-   * An insert or a deletion (`counts`) takes the task's row FOR NO KEY UPDATE at once, since
-   * migration 0006's trigger then updates the row's comment_count (events/scope.ts TaskLock).
+   * An insert or a deletion takes the task's row FOR NO KEY UPDATE at once, since migration 0006's
+   * trigger then updates the row's comment_count (events/scope.ts TaskLock); an edit, KEY SHARE.
    */
-  const inTaskTransaction = <T>(taskId: string, counts: boolean, body: (tx: Db, projectId: string) => Promise<T>): Promise<T> =>
-    tasks.inTaskTransaction(taskId, { lockTask: counts ? 'no key update' : 'key share' }, body);
+  const inTaskTransaction = <T>(taskId: string, lockTask: TaskLock, body: (tx: Db, projectId: string) => Promise<T>): Promise<T> =>
+    tasks.inTaskTransaction(taskId, { lockTask }, body);
 
   /**
    * In a comment write's transaction: the caller's access to the task (404 for non-members), the
@@ -97,7 +98,7 @@ export function createCommentsService(db: Db, tasks: TasksService, views: Attach
     async create(userId: string, { id: taskId, text, mentionIds = [], attachmentIds = [] }: CreateCommentInput): Promise<Comment> {
       const mentions = normalizedMentions(mentionIds);
       const attachmentIdsGiven = normalizedMentions(attachmentIds);
-      return inTaskTransaction(taskId, true, async (tx, projectId) => {
+      return inTaskTransaction(taskId, 'no key update', async (tx, projectId) => {
         const [{ task, access, callerName }, members] = await Promise.all([
           tasks.loadTask(userId, taskId, { tx, withName: true }),
           mentionedMembers(tx, projectId, mentions),
@@ -139,7 +140,7 @@ export function createCommentsService(db: Db, tasks: TasksService, views: Attach
     async update(userId: string, { text, mentionIds, attachmentIds, ...path }: UpdateCommentInput, versions?: Date[]): Promise<Comment> {
       const mentions = mentionIds && normalizedMentions(mentionIds);
       const attachmentIdsGiven = attachmentIds && normalizedMentions(attachmentIds);
-      return inTaskTransaction(path.id, false, async (tx, projectId) => {
+      return inTaskTransaction(path.id, 'key share', async (tx, projectId) => {
         const { access, comment: before, members } = await loadForChange(tx, projectId, userId, path, mentions);
         authorizeCommentChange(access, 'edit', before.authorId === userId);
         if (mentions && members) requireMembers(mentions, members);
@@ -176,7 +177,7 @@ export function createCommentsService(db: Db, tasks: TasksService, views: Attach
 
     /** The author, or ADMIN and owner; `versions` (If-Match) is checked under the row lock. */
     async remove(userId: string, path: CommentPathInput, versions?: Date[]): Promise<{ message: string }> {
-      await inTaskTransaction(path.id, true, async (tx, projectId) => {
+      await inTaskTransaction(path.id, 'no key update', async (tx, projectId) => {
         const { access, comment } = await loadForChange(tx, projectId, userId, path);
         authorizeCommentChange(access, 'delete', comment.authorId === userId);
         requireVersion(comment, versions, 'Comment');
