@@ -259,6 +259,19 @@ describe('attachments', () => {
     expectErrorBody(await t.request('POST', `/api/v1/tasks/${taskId}/attachments`, { token: cast.EDITOR.token, body: { file: 'x' } }), 415);
   });
 
+  it('answers a body that ends early with a 400 (was a 500) and keeps nothing: no row, no file', async () => {
+    const before = storedKeys(dataDir.dir);
+    const whole = multipartBody([{ name: 'file', filename: 'cut.txt', content: 'cut short '.repeat(10_000) }]);
+    // No part at all; inside the part's headers; inside the file.
+    for (const rawBody of [Buffer.from('{}'), whole.body.subarray(0, 60), whole.body.subarray(0, whole.body.length - 30)]) {
+      const cut = await t.request('POST', `/api/v1/tasks/${taskId}/attachments`, { token: cast.EDITOR.token, rawBody, headers: { 'content-type': whole.contentType } });
+      expectErrorBody(cut, 400, { message: expect.stringMatching(/^Malformed multipart body: /), reason: 'FILE_REQUIRED' });
+    }
+    const listed = await t.request('GET', `/api/v1/tasks/${taskId}/attachments`, { token: cast.EDITOR.token });
+    expect(listed.body.map((item: { filename: string }) => item.filename)).not.toContain('cut.txt');
+    expect(storedKeys(dataDir.dir)).toEqual(before);
+  });
+
   it('lets every member read, editors upload, the uploader and ADMIN or owner delete; non-members get 404', async () => {
     const byEditor = await upload(t, cast.EDITOR.token, taskId, 'editor.txt', 'by the editor');
     const id = byEditor.body.id as string;

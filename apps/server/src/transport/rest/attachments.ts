@@ -10,7 +10,7 @@ import { ifNoneMatchNames } from '../../platform/versions';
 import { BlobTooLargeError } from '../../platform/storage';
 import { recordingEvents } from '../../events/record';
 import { errorBody, sendError } from './rest-errors';
-import { authenticate, MULTIPART_OVERHEAD, refuse as refuseInBody } from './plain-routes';
+import { authenticate, MULTIPART_OVERHEAD, refuse as refuseInBody, refuseMalformedMultipart, streamFailure } from './plain-routes';
 
 export interface AttachmentRoutesOptions {
   auth: AuthService;
@@ -67,9 +67,8 @@ export async function registerAttachmentRoutes(app: FastifyInstance, options: At
           try {
             part = await request.file();
           } catch (error) {
-            if ((error as { statusCode?: number }).statusCode !== undefined && (error as { statusCode: number }).statusCode < 500) {
-              return sendError(request, reply, 400, errorBody(400, `Malformed multipart body: ${(error as Error).message}`, 'FILE_REQUIRED'));
-            }
+            const refused = refuseMalformedMultipart(request, reply, error);
+            if (refused) return refused;
             throw error;
           }
           if (!part || part.fieldname !== 'file') {
@@ -77,9 +76,17 @@ export async function registerAttachmentRoutes(app: FastifyInstance, options: At
             return sendError(request, reply, 400, errorBody(400, 'The multipart body needs a part named `file` holding the file', 'FILE_REQUIRED'));
           }
           const file = part.file;
-          const { result: attachment, eventIds } = await recordingEvents(() => attachments.upload(caller.userId, request.params.id, file, part.filename));
-          await options.settleEvents(eventIds);
-          return reply.code(201).header('location', `/api/v1/attachments/${attachment.id}`).send(attachment);
+          const body = streamFailure(file);
+          try {
+            const { result: attachment, eventIds } = await recordingEvents(() => attachments.upload(caller.userId, request.params.id, file, part.filename));
+            await options.settleEvents(eventIds);
+            return reply.code(201).header('location', `/api/v1/attachments/${attachment.id}`).send(attachment);
+          } catch (error) {
+            // The body ended before its file did: the client's (and the upload kept nothing).
+            const refused = body.error ? refuseMalformedMultipart(request, reply, body.error) : undefined;
+            if (refused) return refused;
+            throw error;
+          }
         });
       } catch (error) {
         return refuse(request, reply, error);

@@ -6,7 +6,7 @@ import type { AuthService } from '../../resources/auth/service';
 import type { ImportsService } from '../../resources/imports/service';
 import { runWithGrant, type TokenNeed } from '../../resources/policy/policy';
 import { errorBody, sendError } from './rest-errors';
-import { authenticate, MULTIPART_OVERHEAD, parseInput, refuse } from './plain-routes';
+import { authenticate, MULTIPART_OVERHEAD, parseInput, refuse, refuseMalformedMultipart } from './plain-routes';
 
 export const IMPORT_ROUTE = '/api/v1/imports';
 
@@ -79,8 +79,9 @@ export async function registerImportRoutes(app: FastifyInstance, options: { auth
           reply.header('connection', 'close');
           return sendError(request, reply, 413, tooLarge());
         }
-        const status = (error as { statusCode?: number }).statusCode;
-        if (status !== undefined && status < 500) return sendError(request, reply, 400, errorBody(400, `Malformed multipart body: ${(error as Error).message}`, 'FILE_REQUIRED'));
+        // Everything in the loop reads the request's body.
+        const refused = refuseMalformedMultipart(request, reply, error);
+        if (refused) return refused;
         throw error;
       }
       if (!file) return sendError(request, reply, 400, errorBody(400, 'The multipart body needs a part named `file` holding the exported file', 'FILE_REQUIRED'));

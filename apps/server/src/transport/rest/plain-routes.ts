@@ -16,6 +16,30 @@ import { errorBody, sendError } from './rest-errors';
 /** What multipart framing may add to a file's bytes (boundaries, part headers) before a Content-Length is plainly too large. */
 export const MULTIPART_OVERHEAD = 64 * 1024;
 
+/**
+ * A multipart body that could not be read, as a 400 naming the reason, or undefined for a failure
+ * that is not the body's. @fastify/multipart's own refusals carry a 4xx status; busboy's (a body cut
+ * short: "Unexpected end of multipart data", a part ended early, malformed part headers) carry
+ * none, and are the client's too: only what reads the request's body may be given to this.
+ */
+export function refuseMalformedMultipart(request: FastifyRequest, reply: FastifyReply, error: unknown) {
+  const status = (error as { statusCode?: unknown } | undefined)?.statusCode;
+  if (!(error instanceof Error) || (typeof status === 'number' && status >= 500)) return undefined;
+  return sendError(request, reply, 400, errorBody(400, `Malformed multipart body: ${error.message}`, 'FILE_REQUIRED'));
+}
+
+/**
+ * Records a part's stream's own error (the body cut short mid-file), so that a failure of what
+ * consumed the stream can be told apart: the client's body (400) or the server's storage (500).
+ */
+export function streamFailure(stream: NodeJS.ReadableStream): { readonly error: Error | undefined } {
+  const seen: { error: Error | undefined } = { error: undefined };
+  stream.on('error', (error: Error) => {
+    seen.error ??= error;
+  });
+  return seen;
+}
+
 const STATUS_OF: Record<DomainError['code'], number> = {
   BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
