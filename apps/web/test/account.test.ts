@@ -1,6 +1,6 @@
 import { createTasklaneClient, type TasklaneClient } from '@tasklane/sdk';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessibilityViolations, launchChromium, newPerson, type Person, type Server, signInWithToken, startServer } from './harness';
 
 /**
@@ -62,7 +62,7 @@ describe('the account page in Chromium', () => {
     await emailForm.getByLabel('Current password').fill('password-123');
     await emailForm.getByRole('button', { name: 'Change email' }).click();
     await emailForm.getByRole('alert').waitFor({ state: 'detached' });
-    await vi.waitFor(async () => expect((await api.auth.me()).email).toBe(`ada-king-${run}@example.com`));
+    await expect.poll(async () => (await api.auth.me()).email).toBe(`ada-king-${run}@example.com`);
     email = `ada-king-${run}@example.com`;
     // The server has the new address before the browser has read its answer: the form empties then.
     await expect.poll(() => emailForm.getByLabel('Current password').inputValue()).toBe('');
@@ -81,7 +81,7 @@ describe('the account page in Chromium', () => {
     expect(await accessibilityViolations(page)).toEqual([]);
 
     await feed.getByRole('button', { name: 'Replace the address' }).click();
-    await vi.waitFor(async () => expect(await address.inputValue()).not.toBe(first));
+    await expect.poll(() => address.inputValue()).not.toBe(first);
     const second = await address.inputValue();
     expect((await fetchFeed(first)).status).toBe(404);
     expect((await fetchFeed(second)).status).toBe(200);
@@ -117,9 +117,10 @@ describe('the account page in Chromium', () => {
     // A script uses the token: the page shows it was used.
     const script = createTasklaneClient({ baseUrl: server.baseUrl, token: secret });
     expect((await script.projects.get({ id: projectId })).name).toBe('Analytical engine');
-    await vi.waitFor(async () => expect((await api.tokens.list()).items[0]?.lastUsedAt).not.toBeNull());
+    await expect.poll(async () => (await api.tokens.list()).items[0]?.lastUsedAt).not.toBeNull();
     await page.reload();
-    await vi.waitFor(async () => expect(await tokens.locator('tr', { hasText: 'CI' }).locator('td').nth(2).textContent()).not.toBe('Never'));
+    // After a reload: the scripts, the session, the page's code and the tokens' request, so expect.poll's 10 s rather than waitFor's 1 s.
+    await expect.poll(() => tokens.locator('tr', { hasText: 'CI' }).locator('td').nth(2).textContent()).not.toBe('Never');
 
     await tokens.locator('tr', { hasText: 'CI' }).getByRole('button', { name: 'Revoke' }).click();
     await tokens.getByRole('button', { name: 'Revoke token' }).click();

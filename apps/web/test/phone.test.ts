@@ -53,6 +53,8 @@ describe('the app on a phone in Chromium', () => {
   it('gives every control of the projects list, the board and a task 44 px, with nothing sideways', async () => {
     await page.goto('/');
     await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    // The heading comes before the list: measure once the project's own buttons are there.
+    await page.locator('.project', { hasText: 'Pocket' }).getByRole('button').first().waitFor();
     expect(await smallTargets(page)).toEqual([]);
     expect(await sideways(page)).toBeLessThanOrEqual(0);
 
@@ -68,6 +70,9 @@ describe('the app on a phone in Chromium', () => {
   it('gives the account page 44 px controls too', async () => {
     await page.goto('/account');
     await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    // The heading comes before the feed and the token form's projects: measure once they are there.
+    await page.getByRole('button', { name: 'Make a calendar address' }).waitFor();
+    await page.getByLabel('Pocket').waitFor();
     expect(await smallTargets(page)).toEqual([]);
     expect(await sideways(page)).toBeLessThanOrEqual(0);
   });

@@ -142,7 +142,7 @@ describe('the webhooks screen in Chromium', () => {
     await vi.waitFor(async () => {
       const changed = await api.ada.webhooks.update({ id: projectId, webhookId: ok!.id, events: ['task.deleted'] });
       expect(changed.updatedAt).not.toBe(ok!.updatedAt);
-    });
+    }, { timeout: 10_000 });
     await okItem.getByRole('button', { name: 'Disable' }).click();
     await page.getByRole('alert').filter({ hasText: 'Someone else changed this webhook meanwhile' }).waitFor();
     await okItem.getByText('task.deleted').waitFor();
