@@ -10,7 +10,7 @@ import { ifNoneMatchNames } from '../../platform/versions';
 import { BlobTooLargeError } from '../../platform/storage';
 import { recordingEvents } from '../../events/record';
 import { errorBody, sendError } from './rest-errors';
-import { authenticate, MULTIPART_OVERHEAD, refuse as refuseInBody, refuseMalformedMultipart, streamFailure } from './plain-routes';
+import { authenticate, MULTIPART_OVERHEAD, refuse as refuseInBody, refuseMalformedMultipart, relayPart } from './plain-routes';
 
 export interface AttachmentRoutesOptions {
   auth: AuthService;
@@ -75,15 +75,14 @@ export async function registerAttachmentRoutes(app: FastifyInstance, options: At
             if (part) part.file.resume();
             return sendError(request, reply, 400, errorBody(400, 'The multipart body needs a part named `file` holding the file', 'FILE_REQUIRED'));
           }
-          const file = part.file;
-          const body = streamFailure(file);
+          const file = relayPart(part.file);
           try {
-            const { result: attachment, eventIds } = await recordingEvents(() => attachments.upload(caller.userId, request.params.id, file, part.filename));
+            const { result: attachment, eventIds } = await recordingEvents(() => attachments.upload(caller.userId, request.params.id, file.stream, part.filename));
             await options.settleEvents(eventIds);
             return reply.code(201).header('location', `/api/v1/attachments/${attachment.id}`).send(attachment);
           } catch (error) {
             // The body ended before its file did: the client's (and the upload kept nothing).
-            const refused = body.error ? refuseMalformedMultipart(request, reply, body.error) : undefined;
+            const refused = file.bodyError ? refuseMalformedMultipart(request, reply, file.bodyError) : undefined;
             if (refused) return refused;
             throw error;
           }

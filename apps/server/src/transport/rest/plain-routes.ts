@@ -1,3 +1,4 @@
+import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { AuthService } from '../../resources/auth/service';
@@ -29,14 +30,23 @@ export function refuseMalformedMultipart(request: FastifyRequest, reply: Fastify
 }
 
 /**
- * Records a part's stream's own error (the body cut short mid-file), so that a failure of what
- * consumed the stream can be told apart: the client's body (400) or the server's storage (500).
+ * A part's file as a stream of its own, and the error the body raised on the part, if any (the
+ * body ending inside the file: @fastify/multipart destroys the part with busboy's "Unexpected end
+ * of multipart data"). A consumer that fails (the upload's size limit, the storage) destroys the
+ * relay, not the part, so a failure of the body (400) stays apart from the upload's own (413, 500).
  */
-export function streamFailure(stream: NodeJS.ReadableStream): { readonly error: Error | undefined } {
-  const seen: { error: Error | undefined } = { error: undefined };
-  stream.on('error', (error: Error) => {
-    seen.error ??= error;
+export function relayPart(part: Readable): { readonly stream: Readable; readonly bodyError: Error | undefined } {
+  const relay = new PassThrough();
+  const seen: { stream: Readable; bodyError: Error | undefined } = { stream: relay, bodyError: undefined };
+  part.on('error', (error: Error) => {
+    seen.bodyError ??= error;
+    relay.destroy(error);
   });
+  // A consumer that stops early stops the part too (its parser then ends the request's parts).
+  relay.on('close', () => {
+    if (!part.readableEnded) part.destroy();
+  });
+  part.pipe(relay);
   return seen;
 }
 
