@@ -261,11 +261,15 @@ describe('attachments', () => {
 
   it('answers a body that ends early with a 400 (was a 500) and keeps nothing: no row, no file', async () => {
     const before = storedKeys(dataDir.dir);
-    const whole = multipartBody([{ name: 'file', filename: 'cut.txt', content: 'cut short '.repeat(10_000) }]);
-    // No part at all; inside the part's headers; inside the file.
-    for (const rawBody of [Buffer.from('{}'), whole.body.subarray(0, 60), whole.body.subarray(0, whole.body.length - 30)]) {
-      const cut = await t.request('POST', `/api/v1/tasks/${taskId}/attachments`, { token: cast.EDITOR.token, rawBody, headers: { 'content-type': whole.contentType } });
-      expectErrorBody(cut, 400, { message: expect.stringMatching(/^Malformed multipart body: /), reason: 'FILE_REQUIRED' });
+    // A small file is parsed to the body's end before the route reads it, a middling one while the
+    // upload opens its temporary file, a large one while it is written: each ends in a 400.
+    for (const size of [1024, 30 * 1024, 100 * 1024]) {
+      const whole = multipartBody([{ name: 'file', filename: 'cut.txt', content: Buffer.alloc(size, 'c') }]);
+      // No part at all; inside the part's headers; inside the file (its last 100 bytes and the closing boundary gone).
+      for (const rawBody of [Buffer.from('{}'), whole.body.subarray(0, 60), whole.body.subarray(0, whole.body.length - 150)]) {
+        const cut = await t.request('POST', `/api/v1/tasks/${taskId}/attachments`, { token: cast.EDITOR.token, rawBody, headers: { 'content-type': whole.contentType } });
+        expectErrorBody(cut, 400, { message: expect.stringMatching(/^Malformed multipart body: /), reason: 'FILE_REQUIRED' });
+      }
     }
     const listed = await t.request('GET', `/api/v1/tasks/${taskId}/attachments`, { token: cast.EDITOR.token });
     expect(listed.body.map((item: { filename: string }) => item.filename)).not.toContain('cut.txt');

@@ -1,4 +1,4 @@
-import { PassThrough, type Readable } from 'node:stream';
+import { finished, PassThrough, type Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { AuthService } from '../../resources/auth/service';
@@ -20,26 +20,35 @@ export const MULTIPART_OVERHEAD = 64 * 1024;
 /**
  * A multipart body that could not be read, as a 400 naming the reason, or undefined for a failure
  * that is not the body's. @fastify/multipart's own refusals carry a 4xx status; busboy's (a body cut
- * short: "Unexpected end of multipart data", a part ended early, malformed part headers) carry
- * none, and are the client's too: only what reads the request's body may be given to this.
+ * short: "Unexpected end of multipart data", a part ended early, malformed part headers), a request
+ * aborted and a part closed early are plain errors with no status, and are the client's too. A
+ * TypeError, a RangeError (a failed allocation) or a 5xx is the server's, and stays a 500.
  */
 export function refuseMalformedMultipart(request: FastifyRequest, reply: FastifyReply, error: unknown) {
-  const status = (error as { statusCode?: unknown } | undefined)?.statusCode;
-  if (!(error instanceof Error) || (typeof status === 'number' && status >= 500)) return undefined;
+  if (!(error instanceof Error)) return undefined;
+  const { statusCode, code } = error as { statusCode?: unknown; code?: unknown };
+  const fromTheBody = typeof statusCode === 'number' ? statusCode < 500 : Object.getPrototypeOf(error) === Error.prototype || code === 'ERR_STREAM_PREMATURE_CLOSE';
+  if (!fromTheBody) return undefined;
   return sendError(request, reply, 400, errorBody(400, `Malformed multipart body: ${error.message}`, 'FILE_REQUIRED'));
 }
 
 /**
  * A part's file as a stream of its own, and the error the body raised on the part, if any (the
- * body ending inside the file: @fastify/multipart destroys the part with busboy's "Unexpected end
- * of multipart data"). A consumer that fails (the upload's size limit, the storage) destroys the
- * relay, not the part, so a failure of the body (400) stays apart from the upload's own (413, 500).
+ * body ending inside the file: busboy's "Part terminated early…", then @fastify/multipart destroys
+ * the part). A consumer that fails (the upload's size limit, the storage) destroys the relay, not
+ * the part, so a failure of the body (400) stays apart from the upload's own (413, 500).
  */
 export function relayPart(part: Readable): { readonly stream: Readable; readonly bodyError: Error | undefined } {
   const relay = new PassThrough();
   const seen: { stream: Readable; bodyError: Error | undefined } = { stream: relay, bodyError: undefined };
-  part.on('error', (error: Error) => {
-    seen.bodyError ??= error;
+  // The consumer attaches after awaits of its own (a temporary file opened): its pipeline still
+  // sees the relay's error then, and until then the error must not go unhandled.
+  relay.on('error', () => {});
+  // finished() also reports a part that failed before this was called (a small file's body cut
+  // short is parsed to its end before `request.file()` returns).
+  finished(part, (error) => {
+    if (!error || relay.destroyed) return; // read whole, or the consumer stopped first
+    seen.bodyError = error;
     relay.destroy(error);
   });
   // A consumer that stops early stops the part too (its parser then ends the request's parts).
