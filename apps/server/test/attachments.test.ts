@@ -265,7 +265,7 @@ describe('attachments', () => {
     // upload opens its temporary file, a large one while it is written: each ends in a 400.
     for (const size of [1024, 30 * 1024, 100 * 1024]) {
       const whole = multipartBody([{ name: 'file', filename: 'cut.txt', content: Buffer.alloc(size, 'c') }]);
-      // No part at all; inside the part's headers; inside the file (its last 100 bytes and the closing boundary gone).
+      // No part at all; inside the part's headers; inside the file (its last ~100 bytes and the closing boundary gone).
       for (const rawBody of [Buffer.from('{}'), whole.body.subarray(0, 60), whole.body.subarray(0, whole.body.length - 150)]) {
         const cut = await t.request('POST', `/api/v1/tasks/${taskId}/attachments`, { token: cast.EDITOR.token, rawBody, headers: { 'content-type': whole.contentType } });
         expectErrorBody(cut, 400, { message: expect.stringMatching(/^Malformed multipart body: /), reason: 'FILE_REQUIRED' });

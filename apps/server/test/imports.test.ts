@@ -294,7 +294,7 @@ describe('imports', () => {
     expectErrorBody(wide, 400, { message: expect.stringMatching(/53 workflow states.*at most 50/), reason: 'IMPORT_FORMAT' });
     const nul = await post(ada, form('csv', 'Name\nA', { title: 'Name', fields: { 'a\u0000': 'Name' } }));
     expectErrorBody(nul, 400, { message: expect.stringMatching(/^Invalid input: mapping\.fields\.a/), issues: [{ path: ['mapping', 'fields', 'a\u0000'], message: expect.any(String) }] });
-    // A body that ends early (no part at all, inside a part's headers, inside the file) is the client's: a 400 (was a 500).
+    // A body that ends early (no part at all, inside a part's headers, before the file's end is marked) is the client's: a 400 (was a 500).
     const whole = multipartBody(form('csv', 'Name\nA', { title: 'Name' }));
     for (const rawBody of [Buffer.from('{}'), whole.body.subarray(0, 60), whole.body.subarray(0, whole.body.length - 30)]) {
       const cut = await t.request('POST', '/api/v1/imports', { token: ada.token, rawBody, headers: { 'content-type': whole.contentType } });

@@ -189,6 +189,7 @@ describe('custom fields in Chromium', () => {
     await expect.poll(async () => (await api.tasks.list({ projectId })).items.find((task) => task.title === 'Gamma ray')?.fields).toEqual({ [pointsId!]: 8 });
     // The browser puts the saved task back in the form when it reads the answer, after the server has it.
     await expect.poll(() => form.getByRole('button', { name: 'Save changes' }).isEnabled()).toBe(true);
+    expect(await form.getByRole('alert').count()).toBe(0);
     await form.locator('input[name="title"]').fill('Gamma');
     await form.getByRole('button', { name: 'Save changes' }).click();
     await expect.poll(async () => (await api.tasks.list({ projectId })).items.some((task) => task.title === 'Gamma')).toBe(true);

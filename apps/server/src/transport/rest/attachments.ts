@@ -67,9 +67,7 @@ export async function registerAttachmentRoutes(app: FastifyInstance, options: At
           try {
             part = await request.file();
           } catch (error) {
-            const refused = refuseMalformedMultipart(request, reply, error);
-            if (refused) return refused;
-            throw error;
+            return refuseMalformedMultipart(request, reply, error);
           }
           if (!part || part.fieldname !== 'file') {
             if (part) part.file.resume();
@@ -82,8 +80,7 @@ export async function registerAttachmentRoutes(app: FastifyInstance, options: At
             return reply.code(201).header('location', `/api/v1/attachments/${attachment.id}`).send(attachment);
           } catch (error) {
             // The body ended before its file did: the client's (and the upload kept nothing).
-            const refused = file.bodyError ? refuseMalformedMultipart(request, reply, file.bodyError) : undefined;
-            if (refused) return refused;
+            if (file.bodyError) return refuseMalformedMultipart(request, reply, file.bodyError);
             throw error;
           }
         });

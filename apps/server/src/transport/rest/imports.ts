@@ -80,9 +80,7 @@ export async function registerImportRoutes(app: FastifyInstance, options: { auth
           return sendError(request, reply, 413, tooLarge());
         }
         // Everything in the loop reads the request's body.
-        const refused = refuseMalformedMultipart(request, reply, error);
-        if (refused) return refused;
-        throw error;
+        return refuseMalformedMultipart(request, reply, error);
       }
       if (!file) return sendError(request, reply, 400, errorBody(400, 'The multipart body needs a part named `file` holding the exported file', 'FILE_REQUIRED'));
       const form = await parseInput(request, reply, ImportForm, fields);

@@ -18,17 +18,17 @@ import { errorBody, sendError } from './rest-errors';
 export const MULTIPART_OVERHEAD = 64 * 1024;
 
 /**
- * A multipart body that could not be read, as a 400 naming the reason, or undefined for a failure
- * that is not the body's. @fastify/multipart's own refusals carry a 4xx status; busboy's (a body cut
+ * A multipart body that could not be read, as a 400 naming the reason; a failure that is not the
+ * body's is thrown on, for the app's error handler (a 500). @fastify/multipart's own refusals carry a 4xx status; busboy's (a body cut
  * short: "Unexpected end of multipart data", a part ended early, malformed part headers), a request
  * aborted and a part closed early are plain errors with no status, and are the client's too. A
  * TypeError, a RangeError (a failed allocation) or a 5xx is the server's, and stays a 500.
  */
 export function refuseMalformedMultipart(request: FastifyRequest, reply: FastifyReply, error: unknown) {
-  if (!(error instanceof Error)) return undefined;
+  if (!(error instanceof Error)) throw error;
   const { statusCode, code } = error as { statusCode?: unknown; code?: unknown };
   const fromTheBody = typeof statusCode === 'number' ? statusCode < 500 : Object.getPrototypeOf(error) === Error.prototype || code === 'ERR_STREAM_PREMATURE_CLOSE';
-  if (!fromTheBody) return undefined;
+  if (!fromTheBody) throw error;
   return sendError(request, reply, 400, errorBody(400, `Malformed multipart body: ${error.message}`, 'FILE_REQUIRED'));
 }
 
