@@ -68,8 +68,8 @@ const bare = {
   hot: (request) =>
     sql`update tasks set title = ${request.body.title ?? `Hot status ${request.body.status}`}, updated_at = now() where id = ${request.params.id} returning id`,
   comment: (request, userId) => sql`
-    insert into comments (id, task_id, author_id, text, created_at, updated_at)
-    values (${uuidv7()}, ${request.params.id}, ${userId}, ${request.body.text}, ${now()}, ${now()})
+    insert into comments (id, task_id, project_id, author_id, text, created_at, updated_at)
+    select ${uuidv7()}, id, project_id, ${userId}, ${request.body.text}, ${now()}, ${now()} from tasks where id = ${request.params.id}
     returning id`,
 };
 const run = (operation, request, userId) => bare[operation](request, userId);

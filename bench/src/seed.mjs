@@ -86,8 +86,8 @@ insert into tasks (id, project_id, title, description, status, priority, due_dat
     ${positionKeySql('row_number() over (partition by p order by n)')},
     now() - (${TASKS} - n) * interval '1 second', now() - (${TASKS} - n) * interval '1 second'
   from (select n, ${projectOfTask('n')} as p from generate_series(0, ${TASKS - 1}) n) t;
-insert into comments (id, task_id, author_id, text, created_at, updated_at)
-  select ${id('comment', 'c')}, ${id('task', `c % ${TASKS}`)}, ${id('user', `(p * 5) % ${USERS}`)},
+insert into comments (id, task_id, project_id, author_id, text, created_at, updated_at)
+  select ${id('comment', 'c')}, ${id('task', `c % ${TASKS}`)}, ${id('project', 'p')}, ${id('user', `(p * 5) % ${USERS}`)},
     'Comment ' || c || ': looks good to me, one small remark below.', now() - (${COMMENTS} - c) * interval '1 second', now()
   from (select c, ${projectOfTask(`c % ${TASKS}`)} as p from generate_series(0, ${COMMENTS - 1}) c) t;
 -- Watchers, as the service keeps them: each task's creator and assignee (its commenter here is its creator).

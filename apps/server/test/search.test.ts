@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody } from './support/checks';
 import { createProject, createTask, invite, registerUser, startTestApp, type TestApp, type TestUser } from './support/harness';
@@ -179,6 +180,37 @@ describe('search: tasks and comments across the caller’s projects', () => {
     expect(seen).toEqual(all);
     expect(new Set(seen.map((hit) => hit.commentId ?? hit.task.id)).size).toBe(14);
     expect(seen.map((hit) => hit.rank)).toEqual([...seen.map((hit) => hit.rank)].sort((a, b) => b - a));
+  });
+
+  it('finds the same whichever way it reads: a word in most tasks of the server through the caller’s projects, a rare one through its index', async () => {
+    // The way is chosen from PostgreSQL's statistics (store.ts searchWays): after ANALYZE they say
+    // that "quokka" is in far more tasks than the caller can see, so those are read project by
+    // project; "numbat", in one task, is read from the words' index. Quoted, so it is not also a
+    // prefix: PostgreSQL estimates a prefix from its statistics only once they list 100 words.
+    const { user, projectId } = await world('Quokka reader');
+    const mine: string[] = [];
+    for (let index = 0; index < 5; index += 1) mine.push((await task(user, projectId, `quokka ${index}`, index === 0 ? 'and a numbat' : '')).id);
+    const commentIds = [await comment(user, mine[1]!, 'a quokka again'), await comment(user, mine[2]!, 'quokka quokka')];
+    const other = await world('Quokka keeper');
+    for (let index = 0; index < 40; index += 1) await task(other.user, other.projectId, `quokka elsewhere ${index}`);
+    await t.database.db.execute(sql`analyze tasks`);
+    await t.database.db.execute(sql`analyze comments`);
+
+    const hits = await search(user, '"quokka"');
+    expect(hits.filter((hit) => hit.kind === 'task').map((hit) => hit.task.id).sort()).toEqual([...mine].sort());
+    expect(hits.filter((hit) => hit.kind === 'comment').map((hit) => hit.commentId).sort()).toEqual([...commentIds].sort());
+    expect(hits.every((hit) => hit.task.projectId === projectId && hit.snippet.includes('<mark>quokka</mark>'))).toBe(true);
+    const seen: Hit[] = [];
+    let url: string | undefined = `/api/v1/search?q=${encodeURIComponent('"quokka"')}&limit=2`;
+    while (url) {
+      const response = await t.request('GET', url, { token: user.token });
+      seen.push(...response.body);
+      url = nextLink(response.headers);
+    }
+    expect(seen).toEqual(hits);
+
+    expect((await search(user, 'numbat')).map((hit) => hit.task.id)).toEqual([mine[0]]);
+    expect(await search(other.user, 'numbat')).toEqual([]);
   });
 
   it('refuses an empty or blank q, a bad limit and a forged cursor with 400', async () => {

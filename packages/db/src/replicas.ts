@@ -58,13 +58,16 @@ export interface RequestScope {
 }
 
 /**
- * Statements a replica may run: a bare `select` that takes no row lock and calls none of the
- * functions that write or need the primary. Anything else, and anything inside a transaction, runs
- * on the primary. A select this misses (one that would write after all) fails on the replica,
- * read-only, and runs again on the primary.
+ * Statements a replica may run: a `select` (also after `with`, or under `explain`) that names no
+ * write (`insert`, `update`, `delete`, `merge`: also `for update`, `do update`) nor a row lock,
+ * and calls none of the functions that write or need the primary. Anything else, and anything
+ * inside a transaction, runs on the primary. A select this misses (one that would write after all)
+ * fails on the replica, read-only, and runs again on the primary. The service's statement texts
+ * hold no user text (that is in their parameters), so a keyword here is SQL's.
  */
-const READ_ONLY = /^\s*select\b/i;
-const NEEDS_PRIMARY = /\bfor\s+(update|share|no\s+key\s+update|key\s+share)\b|\b(pg_notify|nextval|setval|currval|lastval|set_config|pg_(try_)?advisory\w*|pg_current_wal\w*|txid_current|pg_current_xact_id)\s*\(/i;
+const READ_ONLY = /^\s*(select|with|explain)\b/i;
+const NEEDS_PRIMARY =
+  /\bfor\s+(share|key\s+share)\b|\b(insert|update|delete|merge)\b|\b(pg_notify|nextval|setval|currval|lastval|set_config|pg_(try_)?advisory\w*|pg_current_wal\w*|txid_current|pg_current_xact_id)\s*\(/i;
 export const replicaMayRun = (statement: string): boolean => READ_ONLY.test(statement) && !NEEDS_PRIMARY.test(statement);
 
 const CONNECTION_FAILURES = /^(CONNECT_TIMEOUT|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|08\w{3}|57P0[123])$/;

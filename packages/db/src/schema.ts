@@ -291,6 +291,10 @@ export const comments = pgTable(
     taskId: uuid('task_id')
       .notNull()
       .references(() => tasks.id, { onDelete: 'cascade' }),
+    /** The task's project (a task never changes project): a search reaches the reader's comments through their projects (migration 0027). */
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
     authorId: uuid('author_id')
       .notNull()
       .references(() => users.id),
@@ -301,6 +305,7 @@ export const comments = pgTable(
   },
   (table) => [
     index('comments_task_idx').on(table.taskId, table.createdAt, table.id),
+    index('comments_project_idx').on(table.projectId),
     // Search (migration 0020): see tasks_search_idx.
     index('comments_search_idx').using('gin', sql`search_vector`),
   ],

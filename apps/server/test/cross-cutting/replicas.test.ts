@@ -94,6 +94,11 @@ describe.runIf(onPostgres)('a real primary and a streaming replica', () => {
     expect(bobs.status).toBe(200);
     expect(titles(bobs)).toEqual(['Draft']);
     expect((await statementsByRole(baseUrl)).replica).toBeGreaterThan(afterAlice.replica);
+    // A search is a read too (its statements start with `with` and `explain`): the replica answers it, and it claims no write.
+    const found = await send(baseUrl, 'GET', '/api/v1/search?q=draft', { token: bob });
+    expect(found.status).toBe(200);
+    expect(found.body.map((hit: { task: { title: string } }) => hit.task.title)).toEqual(['Draft']);
+    expect(found.headers.get('tasklane-lsn')).toBeNull();
     // A position that is not one is ignored, as if none was sent.
     expect(titles(await send(baseUrl, 'GET', listPath, { token: bob, headers: { 'tasklane-lsn': 'yesterday' } }))).toEqual(['Draft']);
 

@@ -107,7 +107,7 @@ export function createCommentsService(db: Db, tasks: TasksService, views: Attach
         requireMembers(mentions, members);
         const named = await namedAttachments(tx, task.id, attachmentIdsGiven);
         const now = new Date();
-        const row = { id: newId(), taskId: task.id, authorId: userId, text, mentionIds: mentions, createdAt: now, updatedAt: now };
+        const row = { id: newId(), taskId: task.id, projectId, authorId: userId, text, mentionIds: mentions, createdAt: now, updatedAt: now };
         const created = { ...row, authorName: callerName, attachments: named.map((attachment) => ({ ...attachment, commentId: row.id })) };
         // Sent together (store.ts), in this order (the attachments name the inserted comment): one round trip.
         await Promise.all([

@@ -26,6 +26,7 @@ const attachmentRowsOf = (value: AttachmentJson[] | string): AttachmentRow[] =>
 const commentColumns = {
   id: comments.id,
   taskId: comments.taskId,
+  projectId: comments.projectId,
   authorId: comments.authorId,
   authorName: users.name,
   text: comments.text,

@@ -262,7 +262,7 @@ export async function writePlan(tx: Db, input: { projectId: string; userId: stri
         const authorId = userOf(comment.author);
         const createdAt = comment.createdAt && comment.createdAt <= now ? comment.createdAt : now;
         const text = authorId || !comment.author ? comment.text : clipComment(`Originally by ${comment.author.name}:\n\n${comment.text}`);
-        return { id: newId(), taskId: ids.get(task.ref)!, authorId: authorId ?? userId, text: text || '(empty)', createdAt, updatedAt: createdAt };
+        return { id: newId(), taskId: ids.get(task.ref)!, projectId, authorId: authorId ?? userId, text: text || '(empty)', createdAt, updatedAt: createdAt };
       }),
     ),
   );

@@ -40,20 +40,27 @@ export function createSearchService(db: Db) {
   return {
     /**
      * Tasks and comments of the caller's projects (those its token reaches) matching `q`, best
-     * first, paged by (rank, id). Membership is part of the one query, not checked before it.
+     * first, paged by (rank, id). Membership is part of the page's query, not checked before it; the
+     * two statements before it only settle the words and the way to read them (searchWays).
      */
     async query(userId: string, { q, ...paging }: SearchInput): Promise<Page<SearchHit>> {
       const limit = pageSize(paging.limit);
       const [rank, id] = decodeCursor(paging.cursor, [isRank, cursorChecks.id]) ?? [];
-      const rows = await store.searchPage(db, {
-        userId,
-        text: q,
-        prefix: endsWithBareWord(q),
-        key: parseTaskKey(q),
-        within: grantedProjects(currentGrant()),
-        after: typeof rank === 'number' && typeof id === 'string' ? { rank, id } : undefined,
-        limit: limit + 1,
-      });
+      const within = grantedProjects(currentGrant());
+      const { tsquery, visibleTasks } = await store.searchTerms(db, { userId, text: q, prefix: endsWithBareWord(q), within });
+      const ways = await store.searchWays(db, tsquery, visibleTasks);
+      const rows = await store.searchPage(
+        db,
+        {
+          userId,
+          tsquery,
+          key: parseTaskKey(q),
+          within,
+          after: typeof rank === 'number' && typeof id === 'string' ? { rank, id } : undefined,
+          limit: limit + 1,
+        },
+        ways,
+      );
       return toPage(rows, limit, toHit, (row) => [row.rank, row.id]);
     },
   };

@@ -1,4 +1,4 @@
-import { arrayLiteral, comments, type Db, memberships, projectKeys, projects, tasks } from '@tasklane/db';
+import { arrayLiteral, comments, type Db, memberships, projectKeys, projects, projectTaskCounts, tasks } from '@tasklane/db';
 import { type SQL, sql } from 'drizzle-orm';
 import { rowsOf } from '../../platform/sql';
 
@@ -19,10 +19,8 @@ export interface SearchRow {
 
 export interface SearchQuery {
   userId: string;
-  /** The caller's words, for websearch_to_tsquery. */
-  text: string;
-  /** Whether the last tsquery term is the last bare word typed, matched as a prefix too. */
-  prefix: boolean;
+  /** The words as a tsquery's text (searchTerms). */
+  tsquery: string;
   /** The task key the text is, if it is one. */
   key: { stem: string; number: number } | undefined;
   /** The projects the request's token is limited to, if it is. */
@@ -46,21 +44,84 @@ const HEADLINE_OPTIONS = `StartSel=${start}, StopSel=${stop}, MaxWords=30, MinWo
 /** The text of a hit as ts_headline reads it: `<` and `>` as sentinels, and the sentinels themselves dropped (translate drops what has no counterpart). */
 const headlineText = (body: SQL) => sql`translate(${body}, ${`<>${start}${stop}${lt}${gt}`}, ${`${lt}${gt}`})`;
 
+/** The reader's projects (those the token reaches, if it is limited). */
+const readerProjects = (userId: string, within: readonly string[] | undefined) =>
+  sql`select m.project_id from ${memberships} as m
+    where m.user_id = ${userId}::uuid ${within ? sql`and m.project_id = any(${arrayLiteral(within)}::uuid[])` : sql``}`;
+
+/**
+ * The words as one tsquery's text (websearch syntax; the last bare word also as a prefix when
+ * `prefix`), and how many tasks the reader's projects hold (their counts, kept by migration 0006).
+ */
+export async function searchTerms(db: Db, input: { userId: string; text: string; prefix: boolean; within: readonly string[] | undefined }): Promise<{ tsquery: string; visibleTasks: number }> {
+  // The last bare word as a prefix: its lexeme ends the tsquery's text, so `:*` appended to it
+  // matches it as a prefix; guarded for a query of no words, whose text is empty.
+  const tsquery = input.prefix ? sql`case when numnode(w) > 0 and right(w::text, 1) = '''' then (w::text || ':*')::tsquery else w end` : sql`w`;
+  const [row] = rowsOf<{ tsquery: string; visibleTasks: number | string }>(
+    await db.execute(sql`
+      select (${tsquery})::text as tsquery,
+        (select coalesce(sum(c.count), 0) from ${projectTaskCounts} as c where c.project_id in (${readerProjects(input.userId, input.within)})) as "visibleTasks"
+      from websearch_to_tsquery('simple', ${input.text}) as w`),
+  );
+  return { tsquery: row!.tsquery, visibleTasks: Number(row!.visibleTasks) };
+}
+
+/** Which way the page reaches each table (searchPage). */
+export interface SearchWays {
+  tasksByProject: boolean;
+  commentsByProject: boolean;
+}
+
+/**
+ * Reading a word's GIN entries costs in proportion to the rows it matches in the whole table; going
+ * through the reader's projects, in proportion to the rows they hold, each read and tested. A row so
+ * tested costs about as much as six GIN entries (measured on the bench's million tasks,
+ * docs/performance.md, Search).
+ */
+const ROW_PER_GIN_ENTRIES = 6;
+
+/**
+ * The way to each table that reads less for these words: PostgreSQL's own estimate of the rows the
+ * tsquery matches (EXPLAIN, planned for this tsquery: the statistics of the words), against the
+ * rows the reader can see, taken to be the same share of the comments as of the tasks. A word in
+ * most tasks (or a prefix of many words) goes through the projects; a rarer one through its entries.
+ * A plan prepared for any words cannot tell the two apart.
+ */
+export async function searchWays(db: Db, tsquery: string, visibleTasks: number): Promise<SearchWays> {
+  const explained = rowsOf<Record<string, unknown>>(
+    await db.execute(sql`explain (format json)
+      select 1 from ${tasks} where search_vector @@ ${tsquery}::tsquery
+      union all select 1 from ${comments} where search_vector @@ ${tsquery}::tsquery
+      union all select 1 from ${tasks}
+      union all select 1 from ${comments}`),
+  );
+  const plan = explained[0]!['QUERY PLAN'];
+  const [matchedTasks = 0, matchedComments = 0, allTasks = 0, allComments = 0] = (
+    (typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan: { Plans: { 'Plan Rows': number }[] } }[]
+  )[0]!.Plan.Plans.map((node) => node['Plan Rows']);
+  const visibleShare = allTasks > 0 ? Math.min(1, visibleTasks / allTasks) : 1;
+  return {
+    tasksByProject: matchedTasks > ROW_PER_GIN_ENTRIES * visibleShare * allTasks,
+    commentsByProject: matchedComments > ROW_PER_GIN_ENTRIES * visibleShare * allComments,
+  };
+}
+
 /**
  * One page of what the caller may read that matches: tasks (title and description, or their key)
  * and comments, best first. The caller's projects are joined in this same statement, so a member
  * removed a moment ago finds nothing on the next search. A rank is ts_rank normalised into [0, 1)
  * (option 32: rank / (rank + 1)), so the key's task, ranked 1, comes before every word match; a task
  * found both ways appears once, with its best rank. Ranks are float8 end to end, so the cursor's rank
- * compares equal to the row's. Excerpts are made for the page's rows only, ts_headline being the
- * costly part.
+ * compares equal to the row's. The page's rows are chosen before anything is joined to them, and
+ * excerpts are made for those only, ts_headline being the costly part.
+ *
+ * Each table is reached the way `ways` says (searchWays): by its words' GIN entries ANDed with the
+ * reader's projects' entries, or through the projects alone with the words tested on each row
+ * (`is true` keeps the GIN index out of that plan). Either way finds the same rows. The words reach
+ * the plan as a subquery, so each way is one plan for any words, prepared once.
  */
-export async function searchPage(db: Db, query: SearchQuery): Promise<SearchRow[]> {
-  const { userId, text, prefix, key, within, after, limit } = query;
-  const words = sql`websearch_to_tsquery('simple', ${text})`;
-  // The last bare word as a prefix: its lexeme ends the tsquery's text, so `:*` appended to it
-  // matches it as a prefix; guarded for a query of no words, whose text is empty.
-  const tsquery = prefix ? sql`(select case when numnode(w) > 0 and right(w::text, 1) = '''' then (w::text || ':*')::tsquery else w end from ${words} as w)` : words;
+export async function searchPage(db: Db, query: SearchQuery, ways: SearchWays): Promise<SearchRow[]> {
+  const { userId, tsquery, key, within, after, limit } = query;
   const keyHit = key
     ? sql`
       select 'task' as kind, t.id, t.id as task_id, null::uuid as comment_id, 1::float8 as rank
@@ -68,35 +129,32 @@ export async function searchPage(db: Db, query: SearchQuery): Promise<SearchRow[
       where t.number = ${key.number} and t.project_id in (select k.project_id from ${projectKeys} as k where k.key = ${key.stem})
       union all`
     : sql``;
+  const matches = (vector: SQL, byProject: boolean) => (byProject ? sql`(${vector} @@ (select q from query)) is true` : sql`${vector} @@ (select q from query)`);
   const page = after ? sql`where best.rank < ${after.rank}::float8 or (best.rank = ${after.rank}::float8 and best.id > ${after.id}::uuid)` : sql``;
   return rowsOf<SearchRow>(
     await db.execute(sql`
-      with query as (select ${tsquery} as q),
-      mine as (
-        select m.project_id from ${memberships} as m
-        where m.user_id = ${userId}::uuid ${within ? sql`and m.project_id = any(${arrayLiteral(within)}::uuid[])` : sql``}
-      ),
+      with query as (select ${tsquery}::tsquery as q),
+      mine as (${readerProjects(userId, within)}),
       hits as (
         ${keyHit}
-        select 'task' as kind, t.id, t.id as task_id, null::uuid as comment_id, ts_rank(t.search_vector, query.q, 32)::float8 as rank
-        from ${tasks} as t join mine on mine.project_id = t.project_id cross join query
-        where t.search_vector @@ query.q
+        select 'task' as kind, t.id, t.id as task_id, null::uuid as comment_id, ts_rank(t.search_vector, (select q from query), 32)::float8 as rank
+        from ${tasks} as t
+        where t.project_id = any(array(select project_id from mine)) and ${matches(sql`t.search_vector`, ways.tasksByProject)}
         union all
-        select 'comment', c.id, c.task_id, c.id, ts_rank(c.search_vector, query.q, 32)::float8
-        from ${comments} as c join ${tasks} as t on t.id = c.task_id join mine on mine.project_id = t.project_id cross join query
-        where c.search_vector @@ query.q
+        select 'comment', c.id, c.task_id, c.id, ts_rank(c.search_vector, (select q from query), 32)::float8
+        from ${comments} as c
+        where c.project_id = any(array(select project_id from mine)) and ${matches(sql`c.search_vector`, ways.commentsByProject)}
       ),
-      best as (select distinct on (id) * from hits order by id, rank desc)
-      select best.kind, best.id, best.task_id as "taskId", best.comment_id as "commentId", best.rank,
+      best as (select distinct on (id) * from hits order by id, rank desc),
+      top as (select * from best ${page} order by rank desc, id limit ${limit})
+      select top.kind, top.id, top.task_id as "taskId", top.comment_id as "commentId", top.rank,
         p.key || '-' || t.number as key, t.title, t.status, t.project_id as "projectId",
-        ts_headline('simple', ${headlineText(sql`coalesce(c.text, t.title || ' ' || t.description)`)}, query.q, ${HEADLINE_OPTIONS}) as snippet
-      from best
-        join ${tasks} as t on t.id = best.task_id
+        ts_headline('simple', ${headlineText(sql`coalesce(c.text, t.title || ' ' || t.description)`)}, (select q from query), ${HEADLINE_OPTIONS}) as snippet
+      from top
+        join ${tasks} as t on t.id = top.task_id
         join ${projects} as p on p.id = t.project_id
-        left join ${comments} as c on c.id = best.comment_id
-        cross join query
-      ${page}
-      order by best.rank desc, best.id
-      limit ${limit}`),
+        left join ${comments} as c on c.id = top.comment_id
+      order by top.rank desc, top.id`),
   );
 }
+
