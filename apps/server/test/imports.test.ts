@@ -413,7 +413,14 @@ describe('imports', () => {
     expect(file.statusCode).toBe(200);
 
     const done = await importFile(ada, form('tasklane', file.body));
-    expect(done).toMatchObject({ status: 'succeeded', counts: { tasks: 2, subtasks: 1, comments: 2, relations: 1, states: 6, labels: 1, fields: 8, timeEntries: 2, members: 1 }, warnings: [] });
+    // On the server it came from, its key is its own still: the copy gets another, saying so.
+    const key = (await api(ada, `/projects/${projectId}`)).key;
+    expect(done).toMatchObject({
+      status: 'succeeded',
+      counts: { tasks: 2, subtasks: 1, comments: 2, relations: 1, states: 6, labels: 1, fields: 8, timeEntries: 2, members: 1 },
+      warnings: [`The project key ${key} is taken on this server: the project gets a key of its own, and its tasks' keys change with it`],
+    });
+    expect((await api(ada, `/projects/${done.projectId}`)).key).not.toBe(key);
     const shape = async (id: string) => {
       const project = await api(ada, `/projects/${id}`);
       const states = (await api(ada, `/projects/${id}/states`)).map(({ key, name, category, color, position }: Record<string, unknown>) => ({ key, name, category, color, position }));
@@ -452,6 +459,15 @@ describe('imports', () => {
     // The next task of each is numbered alike.
     const next = async (id: string) => (await write('POST', '/tasks', { projectId: id, title: 'Next' })).number;
     expect(await next(done.projectId)).toBe(await next(projectId));
+
+    // Moved (the original gone, as on another server): the project keeps its key, so every task key still names its task.
+    const keysOf = async (id: string): Promise<string[]> => (await tasksOf(ada, id)).map((task: { key: string; title: string }) => `${task.key} ${task.title}`).sort();
+    const keys = await keysOf(projectId);
+    expect((await t.request('DELETE', `/api/v1/projects/${projectId}`, { token: ada.token })).status).toBeLessThan(300);
+    const moved = await importFile(ada, form('tasklane', file.body));
+    expect(moved).toMatchObject({ status: 'succeeded', warnings: [] });
+    expect((await api(ada, `/projects/${moved.projectId}`)).key).toBe(key);
+    expect(await keysOf(moved.projectId)).toEqual(keys.filter((line) => !line.endsWith(' Next')));
   });
 
   it('keeps out, with a warning each, what an edited Tasklane file holds wrongly; time by someone not registered here is the importer’s, saying whose', async () => {
@@ -465,6 +481,7 @@ describe('imports', () => {
     const exported = await t.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/export`, headers: { authorization: `Bearer ${ada.token}` } });
     const file = JSON.parse(exported.body);
     file.members.push({ userId: 'carol', name: 'Carol Elsewhere', email: 'Carol@Elsewhere.example', role: 'EDITOR' });
+    file.project.key = 'not a key';
     const [task] = file.tasks;
     Object.assign(task, {
       fields: { [tier.id]: 'no-such-option', [points.id]: 'eight', [reviewer.id]: 'carol', [spec.id]: 'https://example.com/\u0000' },
@@ -482,6 +499,7 @@ describe('imports', () => {
     const done = await importFile(ada, form('tasklane', JSON.stringify(file)));
     expect(done).toMatchObject({ status: 'succeeded', counts: { tasks: 1, comments: 1, timeEntries: 1, fields: 4, members: 0 } });
     expect(done.warnings).toEqual([
+      'The project key "NOT A KEY" is not one a project can have: the project gets a key of its own',
       'Edited by hand: its estimate -5 is not one this server keeps (0 to 1000000, two decimals), so it was left out',
       'Edited by hand: a time entry of 5000 minutes on 2026-11-02 is not one this server keeps, so it was left out',
       '1 attachment is listed in the file, but an export holds what they were, not their files: left out (upload them again)',

@@ -73,7 +73,8 @@ export interface PlannedTask {
 }
 
 export interface ImportPlan {
-  project: { name: string; description: string; estimateUnit?: 'points' | 'hours' };
+  /** `key`: the project's key on the server that exported it (a Tasklane file's), kept when free here. */
+  project: { name: string; description: string; estimateUnit?: 'points' | 'hours'; key?: string };
   /** In board order; `key` keeps a state's key (a Tasklane file's), else one is made from the name. */
   states: { name: string; category: StateCategory; color?: string; key?: string }[];
   labels: { name: string; color: string }[];

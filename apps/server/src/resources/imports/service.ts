@@ -61,6 +61,10 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
     normalizePlan(plan);
     collectLabels(plan);
     if (plan.tasks.length > IMPORT_TASKS_MAX) throw formatError(`The file has ${plan.tasks.length} tasks; an import makes at most ${IMPORT_TASKS_MAX}`);
+    if (plan.project.key && !(await projects.keyIsFree(plan.project.key))) {
+      plan.warnings.push(`The project key ${plan.project.key} is taken on this server: the project gets a key of its own, and its tasks' keys change with it`);
+      delete plan.project.key;
+    }
     const people = await store.usersByEmail(db, emailsOf(plan));
     const counts = settlePlan(plan, people, userId);
     plan.warnings = boundedWarnings(plan.warnings);
@@ -126,7 +130,11 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
             ended = false;
             return undefined;
           }
-          const project = await projects.create(job.userId, { name: clip(plan.project.name.trim(), PROJECT_NAME_MAX) || 'Imported project', description: clip(plan.project.description, PROJECT_DESCRIPTION_MAX) });
+          const project = await projects.create(
+            job.userId,
+            { name: clip(plan.project.name.trim(), PROJECT_NAME_MAX) || 'Imported project', description: clip(plan.project.description, PROJECT_DESCRIPTION_MAX) },
+            plan.project.key ? { preferredKey: plan.project.key } : {},
+          );
           // The people of the file registered here join as EDITORs, as an ADMIN's invitation adds them (they hear of it).
           for (const [email, memberId] of people) if (memberId !== job.userId) await members.invite(job.userId, { id: project.id, email, role: 'EDITOR' });
           await writePlan(tx, {

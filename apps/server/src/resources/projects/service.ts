@@ -56,11 +56,20 @@ export function createProjectsService(db: Db) {
       return toPage(rows, limit, ({ project, role }) => toProject(project, role), ({ project }) => [project.id]);
     },
 
-    /** The creator becomes owner and an ADMIN member, and the project gets the default states, in one transaction; its key is the one asked for, or derived from its name. */
-    async create(userId: string, input: CreateProjectInput): Promise<Project> {
+    /**
+     * The creator becomes owner and an ADMIN member, and the project gets the default states, in one
+     * transaction; its key is the one asked for, or derived from its name. `preferredKey` (an
+     * import's: the key the project had on another server) is taken when free, else the key is derived.
+     */
+    async create(userId: string, input: CreateProjectInput, options: { preferredKey?: string } = {}): Promise<Project> {
       const row = await db.transaction(async (tx) => {
         await store.lockProjectKeys(tx);
-        const key = input.key ? await requireFreeKey(tx, input.key) : await store.freeDerivedKey(tx, input.name);
+        const preferred = options.preferredKey?.toUpperCase();
+        const key = input.key
+          ? await requireFreeKey(tx, input.key)
+          : preferred && (await store.findKeyOwner(tx, preferred)) === undefined
+            ? preferred
+            : await store.freeDerivedKey(tx, input.name);
         const project = await store.insertProject(tx, {
           id: newId(),
           name: input.name,
@@ -76,6 +85,9 @@ export function createProjectsService(db: Db) {
       });
       return toProject(row, 'ADMIN');
     },
+
+    /** Whether no project has or had `key` (any case): a project made now could have it. */
+    keyIsFree: async (key: string): Promise<boolean> => (await store.findKeyOwner(db, key.toUpperCase())) === undefined,
 
     /** The project with its task counts by state key, so a client needs no second call. */
     async get(userId: string, projectId: string): Promise<ProjectDetail> {

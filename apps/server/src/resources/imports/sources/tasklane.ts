@@ -9,6 +9,9 @@ import {
 } from '../plan';
 import { arrayOf, isRecord, parseJson, textOf } from './json';
 
+/** A project's key: 2–10 letters and digits, from a letter (schemas' ProjectKeyInput, upper case). */
+const PROJECT_KEY = /^[A-Z][A-Z0-9]{1,9}$/;
+
 const PRIORITIES = new Set(['LOW', 'MEDIUM', 'HIGH', 'URGENT']);
 /** A task number kept as it is: far below the integer column's limit, which the project's next numbers count up to. */
 const TASK_NUMBER_MAX = 1_000_000_000;
@@ -33,17 +36,21 @@ export function tasklanePlan(bytes: Buffer): ImportPlan {
     people.set(textOf(member.userId), { name: textOf(member.name) || email, ...(email ? { email } : {}) });
   }
   const estimateUnit = ESTIMATE_UNITS.find((unit) => unit === (file.project as Record<string, unknown>).estimateUnit);
+  const key = textOf(file.project.key).toUpperCase();
+  // A key as a project may have one (2–10 letters and digits, from a letter); any other is left out, saying so.
+  const keyWarning = key && !PROJECT_KEY.test(key) ? [`The project key "${clip(key, 40)}" is not one a project can have: the project gets a key of its own`] : [];
   const plan: ImportPlan = {
     project: {
       name: textOf(file.project.name) || 'Imported project',
       description: textOf(file.project.description),
       ...(estimateUnit ? { estimateUnit } : {}),
+      ...(PROJECT_KEY.test(key) ? { key } : {}),
     },
     states: [],
     labels: arrayOf(file.labels).filter(isRecord).map((label) => ({ name: textOf(label.name), color: colorOf(label.color) })),
     fields: [],
     tasks: [],
-    warnings: [],
+    warnings: keyWarning,
   };
   const stateName = new Map<string, string>();
   const taken = new Set<string>();
