@@ -412,13 +412,17 @@ describe('imports', () => {
     const file = await t.app.inject({ method: 'GET', url: `/api/v1/projects/${projectId}/export`, headers: { authorization: `Bearer ${ada.token}` } });
     expect(file.statusCode).toBe(200);
 
-    const done = await importFile(ada, form('tasklane', file.body));
-    // On the server it came from, its key is its own still: the copy gets another, saying so.
+    // On the server it came from, its key is its own still: the copy gets another, saying so (the dry run too).
     const key = (await api(ada, `/projects/${projectId}`)).key;
+    const taken = `The project key ${key} is taken on this server: the project gets a key of its own, and its tasks' keys change with it`;
+    const dry = await post(ada, form('tasklane', file.body), '?dryRun=true');
+    expect(dry.status).toBe(200);
+    expect(dry.body.warnings).toEqual([taken]);
+    const done = await importFile(ada, form('tasklane', file.body));
     expect(done).toMatchObject({
       status: 'succeeded',
       counts: { tasks: 2, subtasks: 1, comments: 2, relations: 1, states: 6, labels: 1, fields: 8, timeEntries: 2, members: 1 },
-      warnings: [`The project key ${key} is taken on this server: the project gets a key of its own, and its tasks' keys change with it`],
+      warnings: [taken],
     });
     expect((await api(ada, `/projects/${done.projectId}`)).key).not.toBe(key);
     const shape = async (id: string) => {

@@ -182,17 +182,21 @@ describe('search: tasks and comments across the caller’s projects', () => {
     expect(seen.map((hit) => hit.rank)).toEqual([...seen.map((hit) => hit.rank)].sort((a, b) => b - a));
   });
 
-  it('finds the same whichever way it reads: a word in most tasks of the server through the caller’s projects, a rare one through its index', async () => {
+  it('finds the same whichever way it reads: a word in most tasks and comments of the server through the caller’s projects, a rare one through its index', async () => {
     // The way is chosen from PostgreSQL's statistics (store.ts searchWays): after ANALYZE they say
-    // that "quokka" is in far more tasks than the caller can see, so those are read project by
-    // project; "numbat", in one task, is read from the words' index. Quoted, so it is not also a
-    // prefix: PostgreSQL estimates a prefix from its statistics only once they list 100 words.
+    // that "quokka" is in far more tasks and comments than the caller can see, so both are read
+    // project by project; "numbat", in one task, is read from the words' index. Quoted, so it is not
+    // also a prefix: PostgreSQL estimates a prefix from its statistics only once they list 100 words.
+    // (Checked by breaking each way in store.ts: this test then fails on both databases.)
     const { user, projectId } = await world('Quokka reader');
     const mine: string[] = [];
     for (let index = 0; index < 5; index += 1) mine.push((await task(user, projectId, `quokka ${index}`, index === 0 ? 'and a numbat' : '')).id);
     const commentIds = [await comment(user, mine[1]!, 'a quokka again'), await comment(user, mine[2]!, 'quokka quokka')];
     const other = await world('Quokka keeper');
-    for (let index = 0; index < 40; index += 1) await task(other.user, other.projectId, `quokka elsewhere ${index}`);
+    for (let index = 0; index < 60; index += 1) {
+      const elsewhere = await task(other.user, other.projectId, `quokka elsewhere ${index}`);
+      if (index < 40) await comment(other.user, elsewhere.id, `quokka note ${index}`);
+    }
     await t.database.db.execute(sql`analyze tasks`);
     await t.database.db.execute(sql`analyze comments`);
 

@@ -13,7 +13,7 @@ import postgres from 'postgres';
 import { createReplicaRouting, type ReplicaRouting, type ReplicaSet, replicaMayRun } from './replicas';
 import { type QueryListener, type QueryTracking, newTracking, trackedPglite, watch } from './tracking';
 
-export { parseLsn, type ReplicaSet } from './replicas';
+export { parseLsn, type ReplicaSet, replicaMayRun } from './replicas';
 
 export type { QueryListener } from './tracking';
 import * as schema from './schema';

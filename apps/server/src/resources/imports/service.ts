@@ -45,6 +45,9 @@ async function readFile(files: BlobStore, key: string): Promise<Buffer> {
   return buffer(stream);
 }
 
+/** A Tasklane file's project key that a project here has or had. */
+const keyTakenWarning = (key: string) => `The project key ${key} is taken on this server: the project gets a key of its own, and its tasks' keys change with it`;
+
 /**
  * Imports (issue 38): a file another tool exported becomes one new project of the caller's. The
  * file is read at once (a bad one is a 400 before anything is kept), then waits in the blob store
@@ -62,7 +65,7 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
     collectLabels(plan);
     if (plan.tasks.length > IMPORT_TASKS_MAX) throw formatError(`The file has ${plan.tasks.length} tasks; an import makes at most ${IMPORT_TASKS_MAX}`);
     if (plan.project.key && !(await projects.keyIsFree(plan.project.key))) {
-      plan.warnings.push(`The project key ${plan.project.key} is taken on this server: the project gets a key of its own, and its tasks' keys change with it`);
+      plan.warnings.push(keyTakenWarning(plan.project.key));
       delete plan.project.key;
     }
     const people = await store.usersByEmail(db, emailsOf(plan));
@@ -135,6 +138,8 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
             { name: clip(plan.project.name.trim(), PROJECT_NAME_MAX) || 'Imported project', description: clip(plan.project.description, PROJECT_DESCRIPTION_MAX) },
             plan.project.key ? { preferredKey: plan.project.key } : {},
           );
+          // Taken meanwhile (the check above ran before the keys' lock): said as the check would have.
+          if (plan.project.key && project.key !== plan.project.key) await store.addWarning(tx, job.id, keyTakenWarning(plan.project.key));
           // The people of the file registered here join as EDITORs, as an ADMIN's invitation adds them (they hear of it).
           for (const [email, memberId] of people) if (memberId !== job.userId) await members.invite(job.userId, { id: project.id, email, role: 'EDITOR' });
           await writePlan(tx, {

@@ -55,6 +55,10 @@ export const lockRunning = async (tx: Db, id: string) =>
 export const setPlanned = (db: Db, id: string, plan: { total: number; counts: Record<string, number>; warnings: string[] }) =>
   db.update(imports).set({ progressTotal: plan.total, counts: plan.counts, warnings: plan.warnings, updatedAt: new Date() }).where(eq(imports.id, id));
 
+/** One more warning for the import, after those its plan gave (setPlanned). */
+export const addWarning = (db: Db, id: string, warning: string) =>
+  db.update(imports).set({ warnings: sql`${imports.warnings} || jsonb_build_array(${warning}::text)` }).where(eq(imports.id, id));
+
 /** The end of an import: its outcome (its file goes after this commits). */
 export async function finishImport(db: Db, id: string, outcome: { status: 'succeeded' | 'failed'; projectId?: string; error?: string; done?: number }) {
   // Only a running import ends: one another instance already ended keeps its outcome.

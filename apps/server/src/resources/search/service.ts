@@ -47,8 +47,9 @@ export function createSearchService(db: Db) {
       const limit = pageSize(paging.limit);
       const [rank, id] = decodeCursor(paging.cursor, [isRank, cursorChecks.id]) ?? [];
       const within = grantedProjects(currentGrant());
-      const { tsquery, visibleTasks } = await store.searchTerms(db, { userId, text: q, prefix: endsWithBareWord(q), within });
-      const ways = await store.searchWays(db, tsquery, visibleTasks);
+      const terms = await store.searchTerms(db, { userId, text: q, prefix: endsWithBareWord(q), within });
+      const { tsquery } = terms;
+      const ways = await store.searchWays(db, terms);
       const rows = await store.searchPage(
         db,
         {

@@ -49,21 +49,34 @@ const readerProjects = (userId: string, within: readonly string[] | undefined) =
   sql`select m.project_id from ${memberships} as m
     where m.user_id = ${userId}::uuid ${within ? sql`and m.project_id = any(${arrayLiteral(within)}::uuid[])` : sql``}`;
 
+/** The words, and what decides the way to read each table for them (searchWays). */
+export interface SearchTerms {
+  /** The words as one tsquery's text. */
+  tsquery: string;
+  /** The tasks of the reader's projects (their counts, kept by the trigger of migration 0004). */
+  visibleTasks: number;
+  /** PostgreSQL's count of each table's rows as of its last ANALYZE (pg_class.reltuples; -1 before the first). */
+  allTasks: number;
+  allComments: number;
+}
+
 /**
  * The words as one tsquery's text (websearch syntax; the last bare word also as a prefix when
- * `prefix`), and how many tasks the reader's projects hold (their counts, kept by migration 0006).
+ * `prefix`), how many tasks the reader's projects hold, and how many rows each table holds.
  */
-export async function searchTerms(db: Db, input: { userId: string; text: string; prefix: boolean; within: readonly string[] | undefined }): Promise<{ tsquery: string; visibleTasks: number }> {
+export async function searchTerms(db: Db, input: { userId: string; text: string; prefix: boolean; within: readonly string[] | undefined }): Promise<SearchTerms> {
   // The last bare word as a prefix: its lexeme ends the tsquery's text, so `:*` appended to it
   // matches it as a prefix; guarded for a query of no words, whose text is empty.
   const tsquery = input.prefix ? sql`case when numnode(w) > 0 and right(w::text, 1) = '''' then (w::text || ':*')::tsquery else w end` : sql`w`;
-  const [row] = rowsOf<{ tsquery: string; visibleTasks: number | string }>(
+  const [row] = rowsOf<Record<keyof SearchTerms, number | string>>(
     await db.execute(sql`
       select (${tsquery})::text as tsquery,
-        (select coalesce(sum(c.count), 0) from ${projectTaskCounts} as c where c.project_id in (${readerProjects(input.userId, input.within)})) as "visibleTasks"
+        (select coalesce(sum(c.count), 0) from ${projectTaskCounts} as c where c.project_id in (${readerProjects(input.userId, input.within)})) as "visibleTasks",
+        (select reltuples from pg_class where oid = to_regclass('tasks')) as "allTasks",
+        (select reltuples from pg_class where oid = to_regclass('comments')) as "allComments"
       from websearch_to_tsquery('simple', ${input.text}) as w`),
   );
-  return { tsquery: row!.tsquery, visibleTasks: Number(row!.visibleTasks) };
+  return { tsquery: String(row!.tsquery), visibleTasks: Number(row!.visibleTasks), allTasks: Number(row!.allTasks ?? -1), allComments: Number(row!.allComments ?? -1) };
 }
 
 /** Which way the page reaches each table (searchPage). */
@@ -80,29 +93,33 @@ export interface SearchWays {
  */
 const ROW_PER_GIN_ENTRIES = 6;
 
+/** PostgreSQL's estimate of the rows an EXPLAIN (FORMAT JSON) plan returns: its top node's, whatever the node (0 if the plan is not as documented). */
+function estimatedRows(result: unknown): number {
+  const plan = rowsOf<Record<string, unknown>>(result)[0]?.['QUERY PLAN'];
+  const nodes = (typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan?: { 'Plan Rows'?: unknown } }[] | undefined;
+  const rows = Array.isArray(nodes) ? nodes[0]?.Plan?.['Plan Rows'] : undefined;
+  return typeof rows === 'number' && Number.isFinite(rows) ? rows : 0;
+}
+
 /**
  * The way to each table that reads less for these words: PostgreSQL's own estimate of the rows the
- * tsquery matches (EXPLAIN, planned for this tsquery: the statistics of the words), against the
- * rows the reader can see, taken to be the same share of the comments as of the tasks. A word in
+ * tsquery matches in it (EXPLAIN, planned for this tsquery: the statistics of the words), against
+ * the rows the reader can see, taken to be the same share of the comments as of the tasks. A word in
  * most tasks (or a prefix of many words) goes through the projects; a rarer one through its entries.
- * A plan prepared for any words cannot tell the two apart.
+ * Without statistics yet (a table never analyzed), or an estimate not understood, the entries: a
+ * small database's way. A plan prepared for any words cannot tell the two apart.
  */
-export async function searchWays(db: Db, tsquery: string, visibleTasks: number): Promise<SearchWays> {
-  const explained = rowsOf<Record<string, unknown>>(
-    await db.execute(sql`explain (format json)
-      select 1 from ${tasks} where search_vector @@ ${tsquery}::tsquery
-      union all select 1 from ${comments} where search_vector @@ ${tsquery}::tsquery
-      union all select 1 from ${tasks}
-      union all select 1 from ${comments}`),
-  );
-  const plan = explained[0]!['QUERY PLAN'];
-  const [matchedTasks = 0, matchedComments = 0, allTasks = 0, allComments = 0] = (
-    (typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan: { Plans: { 'Plan Rows': number }[] } }[]
-  )[0]!.Plan.Plans.map((node) => node['Plan Rows']);
-  const visibleShare = allTasks > 0 ? Math.min(1, visibleTasks / allTasks) : 1;
+export async function searchWays(db: Db, terms: SearchTerms): Promise<SearchWays> {
+  const { tsquery, visibleTasks, allTasks, allComments } = terms;
+  if (allTasks <= 0) return { tasksByProject: false, commentsByProject: false };
+  const [matchedTasks, matchedComments] = await Promise.all([
+    db.execute(sql`explain (format json) select 1 from ${tasks} where search_vector @@ ${tsquery}::tsquery`).then(estimatedRows),
+    db.execute(sql`explain (format json) select 1 from ${comments} where search_vector @@ ${tsquery}::tsquery`).then(estimatedRows),
+  ]);
+  const visibleShare = Math.min(1, visibleTasks / allTasks);
   return {
     tasksByProject: matchedTasks > ROW_PER_GIN_ENTRIES * visibleShare * allTasks,
-    commentsByProject: matchedComments > ROW_PER_GIN_ENTRIES * visibleShare * allComments,
+    commentsByProject: allComments > 0 && matchedComments > ROW_PER_GIN_ENTRIES * visibleShare * allComments,
   };
 }
 

@@ -42,6 +42,13 @@ describe('migration 0027: each comment carries its task’s project', () => {
     ]);
   });
 
+  it('indexes the project and names it by a foreign key that deletes with the project', async () => {
+    expect(await db.rows(`select indexdef from pg_indexes where indexname = 'comments_project_idx'`)).toEqual([{ indexdef: expect.stringMatching(/ON (public\.)?comments USING btree \(project_id\)/) }]);
+    expect(await db.rows(`select confdeltype, pg_get_constraintdef(oid) as def from pg_constraint where conname = 'comments_project_id_projects_id_fk'`)).toEqual([
+      { confdeltype: 'c', def: 'FOREIGN KEY (project_id) REFERENCES projects(id) ON DELETE CASCADE' },
+    ]);
+  });
+
   it('requires the project from then on, and deletes a project’s comments with it', async () => {
     await expect(db.run(`insert into comments (id, task_id, author_id, text) values ('${comment(4)}', '${task(1)}', '${OWNER}', 'no project')`)).rejects.toThrow(/project_id/);
     await db.run(`delete from projects where id = '${TWO}'`);
