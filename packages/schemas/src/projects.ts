@@ -8,10 +8,13 @@ export const PROJECT_DESCRIPTION_MAX = 10_000;
 export const ESTIMATE_UNITS = ['points', 'hours'] as const;
 export type EstimateUnit = (typeof ESTIMATE_UNITS)[number];
 
+/** A project key: 2–10 letters and digits, starting with a letter, in either case (stored in upper case). */
+export const PROJECT_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9]{1,9}$/;
+
 /** A project key as a client may send it: either case (stored in upper case). */
 const ProjectKeyInput = z
   .string()
-  .regex(/^[A-Za-z][A-Za-z0-9]{1,9}$/, { error: 'key must be 2–10 letters and digits, starting with a letter' })
+  .regex(PROJECT_KEY_PATTERN, { error: 'key must be 2–10 letters and digits, starting with a letter' })
   .meta({ description: 'Project key: 2–10 letters and digits, starting with a letter; stored in upper case; unique on the server (409 PROJECT_KEY_TAKEN)', example: 'WEB' });
 
 export const ProjectSchema = z

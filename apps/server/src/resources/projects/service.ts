@@ -48,6 +48,9 @@ async function requireFreeKey(tx: Db, requested: string, projectId?: string): Pr
   return key;
 }
 
+/** Whether no project has or had `key` (upper case). */
+const keyIsFree = async (handle: Db, key: string): Promise<boolean> => (await store.findKeyOwner(handle, key)) === undefined;
+
 export function createProjectsService(db: Db) {
   return {
     async list(userId: string, query: { limit?: number; cursor?: string }): Promise<Page<Project>> {
@@ -65,11 +68,7 @@ export function createProjectsService(db: Db) {
       const row = await db.transaction(async (tx) => {
         await store.lockProjectKeys(tx);
         const preferred = options.preferredKey?.toUpperCase();
-        const key = input.key
-          ? await requireFreeKey(tx, input.key)
-          : preferred && (await store.findKeyOwner(tx, preferred)) === undefined
-            ? preferred
-            : await store.freeDerivedKey(tx, input.name);
+        const key = input.key ? await requireFreeKey(tx, input.key) : preferred && (await keyIsFree(tx, preferred)) ? preferred : await store.freeDerivedKey(tx, input.name);
         const project = await store.insertProject(tx, {
           id: newId(),
           name: input.name,
@@ -87,7 +86,7 @@ export function createProjectsService(db: Db) {
     },
 
     /** Whether no project has or had `key` (any case): a project made now could have it. */
-    keyIsFree: async (key: string): Promise<boolean> => (await store.findKeyOwner(db, key.toUpperCase())) === undefined,
+    keyIsFree: (key: string): Promise<boolean> => keyIsFree(db, key.toUpperCase()),
 
     /** The project with its task counts by state key, so a client needs no second call. */
     async get(userId: string, projectId: string): Promise<ProjectDetail> {

@@ -48,13 +48,12 @@ export function createSearchService(db: Db) {
       const [rank, id] = decodeCursor(paging.cursor, [isRank, cursorChecks.id]) ?? [];
       const within = grantedProjects(currentGrant());
       const terms = await store.searchTerms(db, { userId, text: q, prefix: endsWithBareWord(q), within });
-      const { tsquery } = terms;
       const ways = await store.searchWays(db, terms);
       const rows = await store.searchPage(
         db,
         {
           userId,
-          tsquery,
+          tsquery: terms.tsquery,
           key: parseTaskKey(q),
           within,
           after: typeof rank === 'number' && typeof id === 'string' ? { rank, id } : undefined,

@@ -1,5 +1,5 @@
 import {
-  CalendarDateSchema, ESTIMATE_UNITS, EstimateSchema, EXPORT_FILE_FORMAT, EXPORT_FILE_VERSION, FIELD_OPTION_NAME_MAX, FIELD_OPTIONS_MAX, FIELD_TYPES, MinutesSchema,
+  CalendarDateSchema, ESTIMATE_UNITS, EstimateSchema, EXPORT_FILE_FORMAT, EXPORT_FILE_VERSION, FIELD_OPTION_NAME_MAX, FIELD_OPTIONS_MAX, FIELD_TYPES, MinutesSchema, PROJECT_KEY_PATTERN,
   STATE_CATEGORIES, STATE_NAME_MAX, type StateCategory, TIME_ENTRY_NOTE_MAX,
 } from '@tasklane/schemas';
 import { newId } from '../../../platform/ids';
@@ -8,9 +8,6 @@ import {
   textField, uniqueName,
 } from '../plan';
 import { arrayOf, isRecord, parseJson, textOf } from './json';
-
-/** A project's key: 2–10 letters and digits, from a letter (schemas' ProjectKeyInput, upper case). */
-const PROJECT_KEY = /^[A-Z][A-Z0-9]{1,9}$/;
 
 const PRIORITIES = new Set(['LOW', 'MEDIUM', 'HIGH', 'URGENT']);
 /** A task number kept as it is: far below the integer column's limit, which the project's next numbers count up to. */
@@ -38,13 +35,13 @@ export function tasklanePlan(bytes: Buffer): ImportPlan {
   const estimateUnit = ESTIMATE_UNITS.find((unit) => unit === (file.project as Record<string, unknown>).estimateUnit);
   const key = textOf(file.project.key).toUpperCase();
   // A key as a project may have one (2–10 letters and digits, from a letter); any other is left out, saying so.
-  const keyWarning = key && !PROJECT_KEY.test(key) ? [`The project key "${clip(key, 40)}" is not one a project can have: the project gets a key of its own`] : [];
+  const keyWarning = key && !PROJECT_KEY_PATTERN.test(key) ? [`The project key "${clip(key, 40)}" is not one a project can have: the project gets a key of its own`] : [];
   const plan: ImportPlan = {
     project: {
       name: textOf(file.project.name) || 'Imported project',
       description: textOf(file.project.description),
       ...(estimateUnit ? { estimateUnit } : {}),
-      ...(PROJECT_KEY.test(key) ? { key } : {}),
+      ...(PROJECT_KEY_PATTERN.test(key) ? { key } : {}),
     },
     states: [],
     labels: arrayOf(file.labels).filter(isRecord).map((label) => ({ name: textOf(label.name), color: colorOf(label.color) })),
