@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app/app';
 import { createProject, createTask, registerUser, startTestApp, testConfig, type TestApp, type TestUser } from './support/harness';
 import { describePermissions } from './support/permissions';
+import { expectErrorBody, issueAt } from './support/checks';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -36,7 +37,7 @@ describe('register and log in', () => {
     expect(ok.body.user).toEqual({ id: owner.id, name: 'Charles Babbage', email: 'charles@example.com' });
     const me = await t.request('GET', '/api/v1/auth/me', { token: ok.body.access_token });
     expect(me.status).toBe(200);
-    expect(me.body).toEqual({ id: owner.id, name: 'Charles Babbage', email: 'charles@example.com' });
+    expect(me.body).toEqual({ id: owner.id, name: 'Charles Babbage', email: 'charles@example.com', locale: null });
 
     const wrongPassword = await t.request('POST', '/api/v1/auth/login', { body: { email: 'charles@example.com', password: 'nope-nope' } });
     const unknownEmail = await t.request('POST', '/api/v1/auth/login', { body: { email: 'nobody@example.com', password: 'nope-nope' } });
@@ -63,8 +64,29 @@ describe('account: PATCH /auth/me and POST /auth/logout', () => {
     const user = await registerUser(t, 'Old Name');
     const response = await patchMe(user, { name: '  New Name ' });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ id: user.id, name: 'New Name', email: user.email });
+    expect(response.body).toEqual({ id: user.id, name: 'New Name', email: user.email, locale: null });
     expect((await me(user.token)).body.name).toBe('New Name');
+  });
+
+  it('keeps the language chosen for the web app and emails; null is the browser\'s; an unknown one is a 400', async () => {
+    const user = await registerUser(t);
+    expect((await me(user.token)).body.locale).toBeNull();
+    const chosen = await patchMe(user, { locale: 'ja' });
+    expect(chosen.status).toBe(200);
+    expect(chosen.body).toEqual({ id: user.id, name: user.name, email: user.email, locale: 'ja' });
+    expect((await me(user.token)).body.locale).toBe('ja');
+    for (const locale of ['xx', 'de-DE', 'EN', 7, '']) {
+      const refused = await patchMe(user, { locale });
+      expectErrorBody(refused, 400, { issues: [issueAt(['locale'])] });
+    }
+    expect((await me(user.token)).body.locale).toBe('ja');
+    const cleared = await patchMe(user, { locale: null });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.locale).toBeNull();
+    // Only oneself sees it: the project's members list shows id, name and email.
+    const project = await t.request('POST', '/api/v1/projects', { token: user.token, body: { name: 'Mine' } });
+    const members = await t.request('GET', `/api/v1/projects/${project.body.id}/members`, { token: user.token });
+    expect(JSON.stringify(members.body)).not.toContain('locale');
   });
 
   it('changes the email only with the current password; a taken email is a 409', async () => {
@@ -120,7 +142,7 @@ describe('account: PATCH /auth/me and POST /auth/logout', () => {
 
     const changed = await patchMe(user, { password: 'brand-new-secret', currentPassword: user.password });
     expect(changed.status).toBe(200);
-    expect(changed.body).toEqual({ id: user.id, name: user.name, email: user.email });
+    expect(changed.body).toEqual({ id: user.id, name: user.name, email: user.email, locale: null });
     for (const token of [user.token, second]) {
       const refused = await me(token);
       expect(refused.status).toBe(401);

@@ -226,7 +226,7 @@ describe('exports', () => {
     expect(response.headers['content-disposition']).toMatch(/^attachment; filename="tasklane-account-\d{4}-\d{2}-\d{2}\.json"$/);
     expect(response.text.startsWith('{"format":"tasklane","version":1,"kind":"account"')).toBe(true);
     const file = JSON.parse(response.text);
-    expect(file.account).toEqual({ id: editor.id, name: editor.name, email: editor.email });
+    expect(file.account).toEqual({ id: editor.id, name: editor.name, email: editor.email, locale: null });
     expect(file.notificationSettings).toEqual(await api(editor, 'GET', '/auth/me/notification-settings'));
     expect(file.memberships).toContainEqual({ projectId: p.projectId, projectName: 'Export me', projectKey: expect.any(String), role: 'EDITOR', owner: false });
     expect(file.accessTokens).toContainEqual(expect.objectContaining({ id: token.id, name: 'CI', scopes: ['read'] }));

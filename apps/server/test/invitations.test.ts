@@ -259,6 +259,19 @@ describe('invitations with email: the link is mailed, not answered', () => {
     return smtp.received.filter((mail) => mail.to === email)[count - 1]!;
   };
 
+  it("mails the invitation in the inviter's language", async () => {
+    const inviter = await registerUser(t, 'Aoi');
+    expect((await t.request('PATCH', '/api/v1/auth/me', { token: inviter.token, body: { locale: 'ja' } })).status).toBe(200);
+    const projectId = (await createProject(t, inviter, '北極星')).id;
+    const email = newEmail();
+    expect((await inviteEmail(t, inviter, projectId, email, 'VIEWER')).status).toBe(201);
+    const mail = await mailTo(email);
+    expect(mail.subject).toBe('Aoi さんから Tasklane の 北極星 への招待が届いています');
+    expect(mail.text).toContain('Aoi さんが Tasklane のプロジェクト「北極星」に閲覧者としてあなたを招待しました。');
+    expect(mail.html).toContain(`href="http://tasklane.test/invite/${tokenIn(mail.text)}"`);
+    expect(mail.text + mail.html).not.toMatch(/\{\{|invitation\.|invited you/);
+  });
+
   it('mails the link; it joins the project', async () => {
     const projectId = (await createProject(t, owner, 'Apollo')).id;
     const email = newEmail();

@@ -67,6 +67,21 @@ describe('notification email: instant', () => {
     await smtp.close();
   });
 
+  it("speaks the recipient's language, read when the email is sent: German for a German account, dates the German way", async () => {
+    const { owner, member, project } = await team(t);
+    expect((await t.request('PATCH', '/api/v1/auth/me', { token: member.token, body: { locale: 'de' } })).status).toBe(200);
+    await createTask(t, owner, project.id, { title: 'Startseite', assigneeId: member.id });
+    const mail = await waitForMail(smtp, member.email, /zugewiesen/);
+    expect(mail.subject).toBe('[Launch] Olive Owner hat Ihnen „Startseite“ zugewiesen');
+    expect(mail.text.startsWith('Hallo Mel Member,\n\nOlive Owner hat Ihnen „Startseite“ zugewiesen (Projekt Launch).')).toBe(true);
+    expect(mail.text).toContain('Diese E-Mails abbestellen: http://tasklane.test/');
+    expect(mail.html).toContain('In Tasklane öffnen</a>');
+    expect(mail.html).not.toMatch(/\{\{|notification\.|Open it|Hello/);
+    // The owner, who chose nothing, still reads English.
+    await createTask(t, member, project.id, { title: 'Back to you', assigneeId: owner.id });
+    expect((await waitForMail(smtp, owner.email, /Back to you/)).subject).toBe('[Launch] Mel Member assigned you “Back to you”');
+  });
+
   it('task.assigned: the assignee gets one email, plain text and HTML, with the task link and one-click unsubscribe; never the actor', async () => {
     const { owner, member, project } = await team(t);
     const task = await createTask(t, owner, project.id, { title: 'Write the launch post', assigneeId: member.id });

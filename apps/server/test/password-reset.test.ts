@@ -51,6 +51,28 @@ describe('password reset by email', () => {
     await expect.poll(async () => (await queryRows(t, 'select * from mail_outbox')).length, { timeout: 10_000 }).toBe(0);
   });
 
+  it("speaks the account's language: each of the app's languages, with no key or placeholder left", async () => {
+    const expected = {
+      de: ['Setzen Sie Ihr Tasklane-Passwort zurück', 'Hallo Sprachig,'],
+      fr: ['Réinitialisez votre mot de passe Tasklane', 'Bonjour Sprachig,'],
+      es: ['Restablece tu contraseña de Tasklane', 'Hola, Sprachig:'],
+      ja: ['Tasklane のパスワードの再設定', 'Sprachig 様'],
+    };
+    for (const [locale, [subject, greeting]] of Object.entries(expected)) {
+      const user = await registerUser(t, 'Sprachig');
+      expect((await t.request('PATCH', '/api/v1/auth/me', { token: user.token, body: { locale } })).status).toBe(200);
+      const before = smtp.received.length;
+      await requestReset(user.email);
+      const mail = await nextMailTo(user.email, before);
+      expect(mail.subject).toBe(subject);
+      expect(mail.text.startsWith(`${greeting}\n`)).toBe(true);
+      expect(mail.text).toContain(user.email);
+      for (const part of [mail.text, mail.html]) expect(part).not.toMatch(/\{\{|\breset\.|Hello|password stays/);
+      // The link works whatever the language.
+      expect((await confirm(codeIn(mail.text)!, 'a new passphrase')).status).toBe(200);
+    }
+  });
+
   it('sets the new password with the link, once, and signs every session out', async () => {
     const user = await registerUser(t);
     const otherSession = (await login(user.email, user.password)).body.access_token as string;

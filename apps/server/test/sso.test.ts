@@ -93,7 +93,7 @@ describe('single sign-on with an OpenID provider', () => {
       user: { id: expect.any(String), name: 'Grace Hopper', email: account.email },
     });
     const me = await t.request('GET', '/api/v1/auth/me', { token: response.body.access_token });
-    expect(me.body).toEqual(response.body.user);
+    expect(me.body).toEqual({ ...response.body.user, locale: null });
     const sessions = await t.request('GET', '/api/v1/auth/sessions', { token: response.body.access_token });
     expect(sessions.body).toEqual([expect.objectContaining({ method: 'oidc', current: true })]);
     // No password: password login refuses it like a wrong one.

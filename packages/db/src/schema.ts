@@ -21,6 +21,8 @@ export const users = pgTable(
     passwordHash: text('password_hash'),
     /** Bumped to revoke every token issued before it. */
     tokenVersion: integer('token_version').notNull().default(0),
+    /** The language chosen for the web app and emails ('de'); null: the browser's, and English emails (migration 0028). */
+    locale: text('locale'),
     ...timestamps,
   },
   (table) => [uniqueIndex('users_email_key').on(table.email)],

@@ -21,6 +21,16 @@ export const UserSchema = z
   .object({ id: IdSchema, name: z.string(), email: z.string() })
   .meta({ id: 'User', example: { id: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b', name: 'Ada Lovelace', email: 'ada@example.com' } });
 
+/** The languages the web app and the emails speak (issue 39). */
+export const LOCALES = ['en', 'de', 'fr', 'es', 'ja'] as const;
+export const LocaleSchema = z.enum(LOCALES).meta({ description: 'A language of the web app and the emails: en, de, fr, es or ja' });
+export type Locale = z.infer<typeof LocaleSchema>;
+
+/** The signed-in user, with what only they see of themselves. */
+export const MeSchema = UserSchema.extend({
+  locale: LocaleSchema.nullable().meta({ description: "The language chosen for the web app and emails; null: the browser's (emails in English)" }),
+}).meta({ id: 'Me', example: { id: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b', name: 'Ada Lovelace', email: 'ada@example.com', locale: 'de' } });
+
 export const RegisterInput = z
   .object({ name: trimmed(1, 200), email: EmailSchema, password: PasswordSchema })
   .strict()
@@ -47,6 +57,7 @@ export const UpdateMeInput = z
     currentPassword: text({ min: 1, max: 1024 })
       .optional()
       .meta({ description: 'Required to change email or password' }),
+    locale: LocaleSchema.nullable().optional().meta({ description: "The language of the web app and emails; null for the browser's" }),
   })
   .strict()
   .superRefine((input, context) => {
@@ -54,9 +65,10 @@ export const UpdateMeInput = z
       context.addIssue({ code: 'custom', path: ['currentPassword'], message: 'Required to change email or password' });
     }
   })
-  .meta({ examples: [{ name: 'Ada King' }, { password: 'a new passphrase', currentPassword: 'correct horse' }] });
+  .meta({ examples: [{ name: 'Ada King' }, { locale: 'de' }, { password: 'a new passphrase', currentPassword: 'correct horse' }] });
 
 export type User = z.infer<typeof UserSchema>;
+export type Me = z.infer<typeof MeSchema>;
 export type RegisterInput = z.infer<typeof RegisterInput>;
 export type LoginInput = z.infer<typeof LoginInput>;
 export type AuthResponse = z.infer<typeof AuthResponseSchema>;

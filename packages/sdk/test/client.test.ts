@@ -47,7 +47,7 @@ function interfering(path: string, count: number, answer: (real: () => Promise<R
 describe('resource methods', () => {
   it('call the procedures as plain async functions, with typed results and errors', async () => {
     const { tl, email, id } = await registered();
-    expect(await tl.auth.me()).toEqual({ id, name: 'Ada', email });
+    expect(await tl.auth.me()).toEqual({ id, name: 'Ada', email, locale: null });
     const project = await tl.projects.create({ name: 'Launch' });
     const task = await tl.tasks.create({ projectId: project.id, title: 'Write', priority: 'HIGH', dueDate: new Date('2030-01-02T03:04:05.000Z') });
     expect(task).toMatchObject({ title: 'Write', priority: 'HIGH', status: 'TODO', dueDate: '2030-01-02T03:04:05.000Z' });

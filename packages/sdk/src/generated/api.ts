@@ -102,6 +102,10 @@ export interface ProcedureInputs {
      * Required to change email or password
      */
     currentPassword?: string;
+    /**
+     * The language of the web app and emails; null for the browser's
+     */
+    locale?: ("en" | "de" | "fr" | "es" | "ja") | null;
   };
   "auth.logout": {};
   "auth.providers": {};
@@ -1374,8 +1378,8 @@ export interface ProcedureOutputs {
   ProjectEvent: Activity;
   "auth.register": AuthResponse;
   "auth.login": AuthResponse;
-  "auth.me": User;
-  "auth.updateMe": User;
+  "auth.me": Me;
+  "auth.updateMe": Me;
   "auth.logout": Message;
   "auth.providers": AuthProviders;
   "auth.requestPasswordReset": Message;
@@ -1587,6 +1591,18 @@ export interface User {
   id: string;
   name: string;
   email: string;
+}
+export interface Me {
+  /**
+   * Resource id (UUIDv7)
+   */
+  id: string;
+  name: string;
+  email: string;
+  /**
+   * The language chosen for the web app and emails; null: the browser's (emails in English)
+   */
+  locale: ("en" | "de" | "fr" | "es" | "ja") | null;
 }
 export interface Message {
   message: string;

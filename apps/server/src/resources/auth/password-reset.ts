@@ -2,6 +2,7 @@ import type { Db } from '@tasklane/db';
 import type { BackgroundQueue } from '../../platform/background';
 import { DomainError } from '../../platform/errors';
 import { escapeHtml } from '../../platform/mail/html';
+import { mailT } from '../../platform/mail/i18n';
 import type { MailOutbox, MailTemplate } from '../../platform/mail/outbox';
 import type { OneTimeCodes } from './one-time-codes';
 import type { PasswordHasher } from './password';
@@ -21,22 +22,23 @@ export function passwordResetMail(publicUrl: string, codes: OneTimeCodes): MailT
   return (data, recipient) => {
     const link = `${publicUrl}/reset-password#token=${codes.codeFor(String(data.codeId), 'password-reset')}`;
     const name = String(data.name ?? '');
+    const t = mailT(typeof data.locale === 'string' ? data.locale : null);
     const text = [
-      `Hello ${name},`,
+      t('hello', { name }),
       '',
-      `Someone, hopefully you, asked to reset the password of the Tasklane account ${recipient}.`,
-      'Open this link within 30 minutes to choose a new password (it works once):',
+      t('reset.asked', { email: recipient }),
+      t('reset.open'),
       '',
       link,
       '',
-      'If it was not you, ignore this email: the password stays as it is.',
+      t('reset.notYou'),
     ].join('\n');
-    const html = `<p>Hello ${escapeHtml(name)},</p>
-<p>Someone, hopefully you, asked to reset the password of the Tasklane account ${escapeHtml(recipient)}.
-Open this link within 30 minutes to choose a new password (it works once):</p>
-<p><a href="${escapeHtml(link)}">Choose a new password</a></p>
-<p>If it was not you, ignore this email: the password stays as it is.</p>`;
-    return { subject: 'Reset your Tasklane password', text, html };
+    const html = `<p>${t('hello', { name: escapeHtml(name) })}</p>
+<p>${t('reset.asked', { email: escapeHtml(recipient) })}
+${escapeHtml(t('reset.open'))}</p>
+<p><a href="${escapeHtml(link)}">${escapeHtml(t('reset.choose'))}</a></p>
+<p>${escapeHtml(t('reset.notYou'))}</p>`;
+    return { subject: t('reset.subject'), text, html };
   };
 }
 
@@ -62,7 +64,7 @@ export function createPasswordResetService(
         if (!user) return;
         await db.transaction(async (tx) => {
           const codeId = await deps.codes.issue(tx, 'password-reset', user.id, RESET_TTL_MS);
-          await deps.mail.enqueue(tx, { kind: PASSWORD_RESET_MAIL, to: user.email, data: { codeId, name: user.name } });
+          await deps.mail.enqueue(tx, { kind: PASSWORD_RESET_MAIL, to: user.email, data: { codeId, name: user.name, locale: user.locale } });
         });
       });
       return { message: 'If an account has this email, a link to reset its password is on its way' };

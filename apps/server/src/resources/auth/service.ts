@@ -1,5 +1,5 @@
 import type { Db } from '@tasklane/db';
-import { ACCESS_TOKEN_PREFIX, type AuthResponse, type LoginInput, type RegisterInput, type Session, type UpdateMeInput, type User } from '@tasklane/schemas';
+import { ACCESS_TOKEN_PREFIX, type AuthResponse, type LoginInput, type RegisterInput, type Session, type Locale, LOCALES, type Me, type UpdateMeInput, type User } from '@tasklane/schemas';
 import type { AccessTokensService } from '../access-tokens/service';
 import { type BackgroundQueue, createBackgroundQueue } from '../../platform/background';
 import { isUniqueViolation } from '../../platform/db-errors';
@@ -30,6 +30,11 @@ export interface AuthOptions {
 const USER_AGENT_MAX = 512;
 
 const toUser = (row: { id: string; name: string; email: string }): User => ({ id: row.id, name: row.name, email: row.email });
+/** Oneself: the user and their language (a value no longer offered reads as the browser's). */
+const toMe = (row: { id: string; name: string; email: string; locale: string | null }): Me => ({
+  ...toUser(row),
+  locale: LOCALES.includes(row.locale as Locale) ? (row.locale as Locale) : null,
+});
 
 const toSession = (row: store.SessionRow, currentId: string | undefined): Session => ({
   id: row.id,
@@ -136,10 +141,10 @@ export function createAuthService(
       return toUser(updated ?? user);
     },
 
-    async me(userId: string): Promise<User> {
+    async me(userId: string): Promise<Me> {
       const user = await store.findUserById(db, userId);
       if (!user) throw unauthorized();
-      return toUser(user);
+      return toMe(user);
     },
 
     /**
@@ -147,7 +152,7 @@ export function createAuthService(
      * session out, the one of this request included (the client logs in again), and ends every
      * reset link sent before it; personal access tokens stay, as after a reset.
      */
-    async updateMe(userId: string, { currentPassword, password, ...patch }: UpdateMeInput): Promise<User> {
+    async updateMe(userId: string, { currentPassword, password, ...patch }: UpdateMeInput): Promise<Me> {
       const user = await store.findUserById(db, userId);
       if (!user) throw unauthorized();
       if (currentPassword !== undefined && !(user.passwordHash && (await passwords.verify(currentPassword, user.passwordHash)))) {
@@ -163,7 +168,7 @@ export function createAuthService(
         });
         if (!updated) throw unauthorized();
         if (passwordHash) tokenStates.forgetUser(userId);
-        return toUser(updated);
+        return toMe(updated);
       } catch (error) {
         if (isUniqueViolation(error)) throw emailTaken();
         throw error;

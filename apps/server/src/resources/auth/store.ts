@@ -35,8 +35,11 @@ export const findTokenState = async (db: Db, userId: string, jti: string, sessio
       .limit(1)
   )[0];
 
-/** Name, email and password; a new password also bumps the token version, revoking every earlier token. */
-export const updateUser = async (db: Db, id: string, patch: { name?: string; email?: string; passwordHash?: string }) =>
+/**
+ * Name, email, password and language; a new password also bumps the token version, revoking every
+ * earlier token. Any change moves `updatedAt`, which members' ETags are made of.
+ */
+export const updateUser = async (db: Db, id: string, patch: { name?: string; email?: string; passwordHash?: string; locale?: string | null }) =>
   (
     await db
       .update(users)

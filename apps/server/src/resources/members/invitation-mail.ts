@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { Db } from '@tasklane/db';
 import { escapeHtml } from '../../platform/mail/html';
+import { mailDay, mailT } from '../../platform/mail/i18n';
 import type { MailTemplate } from '../../platform/mail/outbox';
 import { digestOf } from '../access-tokens/service';
 import * as store from './invitations-store';
@@ -39,6 +40,8 @@ export interface InvitationMailData {
   projectName: string;
   inviterName: string;
   role: string;
+  /** The inviter's language (absent from emails queued before it was kept: English). */
+  locale?: string | null;
 }
 
 /**
@@ -53,23 +56,28 @@ export function invitationMail(publicUrl: string, tokens: InvitationTokens, db: 
     const usable = await store.findUsable(db, digestOf(token));
     if (!usable || usable.invitation.id !== data.invitationId) return null;
     const link = `${base}${INVITE_PATH_PREFIX}${token}`;
-    const { projectName, inviterName, role } = data;
-    const expires = usable.invitation.expiresAt.toISOString().slice(0, 10);
+    const { projectName, role, locale } = data;
+    // In the inviter's language: the invitee has no account, hence no language, yet.
+    const t = mailT(locale);
+    // An inviter since deleted is "someone", in that language.
+    const inviterName = data.inviterName || t('notification.someone');
+    const expires = mailDay(locale, usable.invitation.expiresAt);
+    const roleName = t(`invitation.role.${role}`);
     const text = [
-      'Hello,',
+      t('helloNoName'),
       '',
-      `${inviterName} invited you to the Tasklane project "${projectName}" as ${role}.`,
-      `Open this link to sign in or create an account and join it (it works once, until ${expires}):`,
+      t('invitation.invited', { inviter: inviterName, project: projectName, role: roleName }),
+      t('invitation.open', { expires }),
       '',
       link,
       '',
-      'If you did not expect this invitation, ignore this email.',
+      t('invitation.ignore'),
     ].join('\n');
-    const html = `<p>Hello,</p>
-<p>${escapeHtml(inviterName)} invited you to the Tasklane project &ldquo;${escapeHtml(projectName)}&rdquo; as ${escapeHtml(role)}.
-Open this link to sign in or create an account and join it (it works once, until ${expires}):</p>
-<p><a href="${escapeHtml(link)}">Join ${escapeHtml(projectName)}</a></p>
-<p>If you did not expect this invitation, ignore this email.</p>`;
-    return { subject: `${inviterName} invited you to ${projectName} on Tasklane`, text, html };
+    const html = `<p>${escapeHtml(t('helloNoName'))}</p>
+<p>${t('invitation.invited', { inviter: escapeHtml(inviterName), project: escapeHtml(projectName), role: escapeHtml(roleName) })}
+${escapeHtml(t('invitation.open', { expires }))}</p>
+<p><a href="${escapeHtml(link)}">${t('invitation.join', { project: escapeHtml(projectName) })}</a></p>
+<p>${escapeHtml(t('invitation.ignore'))}</p>`;
+    return { subject: t('invitation.subject', { inviter: inviterName, project: projectName }), text, html };
   };
 }

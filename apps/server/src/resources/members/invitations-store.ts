@@ -62,7 +62,9 @@ export const findUsable = async (db: Db, tokenDigest: string) =>
 export const deleteInvitation = async (db: Db, invitationId: string): Promise<boolean> =>
   (await db.delete(invitations).where(eq(invitations.id, invitationId)).returning({ id: invitations.id })).length > 0;
 
-export const nameOfUser = async (db: Db, userId: string): Promise<string | undefined> => (await db.select({ name: users.name }).from(users).where(eq(users.id, userId)).limit(1))[0]?.name;
+/** The inviter's name and language, as the invitation's email needs them. */
+export const inviterOf = async (db: Db, userId: string): Promise<{ name: string; locale: string | null } | undefined> =>
+  (await db.select({ name: users.name, locale: users.locale }).from(users).where(eq(users.id, userId)).limit(1))[0];
 
 export const nameOfProject = async (db: Db, projectId: string): Promise<string | undefined> =>
   (await db.select({ name: projects.name }).from(projects).where(eq(projects.id, projectId)).limit(1))[0]?.name;

@@ -91,12 +91,14 @@ export function createMembersService(db: Db, invitations: InvitationOptions) {
       const row = await invitationsStore.upsertInvitation(tx, { id, projectId, email, role, tokenDigest: digestOf(issued.token) });
       const invitation = toInvitation(row);
       if (invitations.mail.enabled) {
+        const inviter = await invitationsStore.inviterOf(tx, userId);
         const data: InvitationMailData = {
           invitationId: row.id,
           nonce: issued.nonce,
           projectName: (await invitationsStore.nameOfProject(tx, projectId)) ?? '',
-          inviterName: (await invitationsStore.nameOfUser(tx, userId)) ?? 'Someone',
+          inviterName: inviter?.name ?? '',
           role,
+          locale: inviter?.locale ?? null,
         };
         await invitations.mail.enqueue(tx, { kind: INVITATION_MAIL, to: email, data: data as unknown as Record<string, unknown> });
       }

@@ -23,14 +23,16 @@ export interface MailableNotification {
 
 /**
  * Of `projectIds`, those whose notifications may still be mailed to the user at send time: the
- * projects the user is still a member of, none when the user has turned email off since.
+ * projects the user is still a member of, none when the user has turned email off since; and the
+ * language the user reads now (their account's, read when the email is sent).
  */
-export async function stillMailable(db: Db, userId: string, projectIds: string[]): Promise<Set<string>> {
+export async function stillMailable(db: Db, userId: string, projectIds: string[]): Promise<{ projects: Set<string>; locale: string | null }> {
   const result = await db.execute(sql`
-    select m.project_id as "projectId" from memberships m
+    select m.project_id as "projectId", u.locale from memberships m join users u on u.id = m.user_id
     where m.user_id = ${userId} and m.project_id = any(${`{${projectIds.join(',')}}`}::uuid[])
       and not exists (select 1 from notification_settings s where s.user_id = ${userId} and s.email = 'off')`);
-  return new Set(rowsOf<{ projectId: string }>(result).map((row) => row.projectId));
+  const rows = rowsOf<{ projectId: string; locale: string | null }>(result);
+  return { projects: new Set(rows.map((row) => row.projectId)), locale: rows[0]?.locale ?? null };
 }
 
 export async function findSettingsRow(db: Db, userId: string): Promise<{ email: NotificationEmailMode; updatedAt: Date } | undefined> {

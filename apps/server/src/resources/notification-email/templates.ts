@@ -1,4 +1,5 @@
 import { escapeHtml } from '../../platform/mail/html';
+import { mailDateTime, mailDay, type MailT, mailT } from '../../platform/mail/i18n';
 import type { MailTemplate, RenderedMail } from '../../platform/mail/outbox';
 import type { Db } from '@tasklane/db';
 import { type MailableNotification, stillMailable } from './store';
@@ -26,26 +27,25 @@ export interface DigestMailData {
   more: number;
 }
 
-const quoted = (title: string | null) => `“${title ?? 'a deleted task'}”`;
-
-/** One line saying what happened, as the inbox would. */
-export function headline(item: NotificationItem): string {
-  const actor = item.actorName ?? 'Someone';
+/** One line saying what happened, as the inbox would, in the recipient's language. */
+export function headline(t: MailT, locale: string | null, item: NotificationItem): string {
+  const actor = item.actorName ?? t('notification.someone');
+  const task = t('notification.quoted', { title: item.taskTitle ?? t('notification.deletedTask') });
   switch (item.kind) {
     case 'task.assigned':
-      return `${actor} assigned you ${quoted(item.taskTitle)}`;
+      return t('notification.assigned', { actor, task });
     case 'comment.mentioned':
-      return `${actor} mentioned you on ${quoted(item.taskTitle)}`;
+      return t('notification.mentioned', { actor, task });
     case 'comment.created':
-      return `${actor} commented on ${quoted(item.taskTitle)}`;
+      return t('notification.commented', { actor, task });
     case 'task.status_changed':
-      return `${actor} changed the status of ${quoted(item.taskTitle)}`;
+      return t('notification.statusChanged', { actor, task });
     case 'task.due_soon':
-      return `${quoted(item.taskTitle)} is due ${item.dueDate ? new Date(item.dueDate).toUTCString() : 'soon'}`;
+      return item.dueDate ? t('notification.dueOn', { task, when: mailDateTime(locale, new Date(item.dueDate)) }) : t('notification.dueSoon', { task });
     case 'member.added':
-      return `${actor} added you to the project ${item.projectName}`;
+      return t('notification.memberAdded', { actor, project: item.projectName });
     default:
-      return `News on ${item.taskId ? quoted(item.taskTitle) : item.projectName}`;
+      return t('notification.other', { subject: item.taskId ? task : item.projectName });
   }
 }
 
@@ -54,21 +54,22 @@ export const linkOf = (publicUrl: string, item: NotificationItem) =>
   `${publicUrl}/projects/${item.projectId}${item.taskId ? `/tasks/${item.taskId}` : ''}`;
 
 /**
- * The notification emails, rendered when sent: the unsubscribe link is signed then (the outbox
- * holds no token), and every email carries it as RFC 8058 one-click headers and in its footer.
- * Membership and the email setting are checked again then: a message waiting for a retry says
- * nothing of a project its recipient has left since, and nothing at all once email is off.
+ * The notification emails, rendered when sent, in the language the recipient's account reads then:
+ * the unsubscribe link is signed then (the outbox holds no token), and every email carries it as
+ * RFC 8058 one-click headers and in its footer. Membership and the email setting are checked again
+ * then: a message waiting for a retry says nothing of a project its recipient has left since, and
+ * nothing at all once email is off.
  */
 export function notificationMailTemplates(publicUrl: string, tokens: UnsubscribeTokens, db: Db): Record<string, MailTemplate> {
-  async function withUnsubscribe(userId: string, mail: { subject: string; text: string; html: string }): Promise<RenderedMail> {
+  async function withUnsubscribe(t: MailT, userId: string, mail: { subject: string; text: string; html: string }): Promise<RenderedMail> {
     const unsubscribe = `${publicUrl}${UNSUBSCRIBE_PATH}?token=${await tokens.sign(userId)}`;
     return {
       subject: mail.subject,
-      text: `${mail.text}\n\n--\nYou get this email because of your Tasklane notification settings.\nStop these emails: ${unsubscribe}\n`,
+      text: `${mail.text}\n\n--\n${t('notification.why')}\n${t('notification.stopText', { link: unsubscribe })}\n`,
       html: `${mail.html}
 <hr>
-<p style="color:#666;font-size:12px">You get this email because of your Tasklane notification settings.
-<a href="${escapeHtml(unsubscribe)}">Unsubscribe from these emails</a>.</p>`,
+<p style="color:#666;font-size:12px">${escapeHtml(t('notification.why'))}
+<a href="${escapeHtml(unsubscribe)}">${escapeHtml(t('notification.stopHtml'))}</a>.</p>`,
       headers: { 'List-Unsubscribe': `<${unsubscribe}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
     };
   }
@@ -80,37 +81,40 @@ export function notificationMailTemplates(publicUrl: string, tokens: Unsubscribe
   return {
     [NOTIFICATION_MAIL]: async (raw) => {
       const { userId, recipientName, item } = raw as unknown as NotificationMailData;
-      if (!(await stillMailable(db, userId, [item.projectId])).has(item.projectId)) return null;
-      const line = headline(item);
+      const { projects, locale } = await stillMailable(db, userId, [item.projectId]);
+      if (!projects.has(item.projectId)) return null;
+      const t = mailT(locale);
+      const line = headline(t, locale, item);
       const link = linkOf(publicUrl, item);
-      return withUnsubscribe(userId, {
+      return withUnsubscribe(t, userId, {
         subject: `[${item.projectName}] ${line}`,
-        text: `Hello ${recipientName},\n\n${line} in ${item.projectName}.${excerptText(item)}\n\nOpen it: ${link}`,
-        html: `<p>Hello ${escapeHtml(recipientName)},</p>
-<p>${escapeHtml(line)} in ${escapeHtml(item.projectName)}.</p>
+        text: `${t('hello', { name: recipientName })}\n\n${t('notification.happenedIn', { line, project: item.projectName })}${excerptText(item)}\n\n${t('notification.openText', { link })}`,
+        html: `<p>${t('hello', { name: escapeHtml(recipientName) })}</p>
+<p>${t('notification.happenedIn', { line: escapeHtml(line), project: escapeHtml(item.projectName) })}</p>
 ${excerptHtml(item)}
-<p><a href="${escapeHtml(link)}">Open it in Tasklane</a></p>`,
+<p><a href="${escapeHtml(link)}">${escapeHtml(t('notification.openHtml'))}</a></p>`,
       });
     },
 
     [DIGEST_MAIL]: async (raw) => {
       const { userId, recipientName, day, items: queued, more } = raw as unknown as DigestMailData;
-      const mailable = await stillMailable(db, userId, [...new Set(queued.map((item) => item.projectId))]);
-      const items = queued.filter((item) => mailable.has(item.projectId));
+      const { projects, locale } = await stillMailable(db, userId, [...new Set(queued.map((item) => item.projectId))]);
+      const items = queued.filter((item) => projects.has(item.projectId));
       if (items.length === 0) return null;
+      const t = mailT(locale);
       const count = items.length + more;
-      const moreText = more > 0 ? `\n…and ${more} more in your inbox: ${publicUrl}/` : '';
-      return withUnsubscribe(userId, {
-        subject: `Tasklane: ${count} notification${count === 1 ? '' : 's'} for ${day}`,
-        text: `Hello ${recipientName},\n\nWhat happened since your last digest:\n\n${items
-          .map((item) => `- [${item.projectName}] ${headline(item)}\n  ${linkOf(publicUrl, item)}`)
-          .join('\n')}${moreText}`,
-        html: `<p>Hello ${escapeHtml(recipientName)},</p>
-<p>What happened since your last digest:</p>
+      const inbox = `${publicUrl}/`;
+      return withUnsubscribe(t, userId, {
+        subject: t('digest.subject', { count, day: mailDay(locale, day) }),
+        text: `${t('hello', { name: recipientName })}\n\n${t('digest.intro')}\n\n${items
+          .map((item) => `- [${item.projectName}] ${headline(t, locale, item)}\n  ${linkOf(publicUrl, item)}`)
+          .join('\n')}${more > 0 ? `\n${t('digest.moreText', { count: more, link: inbox })}` : ''}`,
+        html: `<p>${t('hello', { name: escapeHtml(recipientName) })}</p>
+<p>${escapeHtml(t('digest.intro'))}</p>
 <ul>
-${items.map((item) => `<li>[${escapeHtml(item.projectName)}] <a href="${escapeHtml(linkOf(publicUrl, item))}">${escapeHtml(headline(item))}</a></li>`).join('\n')}
+${items.map((item) => `<li>[${escapeHtml(item.projectName)}] <a href="${escapeHtml(linkOf(publicUrl, item))}">${escapeHtml(headline(t, locale, item))}</a></li>`).join('\n')}
 </ul>
-${more > 0 ? `<p>…and ${more} more in <a href="${escapeHtml(publicUrl)}/">your inbox</a>.</p>` : ''}`,
+${more > 0 ? `<p>${t('digest.moreHtml', { count: more, inbox: `<a href="${escapeHtml(inbox)}">${escapeHtml(t('digest.inbox'))}</a>` })}</p>` : ''}`,
       });
     },
   };

@@ -53,7 +53,7 @@ const ACCOUNT_FILE = {
   required: ['format', 'version', 'kind', 'exportedAt', 'account', 'notificationSettings', 'accessTokens', 'memberships', 'comments', 'timeEntries'],
   properties: {
     ...fileHeader('account'),
-    account: { $ref: '#/components/schemas/User' },
+    account: { $ref: '#/components/schemas/Me' },
     notificationSettings: { type: 'object' },
     accessTokens: list('Personal access tokens: name, scopes, projects, dates; never the secret'),
     memberships: list('Every project the user is a member of: projectId, projectName, projectKey, role, owner'),

@@ -10,7 +10,7 @@ import {
   RegisterInput,
   SessionSchema,
   UpdateMeInput,
-  UserSchema,
+  MeSchema,
 } from '@tasklane/schemas';
 import { z } from 'zod';
 import { attemptProcedure, protectedProcedure, publicProcedure, router } from '../init';
@@ -42,16 +42,16 @@ export const authRouter = router({
   me: protectedProcedure
     .meta({ openapi: { method: 'GET', path: '/auth/me', tags, summary: 'The current user', description: "The token's user." } })
     .input(z.object({}).strict().optional())
-    .output(UserSchema)
+    .output(MeSchema)
     .query(({ ctx }) => ctx.services.auth.me(ctx.userId)),
 
   updateMe: protectedProcedure
     .meta({
-      openapi: { method: 'PATCH', path: '/auth/me', tags, summary: 'Update my account', description: 'Name; email and password need `currentPassword` (403 INVALID_CURRENT_PASSWORD when wrong). A new password signs every session out, this one included (log in again), and ends earlier reset links; personal access tokens keep working.' },
+      openapi: { method: 'PATCH', path: '/auth/me', tags, summary: 'Update my account', description: 'Name and language (`locale`, which the web app and emails speak); email and password need `currentPassword` (403 INVALID_CURRENT_PASSWORD when wrong). A new password signs every session out, this one included (log in again), and ends earlier reset links; personal access tokens keep working.' },
       errors: [403, 409],
     })
     .input(UpdateMeInput)
-    .output(UserSchema)
+    .output(MeSchema)
     .mutation(({ ctx, input }) => ctx.services.auth.updateMe(ctx.userId, input)),
 
   logout: protectedProcedure
