@@ -14,6 +14,7 @@ import { queryClient } from './hooks';
 import { useOnline } from './live';
 import { type Command, CommandPalette, ShortcutHelp, useGlobalKeys } from './palette';
 import { useTheme } from './theme';
+import { followAccountLocale, t, useLocale } from './i18n';
 import { Announcements, Loading } from './ui';
 
 const AUTH_PATHS = ['/login', '/register'];
@@ -62,6 +63,7 @@ function Session() {
   const closeOverlay = (id: number) => () => setOverlayState((open) => (open?.id === id ? undefined : open));
   const [theme, toggleTheme] = useTheme();
   const online = useOnline();
+  const locale = useLocale();
   useGlobalKeys((which) => user && setOverlay(which));
   const projectId = /^\/projects\/([^/]+)/.exec(path)?.[1];
   const timerCommands = useTimerCommands(/^\/projects\/[^/]+\/tasks\/([^/]+)/.exec(path)?.[1]);
@@ -69,24 +71,31 @@ function Session() {
     () => [
       ...(projectId
         ? [
-            { id: 'new-task', label: 'New task', group: 'Actions' as const, run: () => window.dispatchEvent(new Event(NEW_TASK_EVENT)) },
-            { id: 'board', label: 'Show the board', group: 'Actions' as const, run: () => route(`/projects/${projectId}`) },
-            { id: 'list', label: 'Show the list', group: 'Actions' as const, run: () => route(`/projects/${projectId}/list`) },
-            { id: 'calendar', label: 'Show the calendar', group: 'Actions' as const, run: () => route(`/projects/${projectId}/calendar`) },
-            { id: 'members', label: 'Show the members', group: 'Actions' as const, run: () => route(`/projects/${projectId}/members`) },
+            { id: 'new-task', label: t('app.commands.newTask'), group: 'Actions' as const, run: () => window.dispatchEvent(new Event(NEW_TASK_EVENT)) },
+            { id: 'board', label: t('app.commands.board'), group: 'Actions' as const, run: () => route(`/projects/${projectId}`) },
+            { id: 'list', label: t('app.commands.list'), group: 'Actions' as const, run: () => route(`/projects/${projectId}/list`) },
+            { id: 'calendar', label: t('app.commands.calendar'), group: 'Actions' as const, run: () => route(`/projects/${projectId}/calendar`) },
+            { id: 'members', label: t('app.commands.members'), group: 'Actions' as const, run: () => route(`/projects/${projectId}/members`) },
           ]
         : []),
       ...timerCommands,
-      { id: 'projects', label: 'Go to projects', group: 'Actions', run: () => route('/') },
-      { id: 'my-tasks', label: 'Go to my tasks', group: 'Actions', run: () => route('/my-tasks') },
-      { id: 'account', label: 'Go to account', group: 'Actions', run: () => route('/account') },
-      { id: 'inbox', label: 'Go to notifications', group: 'Actions', run: () => route('/inbox') },
-      { id: 'import', label: 'Import a project', group: 'Actions', run: () => route('/import') },
-      { id: 'theme', label: theme === 'dark' ? 'Use the light theme' : 'Use the dark theme', group: 'Actions', run: toggleTheme },
-      { id: 'help', label: 'Show keyboard shortcuts', group: 'Actions', run: () => setTimeout(() => setOverlay('help')) },
+      { id: 'projects', label: t('app.commands.projects'), group: 'Actions', run: () => route('/') },
+      { id: 'my-tasks', label: t('app.commands.myTasks'), group: 'Actions', run: () => route('/my-tasks') },
+      { id: 'account', label: t('app.commands.account'), group: 'Actions', run: () => route('/account') },
+      { id: 'inbox', label: t('app.commands.inbox'), group: 'Actions', run: () => route('/inbox') },
+      { id: 'import', label: t('app.commands.import'), group: 'Actions', run: () => route('/import') },
+      { id: 'theme', label: theme === 'dark' ? t('app.commands.lightTheme') : t('app.commands.darkTheme'), group: 'Actions', run: toggleTheme },
+      { id: 'help', label: t('app.commands.help'), group: 'Actions', run: () => setTimeout(() => setOverlay('help')) },
     ],
-    [projectId, theme, timerCommands],
+    [projectId, theme, timerCommands, locale],
   );
+
+  // The account's language wins over this browser's: read with the user (GET /auth/me), or asked once after a sign-in (whose answer carries no language).
+  useEffect(() => {
+    if (!user) return;
+    if ('locale' in user) void followAccountLocale(user.locale);
+    else void client.auth.me().then((me) => followAccountLocale(me.locale), () => undefined);
+  }, [user?.id]);
 
   useEffect(
     () =>
@@ -119,7 +128,7 @@ function Session() {
   // Reachable signed in or not: a reset link may be opened anywhere.
   if (path === '/forgot-password') return <ForgotPasswordPage />;
   if (path === '/reset-password') return <ResetPasswordPage />;
-  if (checking) return <Loading what="your session" />;
+  if (checking) return <Loading what={t('app.session')} />;
   if (!user) {
     // An invitation's link, signed out: sign in or create an account on the same address, which then accepts it.
     if (path.startsWith('/invite/')) return <InviteSignIn notice={notice} />;
@@ -129,44 +138,45 @@ function Session() {
   return (
     <CurrentUser.Provider value={user}>
       <a class="skip" href="#main">
-        Skip to content
+        {t('app.skip')}
       </a>
       <header class="top">
         <a class="brand" href="/">
           Tasklane
         </a>
-        <nav aria-label="Main">
+        <nav aria-label={t('app.nav.label')}>
           <a href="/" aria-current={path === '/' ? 'page' : undefined}>
-            Projects
+            {t('app.nav.projects')}
           </a>
           <a href="/my-tasks" aria-current={path === '/my-tasks' ? 'page' : undefined}>
-            My tasks
+            {t('app.nav.myTasks')}
           </a>
           <a href="/account" aria-current={path === '/account' ? 'page' : undefined}>
-            Account
+            {t('app.nav.account')}
           </a>
         </nav>
         <TimerIndicator />
         <Bell current={path === '/inbox'} />
         <button type="button" class="palette-button" onClick={() => setOverlay('palette')} aria-keyshortcuts="Control+K Meta+K">
-          Search <kbd>Ctrl K</kbd>
+          {t('app.search')} <kbd>Ctrl K</kbd>
         </button>
         <button type="button" onClick={toggleTheme} aria-pressed={theme === 'dark'}>
-          Dark theme
+          {t('app.darkTheme')}
         </button>
         <span class="who">{user.name}</span>
         <button type="button" onClick={() => signOut()}>
-          Log out
+          {t('app.logOut')}
         </button>
       </header>
       {!online && (
         <p class="offline-banner" role="status">
-          You are offline. Changes you make now are not saved; the board catches up when the connection is back.
+          {t('app.offline')}
         </p>
       )}
       <Announcements />
       <NotificationStream />
-      <Router>
+      {/* A new language renders the page anew (its state and memos were made in the old one). */}
+      <Router key={locale}>
         <Route path="/" component={ProjectsPage} />
         <Route path="/my-tasks" component={MyTasksPage} />
         <Route path="/account" component={AccountPage} />
@@ -194,7 +204,7 @@ function Session() {
 /** The sign-in and registration forms for an invitation's link: switching between them keeps the address. */
 function InviteSignIn({ notice }: { notice: string | undefined }) {
   const [mode, setMode] = useState<'login' | 'register'>('register');
-  return <AuthPage mode={mode} notice={notice ?? 'You were invited to a project: create an account or log in to join it.'} onSwitchMode={setMode} />;
+  return <AuthPage mode={mode} notice={notice ?? t('app.invited')} onSwitchMode={setMode} />;
 }
 
 const ListPage = ({ params }: { params: { projectId: string } }) => <BoardPage params={params} view="list" />;

@@ -1,18 +1,10 @@
 import { FIELD_TYPES, type Field, type FieldType, type FieldValue, type Member } from '@tasklane/schemas';
 import { fieldKeys, loadFields } from './data';
 import { useQuery } from './hooks';
+import { dateFormat, t } from './i18n';
 
 /** Custom fields' shared pieces: their types in words, the project's fields, and a value as the list and dialog show it. */
-export const FIELD_TYPE_LABELS = {
-  text: 'Text',
-  number: 'Number',
-  date: 'Date',
-  select: 'Single choice',
-  multi_select: 'Multiple choice',
-  user: 'Person',
-  checkbox: 'Checkbox',
-  url: 'Link',
-} as const satisfies Record<FieldType, string>;
+export const fieldTypeLabel = (type: FieldType): string => t(`fields.types.${type}`);
 export { FIELD_TYPES };
 
 /** Whether a field of the type has options (select and multi_select). */
@@ -21,11 +13,10 @@ export const hasOptions = (type: FieldType) => type === 'select' || type === 'mu
 /** A project's custom fields, in order; the live stream refreshes them on every field event. */
 export const useFields = (projectId: string) => useQuery(fieldKeys.fields(projectId), () => loadFields(projectId));
 
-const dayFormat = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
 /** A `YYYY-MM-DD` value is a calendar day, not an instant: shown as that day wherever the reader is. */
 const formatCalendarDay = (day: string) => {
   const [year, month, date] = day.split('-').map(Number);
-  return year && month && date ? dayFormat.format(new Date(year, month - 1, date)) : day;
+  return year && month && date ? dateFormat({ day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(year, month - 1, date)) : day;
 };
 
 /** A task's value of a field, for reading (the list's cells, a viewer's dialog); nothing when it has none. */
@@ -48,9 +39,9 @@ export function FieldValueView({ field, value, members }: { field: Field; value:
       );
     }
     case 'user':
-      return <span>{members.find((member) => member.userId === value)?.name ?? 'A former member'}</span>;
+      return <span>{members.find((member) => member.userId === value)?.name ?? t('fields.formerMember')}</span>;
     case 'checkbox':
-      return <span>{value ? 'Yes' : 'No'}</span>;
+      return <span>{value ? t('common.yes') : t('common.no')}</span>;
     case 'date':
       return <time dateTime={String(value)}>{formatCalendarDay(String(value))}</time>;
     case 'url':

@@ -3,6 +3,7 @@ import type { EventSubscription, ProjectEvent } from '@tasklane/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fieldKeys, keys, storeTask, timelineKeys, viewKeys } from './data';
 import { queryClient } from './hooks';
+import { t } from './i18n';
 import { client, describeError, isServerReachable, onReachabilityChange } from './session';
 import { refreshTaskTime } from './timer';
 
@@ -88,6 +89,9 @@ export function useOnline(): boolean {
   return online;
 }
 
+/** The stream's state for the page header; `reason`: why it stopped (describeError's words). */
+type StreamStatus = { kind: 'connecting' | 'catchingUp' | 'live' | 'offline' } | { kind: 'stopped'; reason: string };
+
 /**
  * Follows the project's event stream while the page is open and writes every change into the cache
  * (`onEvent` hears them too). When the browser comes back online the stream is opened again at once
@@ -97,14 +101,15 @@ export function useOnline(): boolean {
 export function useProjectEvents(projectId: string, onEvent?: (event: ProjectEvent) => void): string {
   const handler = useRef(onEvent);
   handler.current = onEvent;
-  const [status, setStatus] = useState('Connecting…');
+  // Kept as what happened, put in words at each render: the status follows a change of language.
+  const [status, setStatus] = useState<StreamStatus>({ kind: 'connecting' });
 
   useEffect(() => {
     let closed = false;
     let subscription: EventSubscription | undefined;
     let lastEventId: string | undefined;
     const start = () => {
-      setStatus(lastEventId ? 'Catching up…' : 'Connecting…');
+      setStatus({ kind: lastEventId ? 'catchingUp' : 'connecting' });
       client.events
         .subscribe(
           { projectId, lastEventId },
@@ -113,17 +118,17 @@ export function useProjectEvents(projectId: string, onEvent?: (event: ProjectEve
               applyEvent(event);
               handler.current?.(event);
             },
-            onError: (error) => setStatus(`Live updates stopped: ${describeError(error)}`),
+            onError: (error) => setStatus({ kind: 'stopped', reason: describeError(error) }),
           },
         )
         .then(
           (started) => {
             subscription = started;
             if (closed) started.close();
-            else setStatus('Live');
+            else setStatus({ kind: 'live' });
           },
           (error: unknown) => {
-            if (!closed) setStatus(navigator.onLine ? `Live updates stopped: ${describeError(error)}` : 'Offline');
+            if (!closed) setStatus(navigator.onLine ? { kind: 'stopped', reason: describeError(error) } : { kind: 'offline' });
           },
         );
     };
@@ -134,7 +139,7 @@ export function useProjectEvents(projectId: string, onEvent?: (event: ProjectEve
     };
     const offline = () => {
       stop();
-      setStatus('Offline');
+      setStatus({ kind: 'offline' });
     };
     const online = () => {
       stop();
@@ -154,5 +159,5 @@ export function useProjectEvents(projectId: string, onEvent?: (event: ProjectEve
     };
   }, [projectId]);
 
-  return status;
+  return status.kind === 'stopped' ? t('live.stopped', { reason: status.reason }) : t(`live.${status.kind}`);
 }

@@ -3,12 +3,14 @@ import { useLocation } from 'preact-iso';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { keys, loadProjects } from './data';
 import { queryClient, useQuery } from './hooks';
+import { t, useLocale } from './i18n';
 import { client } from './session';
-import { SHORTCUTS, typingIn } from './shortcuts';
+import { shortcutList, typingIn } from './shortcuts';
 
 export interface Command {
   id: string;
   label: string;
+  /** Which list it is of (shown in words of the language: `palette.groups`). */
   group: 'Actions' | 'Projects' | 'Tasks' | 'Search';
   /** The server's excerpt of a search hit (HTML: escaped text, matches in `<mark>`). */
   snippet?: string;
@@ -107,6 +109,7 @@ export function CommandPalette({ actions, onClose }: { actions: Command[]; onClo
   const [query, setQuery] = useState('');
   const [active, setActive] = useState(0);
   const hits = useSearchHits(query);
+  const locale = useLocale();
 
   const commands = useMemo(() => {
     const names = new Map((projects.data ?? []).map((project: Project) => [project.id, project.name]));
@@ -115,7 +118,7 @@ export function CommandPalette({ actions, onClose }: { actions: Command[]; onClo
       .flatMap(([, list]) => list ?? [])
       .map<Command>((task) => ({
         id: `task-${task.id}`,
-        label: `${task.title} (${names.get(task.projectId) ?? 'task'})`,
+        label: `${task.title} (${names.get(task.projectId) ?? t('palette.unknownProject')})`,
         group: 'Tasks',
         run: () => route(`/projects/${task.projectId}/tasks/${task.id}`),
       }));
@@ -131,13 +134,13 @@ export function CommandPalette({ actions, onClose }: { actions: Command[]; onClo
     // already listed keeps its place.
     const found = hits.map<Command>((hit) => ({
       id: `search-${hit.kind}-${hit.commentId ?? hit.task.id}`,
-      label: `${hit.task.key} ${hit.task.title}${hit.kind === 'comment' ? ' (comment)' : ''}`,
+      label: hit.kind === 'comment' ? t('palette.commentHit', { taskKey: hit.task.key, title: hit.task.title }) : `${hit.task.key} ${hit.task.title}`,
       group: 'Search',
       snippet: hit.snippet,
       run: () => route(`/projects/${hit.task.projectId}/tasks/${hit.task.id}`),
     }));
     return [...local, ...found];
-  }, [projects.data, query, actions, hits]);
+  }, [projects.data, query, actions, hits, locale]);
 
   useEffect(() => setActive(0), [query]);
   const choose = (command: Command | undefined) => {
@@ -148,16 +151,16 @@ export function CommandPalette({ actions, onClose }: { actions: Command[]; onClo
   const optionId = (index: number) => `palette-option-${index}`;
 
   return (
-    <dialog ref={dialog} class="palette" aria-label="Command palette" onClose={close}>
+    <dialog ref={dialog} class="palette" aria-label={t('palette.label')} onClose={close}>
       <input
         type="text"
         role="combobox"
-        aria-label="Search projects, tasks and actions"
+        aria-label={t('palette.searchLabel')}
         aria-expanded="true"
         aria-controls="palette-options"
         aria-autocomplete="list"
         aria-activedescendant={commands.length > 0 ? optionId(active) : undefined}
-        placeholder="Search projects, tasks and actions…"
+        placeholder={t('palette.searchPlaceholder')}
         value={query}
         autoFocus
         onInput={(event) => setQuery(event.currentTarget.value)}
@@ -172,7 +175,7 @@ export function CommandPalette({ actions, onClose }: { actions: Command[]; onClo
           }
         }}
       />
-      <ul id="palette-options" role="listbox" aria-label="Results">
+      <ul id="palette-options" role="listbox" aria-label={t('palette.results')}>
         {commands.map((command, index) => (
           <li
             key={command.id}
@@ -183,13 +186,13 @@ export function CommandPalette({ actions, onClose }: { actions: Command[]; onClo
             onClick={() => choose(command)}
             onMouseMove={() => setActive(index)}
           >
-            <span class="muted small">{command.group}</span> {command.label}
+            <span class="muted small">{t(`palette.groups.${command.group}`)}</span> {command.label}
             {command.snippet !== undefined && <Snippet html={command.snippet} />}
           </li>
         ))}
         {commands.length === 0 && (
           <li role="option" aria-selected="false" aria-disabled="true" class="muted">
-            Nothing matches.
+            {t('palette.noMatches')}
           </li>
         )}
       </ul>
@@ -197,21 +200,24 @@ export function CommandPalette({ actions, onClose }: { actions: Command[]; onClo
   );
 }
 
+/** The close button's cross: a drawn mark, not words (the button's name is its aria-label). */
+const CLOSE_MARK = '✕';
+
 /** `?`: every shortcut. */
 export function ShortcutHelp({ onClose }: { onClose: () => void }) {
   const { dialog, close } = useModal(onClose);
   return (
     <dialog ref={dialog} class="small-dialog" aria-labelledby="shortcuts-title" onClose={close}>
       <div class="dialog-head">
-        <h2 id="shortcuts-title">Keyboard shortcuts</h2>
-        <button type="button" onClick={() => dialog.current?.close()} aria-label="Close" autoFocus>
-          ✕
+        <h2 id="shortcuts-title">{t('palette.shortcuts')}</h2>
+        <button type="button" onClick={() => dialog.current?.close()} aria-label={t('common.close')} autoFocus>
+          {CLOSE_MARK}
         </button>
       </div>
       <table class="shortcuts">
-        <caption class="visually-hidden">Keyboard shortcuts</caption>
+        <caption class="visually-hidden">{t('palette.shortcuts')}</caption>
         <tbody>
-          {SHORTCUTS.map(([keys, what]) => (
+          {shortcutList().map(([keys, what]) => (
             <tr key={keys}>
               <th scope="row">
                 <kbd>{keys}</kbd>

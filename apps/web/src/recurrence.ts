@@ -5,12 +5,18 @@
  * a date); a rule it cannot show (made through the API) is kept as it is and only described.
  */
 
-export type Frequency = 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY';
+import { dateFormat, t } from './i18n';
+
+export const FREQUENCIES = ['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'] as const;
+export type Frequency = (typeof FREQUENCIES)[number];
 export const WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
-export const WEEKDAY_NAMES: Record<Weekday, string> = { MO: 'Monday', TU: 'Tuesday', WE: 'Wednesday', TH: 'Thursday', FR: 'Friday', SA: 'Saturday', SU: 'Sunday' };
-const UNITS: Record<Frequency, string> = { DAILY: 'day', WEEKLY: 'week', MONTHLY: 'month', YEARLY: 'year' };
-const ORDINALS: Record<string, string> = { '1': 'first', '2': 'second', '3': 'third', '4': 'fourth', '5': 'fifth', '-1': 'last', '-2': 'second last' };
+
+/** A weekday's name in the language now, as Intl says it: 1 January 2024 (UTC) was a Monday. */
+export const weekdayName = (day: Weekday) => dateFormat({ weekday: 'long', timeZone: 'UTC' }).format(Date.UTC(2024, 0, 1 + WEEKDAYS.indexOf(day)));
+
+/** The catalogue's word for each nth weekday of a month the rule may name (BYSETPOS); another is "nth". */
+const POSITIONS = { '1': 'first', '2': 'second', '3': 'third', '4': 'fourth', '5': 'fifth', '-1': 'last', '-2': 'secondLast' } as const;
 
 export interface Repeat {
   freq: Frequency;
@@ -36,7 +42,7 @@ const partsOf = (rule: string) => new Map(rule.replace(/^RRULE:/i, '').toUpperCa
 export function parseRule(rule: string): Repeat | undefined {
   const parts = partsOf(rule);
   const freq = parts.get('FREQ') as Frequency | undefined;
-  if (!freq || !(freq in UNITS)) return undefined;
+  if (!freq || !FREQUENCIES.includes(freq)) return undefined;
   const repeat = defaultRepeat(freq);
   for (const [name, value] of parts) {
     if (name === 'FREQ') continue;
@@ -66,24 +72,33 @@ export function ruleOf(repeat: Repeat): string {
   return parts.join(';');
 }
 
-const list = (words: string[]) => (words.length <= 1 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`);
+/** "Monday", "Monday and Thursday", "Monday, Tuesday and Thursday", joined as the language joins them. */
+function list(words: string[]): string {
+  if (words.length <= 1) return words.join('');
+  return t('recurrence.list.last', { rest: words.slice(0, -1).join(t('recurrence.list.separator')), last: words.at(-1) });
+}
 
 /** `rule` in words: "every 2 weeks on Monday and Thursday", "every month on the last Friday, 6 times". */
 export function describeRule(rule: string): string {
   const repeat = parseRule(rule);
-  if (!repeat) return `custom rule ${rule}`;
-  const unit = UNITS[repeat.freq];
-  let words = repeat.interval > 1 ? `every ${repeat.interval} ${unit}s` : `every ${unit}`;
-  if (repeat.freq === 'WEEKLY' && repeat.days.length > 0) words += ` on ${list(WEEKDAYS.filter((day) => repeat.days.includes(day)).map((day) => WEEKDAY_NAMES[day]))}`;
+  if (!repeat) return t('recurrence.custom', { rule });
+  const every = repeat.interval > 1 ? t(`recurrence.everyN.${repeat.freq}`, { count: repeat.interval }) : t(`recurrence.every.${repeat.freq}`);
+  let on = '';
+  if (repeat.freq === 'WEEKLY' && repeat.days.length > 0) on = t('recurrence.onDays', { days: list(WEEKDAYS.filter((day) => repeat.days.includes(day)).map(weekdayName)) });
   if (repeat.freq === 'MONTHLY') {
-    words +=
+    const position = POSITIONS[String(repeat.setPos) as keyof typeof POSITIONS];
+    on =
       repeat.monthly === 'day'
         ? repeat.monthDay === -1
-          ? ' on the last day'
-          : ` on day ${repeat.monthDay}`
-        : ` on the ${ORDINALS[String(repeat.setPos)] ?? `${repeat.setPos}th`} ${WEEKDAY_NAMES[repeat.weekday]}`;
+          ? t('recurrence.onLastDay')
+          : t('recurrence.onDay', { day: repeat.monthDay })
+        : position
+          ? t(`recurrence.onWeekday.${position}`, { weekday: weekdayName(repeat.weekday) })
+          : t('recurrence.onWeekday.nth', { position: repeat.setPos, weekday: weekdayName(repeat.weekday) });
   }
-  if (repeat.end === 'count') words += repeat.count === 1 ? ', this time only' : `, ${repeat.count} times`;
-  if (repeat.end === 'until' && repeat.until) words += `, until ${repeat.until}`;
-  return words;
+  let end = '';
+  // Once is said apart from the count: French and others would say 0 as they say 1.
+  if (repeat.end === 'count') end = repeat.count === 1 ? t('recurrence.once') : t('recurrence.times', { count: repeat.count });
+  if (repeat.end === 'until' && repeat.until) end = t('recurrence.until', { date: repeat.until });
+  return t('recurrence.rule', { every, on, end });
 }

@@ -1,5 +1,6 @@
 import { createTasklaneClient, TasklaneError } from '@tasklane/sdk';
 import type { User } from '@tasklane/schemas';
+import { t } from './i18n';
 
 const TOKEN_KEY = 'tasklane.token';
 
@@ -88,13 +89,17 @@ export function updateCurrentUser(user: User) {
   announce(user);
 }
 
-/** Shown on the login page after a password change, which ends every session, this one included. */
-export const PASSWORD_CHANGED_NOTICE = 'Your password was changed and every session signed out. Log in with the new password.';
+/**
+ * Shown on the login page after a password change, which ends every session, this one included.
+ * A function (the text in the language now); signOut takes it as it is.
+ */
+export const PASSWORD_CHANGED_NOTICE = () => t('session.passwordChanged');
 
-export function signOut(notice?: string) {
+/** `notice`: its text, or a function that says it in the language at the time of signing out. */
+export function signOut(notice?: string | (() => string)) {
   window.localStorage.removeItem(TOKEN_KEY);
   client.setToken(undefined);
-  announce(null, notice);
+  announce(null, typeof notice === 'function' ? notice() : notice);
 }
 
 export const hasStoredToken = () => client.getToken() !== undefined;
@@ -114,7 +119,8 @@ export function storedTokenSubject(): string | undefined {
 /** Whether a call failed for want of the server (offline, or it is down), not by its answer. */
 export const isUnreachable = (error: unknown): boolean => TasklaneError.from(error).code === 'CLIENT_ERROR';
 
-export const EXPIRED_NOTICE = 'Your session has expired. Please log in again.';
+/** A function, as PASSWORD_CHANGED_NOTICE: the text in the language at the time. */
+export const EXPIRED_NOTICE = () => t('session.expired');
 
 /**
  * The message to show for a failed call: the server's own `message` (never swallowed).
@@ -123,7 +129,7 @@ export const EXPIRED_NOTICE = 'Your session has expired. Please log in again.';
 export function describeError(error: unknown): string {
   const failure = TasklaneError.from(error);
   if (failure.code === 'UNAUTHORIZED' && hasStoredToken()) signOut(EXPIRED_NOTICE);
-  if (failure.code === 'CLIENT_ERROR') return `The server could not be reached (${failure.message}).`;
+  if (failure.code === 'CLIENT_ERROR') return t('session.unreachable', { reason: failure.message });
   const fields = failure.issues?.map((issue) => `${issue.path.join('.')}: ${issue.message}`) ?? [];
   return fields.length > 0 && !fields.every((field) => failure.message.includes(field))
     ? `${failure.message} (${fields.join('; ')})`

@@ -1,21 +1,28 @@
 import type { Task } from '@tasklane/schemas';
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
+import { t } from './i18n';
 
-/** Every shortcut, as the help overlay (`?`) lists them; the handlers below follow this table. */
-export const SHORTCUTS: [keys: string, what: string][] = [
-  ['Ctrl K / ⌘ K', 'Command palette: projects, tasks, actions'],
-  ['?', 'Show these shortcuts'],
-  ['c', 'New task'],
-  ['/', 'Search the tasks'],
-  ['j / ↓', 'Next task'],
-  ['k / ↑', 'Previous task'],
-  ['← / →', 'Task in the column to the left / right'],
-  ['Enter', 'Open the task'],
-  ['e', 'Edit the task (opens it with the title selected)'],
-  ['a', 'Assign the task to me'],
-  ['1 – 9', "Set the status: the board's first to ninth column"],
-  ['Space, arrows, Space', 'On a card’s ⠿ handle: lift, move to another column, drop (Esc cancels)'],
-];
+/**
+ * Every shortcut, as the help overlay (`?`) lists them; the handlers below follow this table.
+ * A function: the descriptions are in the language at the time it is read.
+ */
+export function shortcutList(): [keys: string, what: string][] {
+  return [
+    ['Ctrl K / ⌘ K', t('shortcuts.palette')],
+    ['?', t('shortcuts.help')],
+    ['c', t('shortcuts.newTask')],
+    ['/', t('shortcuts.search')],
+    ['j / ↓', t('shortcuts.next')],
+    ['k / ↑', t('shortcuts.previous')],
+    ['← / →', t('shortcuts.sideways')],
+    ['Enter', t('shortcuts.open')],
+    ['e', t('shortcuts.edit')],
+    ['a', t('shortcuts.assignToMe')],
+    ['1 – 9', t('shortcuts.status')],
+    // Names words ("arrows"), not only keys: said in each language.
+    [t('shortcuts.dragKeys'), t('shortcuts.drag')],
+  ];
+}
 
 /** Keys typed into a field, a menu or a dialog belong to it, not to the shortcuts. */
 export function typingIn(target: EventTarget | null): boolean {
@@ -75,7 +82,7 @@ export interface TaskShortcutActions {
   onStatus: (task: Task, index: number) => void;
 }
 
-/** The board's and the list's shortcuts (see SHORTCUTS); they act on the focused task. */
+/** The board's and the list's shortcuts (see shortcutList); they act on the focused task. */
 export function useTaskShortcuts(actions: TaskShortcutActions) {
   const latest = useRef(actions);
   latest.current = actions;

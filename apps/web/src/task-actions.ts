@@ -1,6 +1,7 @@
 import type { Task } from '@tasklane/schemas';
 import { TasklaneError } from '@tasklane/sdk';
 import { storeTask } from './data';
+import { t } from './i18n';
 import { client, describeError } from './session';
 import { announce } from './ui';
 
@@ -10,12 +11,11 @@ export type TaskPatch = Partial<Pick<Task, 'status' | 'priority' | 'assigneeId' 
 /** Why the server refused, in words a person can act on. */
 function refusal(error: unknown, title: string): string {
   const failure = TasklaneError.from(error);
-  if (failure.code === 'PRECONDITION_FAILED')
-    return `“${title}” was not changed: someone else changed it first. The board now shows their version.`;
-  if (failure.code === 'FORBIDDEN') return `“${title}” was not changed: your role in this project does not allow changing tasks.`;
-  if (failure.code === 'CLIENT_ERROR') return `“${title}” was not changed: the server could not be reached. Check your connection and try again.`;
-  if (failure.code === 'NOT_FOUND') return `“${title}” was not changed: it no longer exists.`;
-  return `“${title}” was not changed: ${describeError(error)}`;
+  if (failure.code === 'PRECONDITION_FAILED') return t('taskActions.refused.changedElsewhere', { title });
+  if (failure.code === 'FORBIDDEN') return t('taskActions.refused.forbidden', { title });
+  if (failure.code === 'CLIENT_ERROR') return t('taskActions.refused.unreachable', { title });
+  if (failure.code === 'NOT_FOUND') return t('taskActions.refused.notFound', { title });
+  return t('taskActions.refused.other', { title, reason: describeError(error) });
 }
 
 /** Per task: the version the server last confirmed, and the queue of changes on their way. */

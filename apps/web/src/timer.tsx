@@ -2,6 +2,7 @@ import type { Task, TimeEntry, Timer } from '@tasklane/schemas';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { keys, storeTask, timeKeys } from './data';
 import { queryClient, useQuery } from './hooks';
+import { t, useLocale } from './i18n';
 import type { Command } from './palette';
 import { client, describeError, hasStoredToken, onSessionChange } from './session';
 import { formatElapsed, formatMinutes } from './time';
@@ -32,8 +33,11 @@ export async function refreshTaskTime(taskId: string) {
 const refreshLogged = async (entry: TimeEntry | null) => entry && (await refreshTaskTime(entry.taskId));
 
 /** What stopping logged, said to screen readers and shown by the dialog. */
-const loggedMessage = (entry: TimeEntry | null, title: string | undefined) =>
-  entry ? `Timer stopped: ${formatMinutes(entry.minutes)} logged${title ? ` on ${title}` : ''}.` : 'Timer stopped after less than a minute: nothing logged.';
+function loggedMessage(entry: TimeEntry | null, title: string | undefined): string {
+  if (!entry) return t('timer.stoppedNothing');
+  const time = formatMinutes(entry.minutes);
+  return title ? t('timer.stoppedOn', { time, title }) : t('timer.stopped', { time });
+}
 
 /**
  * Starts the timer on a task. The server stops one running elsewhere into an entry first: that
@@ -43,9 +47,9 @@ export async function startTimer(taskId: string): Promise<string> {
   const { timer, stopped } = await client.time.startTimer({ id: taskId });
   queryClient.setQueryData(timeKeys.timer, timer);
   await refreshLogged(stopped);
-  if (!stopped) return 'Timer started.';
+  if (!stopped) return t('timer.started');
   // Said aloud: the person may not have known a timer was running elsewhere.
-  const message = `Timer started; the one running before stopped (${formatMinutes(stopped.minutes)} logged).`;
+  const message = t('timer.startedStoppedOther', { time: formatMinutes(stopped.minutes) });
   announce(message);
   return message;
 }
@@ -86,9 +90,9 @@ export function TimerIndicator() {
   const task = useTimerTask(timer.data);
   const [busy, setBusy] = useState(false);
   if (!timer.data) return null;
-  const title = task.data?.title ?? 'a task';
+  const title = task.data?.title ?? t('timer.aTask');
   return (
-    <span class="timer-indicator" role="group" aria-label="Running timer">
+    <span class="timer-indicator" role="group" aria-label={t('timer.running')}>
       <span aria-hidden="true">⏱</span>
       <a href={task.data ? `/projects/${task.data.projectId}/tasks/${task.data.id}` : undefined}>{title}</a>
       <Elapsed since={timer.data.startedAt} />
@@ -102,7 +106,7 @@ export function TimerIndicator() {
             .finally(() => setBusy(false));
         }}
       >
-        Stop timer
+        {t('timer.stop')}
       </button>
     </span>
   );
@@ -114,15 +118,17 @@ export function useTimerCommands(openTaskId: string | undefined): Command[] {
   const task = useTimerTask(timer.data);
   const runningOn = timer.data?.taskId;
   const title = task.data?.title;
-  // A new list only when what it offers changes (the palette's actions are memoised on it).
+  const locale = useLocale();
+  // A new list only when what it offers (or its language) changes (the palette's actions are memoised on it).
   return useMemo(() => {
     const commands: Command[] = [];
     if (openTaskId && runningOn !== openTaskId) {
-      commands.push({ id: 'start-timer', label: 'Start timer on this task', group: 'Actions', run: () => void startTimer(openTaskId).catch(reportFailure) });
+      commands.push({ id: 'start-timer', label: t('timer.commands.start'), group: 'Actions', run: () => void startTimer(openTaskId).catch(reportFailure) });
     }
     if (runningOn) {
-      commands.push({ id: 'stop-timer', label: `Stop timer (${title ?? 'running'})`, group: 'Actions', run: () => void stopTimer().catch(reportFailure) });
+      const label = title !== undefined ? t('timer.commands.stopOn', { title }) : t('timer.commands.stopRunning');
+      commands.push({ id: 'stop-timer', label, group: 'Actions', run: () => void stopTimer().catch(reportFailure) });
     }
     return commands;
-  }, [openTaskId, runningOn, title]);
+  }, [openTaskId, runningOn, title, locale]);
 }

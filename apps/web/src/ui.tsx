@@ -1,6 +1,7 @@
 import type { Label, Member, Task } from '@tasklane/schemas';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { t } from './i18n';
 
 /** An API refusal or failure, with the server's message; announced to screen readers. */
 export function ErrorNote({ error }: { error: string | undefined }) {
@@ -13,7 +14,11 @@ export function ErrorNote({ error }: { error: string | undefined }) {
 }
 
 export function Loading({ what }: { what: string }) {
-  return <p class="muted" role="status">Loading {what}…</p>;
+  return (
+    <p class="muted" role="status">
+      {t('common.loading', { what })}
+    </p>
+  );
 }
 
 /** Asks "are you sure?" in place, instead of a browser dialog. */
@@ -40,7 +45,7 @@ export function ConfirmButton(props: {
         {props.confirmLabel}
       </button>
       <button type="button" onClick={() => props.setOpen(false)}>
-        Cancel
+        {t('common.cancel')}
       </button>
     </span>
   );
@@ -89,7 +94,7 @@ export function LabelChips({ ids, labels }: { ids: string[]; labels: Label[] }) 
   const shown = ids.map((id) => labels.find((label) => label.id === id)).filter((label): label is Label => Boolean(label));
   if (shown.length === 0) return null;
   return (
-    <ul class="labels" aria-label="Labels">
+    <ul class="labels" aria-label={t('common.labels')}>
       {shown.map((label) => (
         <li key={label.id} class="label-chip">
           <span class="dot" style={{ background: label.color }} aria-hidden="true" />
@@ -154,7 +159,7 @@ export function Announcements() {
         <p class="toast">
           {message}{' '}
           <button type="button" onClick={() => setMessage(undefined)}>
-            Dismiss
+            {t('ui.dismiss')}
           </button>
         </p>
       )}
@@ -166,9 +171,9 @@ export function Announcements() {
 export function SubtaskProgress({ task }: { task: Task }) {
   if (!task.subtaskCount) return null;
   return (
-    <span class="subtask-progress" title={`${task.subtasksDone} of ${task.subtaskCount} subtasks done`}>
+    <span class="subtask-progress" title={t('ui.subtasks.title', { done: task.subtasksDone, count: task.subtaskCount })}>
       {task.subtasksDone}/{task.subtaskCount}
-      <span class="visually-hidden"> subtasks done</span>
+      <span class="visually-hidden">{t('ui.subtasks.hidden', { count: task.subtaskCount })}</span>
     </span>
   );
 }

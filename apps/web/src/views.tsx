@@ -6,14 +6,16 @@ import { useCurrentUser } from './current-user';
 import { NO_FILTERS, type TaskFilters, viewKeys } from './data';
 import { canAdminister, canEditTasks, PRIORITIES } from './format';
 import { queryClient, useAction, useFollowed, useQuery } from './hooks';
+import { t } from './i18n';
 import { DEFAULT_SORT, type FieldFilter, fieldFilterParams, filterParams, NO_FIELD_FILTER, SERVER_SORTS, type Sort, type SortKey } from './pages/task-list';
 import { client } from './session';
 import { announce, ConfirmButton, ErrorNote } from './ui';
 
 /** Saved views (issue 37): a name, a layout, and the task list's filters and sort, kept by the server. */
 
-export const LAYOUT_LABELS: Record<ViewLayout, string> = { board: 'Board', list: 'List', calendar: 'Calendar', timeline: 'Timeline' };
-export const NOT_SHARED = 'This view does not exist or is not shared with you.';
+/** Each layout's name in the language now. */
+export const layoutLabels = (): Record<ViewLayout, string> => ({ board: t('views.layouts.board'), list: t('views.layouts.list'), calendar: t('views.layouts.calendar'), timeline: t('views.layouts.timeline') });
+export const notShared = () => t('views.notShared');
 
 /** What the board and the list show: their filters, the list's field filter and sort, and the view's filters they have no control for. */
 export interface PageFilters {
@@ -97,16 +99,16 @@ export function ViewsMenu({ projectId, current }: { projectId: string; current?:
   const list = views.data ?? [];
   return (
     <details class="views-menu" ref={menu}>
-      <summary>Views</summary>
+      <summary>{t('views.menu.summary')}</summary>
       <div class="menu-popup">
         {list.length === 0 ? (
-          <p class="muted small">{views.loading ? 'Loading…' : 'No saved views yet. Save one from the list or the board.'}</p>
+          <p class="muted small">{views.loading ? t('views.menu.loading') : t('views.menu.empty')}</p>
         ) : (
-          <ul class="plain" aria-label="Saved views">
+          <ul class="plain" aria-label={t('views.menu.ariaLabel')}>
             {list.map((view) => (
               <li key={view.id}>
                 <a href={`/projects/${projectId}/views/${view.id}`} aria-current={current === view.id ? 'page' : undefined} onClick={() => menu.current?.removeAttribute('open')}>
-                  {view.name} <span class="muted small">({view.shared ? 'shared' : 'personal'})</span>
+                  {view.name} <span class="muted small">{view.shared ? t('views.menu.shared') : t('views.menu.personal')}</span>
                 </a>
               </li>
             ))}
@@ -117,6 +119,9 @@ export function ViewsMenu({ projectId, current }: { projectId: string; current?:
     </details>
   );
 }
+
+/** A sign, not a word: the close button is named by its aria-label. */
+const CLOSE_GLYPH = '✕';
 
 /** Reads a view's list afresh (and the view itself), after a change made here or announced live. */
 export const refreshViews = (projectId: string) => void queryClient.invalidateQueries({ queryKey: viewKeys.list(projectId) });
@@ -142,28 +147,28 @@ export function SaveViewDialog(props: { projectId: string; role: Role | undefine
     if (!view) return;
     queryClient.setQueryData(viewKeys.view(projectId, view.id), view);
     refreshViews(projectId);
-    announce(`View ${view.name} saved.`);
+    announce(t('views.save.saved', { name: view.name }));
     dialog.current?.close();
     route(`/projects/${projectId}/views/${view.id}`);
   };
   return (
     <dialog ref={dialog} class="task-dialog" aria-labelledby="save-view-title" onClose={props.onClose}>
       <div class="dialog-head">
-        <h2 id="save-view-title">Save view</h2>
-        <button type="button" onClick={() => dialog.current?.close()} aria-label="Close">
-          ✕
+        <h2 id="save-view-title">{t('views.save.title')}</h2>
+        <button type="button" onClick={() => dialog.current?.close()} aria-label={t('common.close')}>
+          {CLOSE_GLYPH}
         </button>
       </div>
-      <p class="muted small">Keeps this page's filters and sort under a name, to open again from the Views menu.</p>
-      <form class="stack" aria-label="Save view" onSubmit={submit}>
+      <p class="muted small">{t('views.save.intro')}</p>
+      <form class="stack" aria-label={t('views.save.title')} onSubmit={submit}>
         <label>
-          Name
+          {t('common.name')}
           <input value={name} required maxLength={100} onInput={(event) => setName(event.currentTarget.value)} />
         </label>
         <label>
-          Layout
+          {t('views.save.layout')}
           <select value={layout} onChange={(event) => setLayout(event.currentTarget.value as ViewLayout)}>
-            {Object.entries(LAYOUT_LABELS).map(([value, label]) => (
+            {Object.entries(layoutLabels()).map(([value, label]) => (
               <option key={value} value={value}>
                 {label}
               </option>
@@ -173,13 +178,13 @@ export function SaveViewDialog(props: { projectId: string; role: Role | undefine
         {canEditTasks(props.role) && (
           <label class="check">
             <input type="checkbox" checked={shared} onChange={(event) => setShared(event.currentTarget.checked)} />
-            Share with the project
+            {t('views.save.share')}
           </label>
         )}
         <ErrorNote error={error} />
         <div class="row">
           <button type="submit" class="primary" disabled={busy}>
-            Save view
+            {t('views.save.title')}
           </button>
         </div>
       </form>
@@ -214,34 +219,36 @@ export function ViewTools(props: { view: View; role: Role | undefined; current?:
   const remove = async () => {
     const done = await run(() => client.views.delete({ id: view.projectId, viewId: view.id }, { ifMatch: view }).then(() => true));
     if (!done) return;
-    announce(`View ${view.name} deleted.`);
+    announce(t('views.tools.deleted', { name: view.name }));
     queryClient.removeQueries({ queryKey: viewKeys.view(view.projectId, view.id) });
     refreshViews(view.projectId);
     route(`/projects/${view.projectId}/list`);
   };
   return (
-    <section class="view-tools" aria-label="Saved view">
+    <section class="view-tools" aria-label={t('views.tools.ariaLabel')}>
       <p>
-        Saved view <strong>{view.name}</strong> · {LAYOUT_LABELS[view.layout]} · {view.shared ? 'Shared with the project' : 'Personal: only you see it'}
+        {t('views.tools.before')}
+        <strong>{view.name}</strong>
+        {t('views.tools.after', { layout: layoutLabels()[view.layout], sharing: view.shared ? t('views.tools.shared') : t('views.tools.personal') })}
       </p>
       {props.note && <p class="muted small">{props.note}</p>}
       {allowed && (
         <div class="row">
           <form
             class="row"
-            aria-label="Rename the view"
+            aria-label={t('views.tools.renameLabel')}
             onSubmit={(event) => {
               event.preventDefault();
               const trimmed = name.trim();
-              if (trimmed && trimmed !== view.name) void update({ name: trimmed }, `Renamed to ${trimmed}.`);
+              if (trimmed && trimmed !== view.name) void update({ name: trimmed }, t('views.tools.renamed', { name: trimmed }));
             }}
           >
             <label>
-              View name
+              {t('views.tools.name')}
               <input value={name} required maxLength={100} onInput={(event) => setName(event.currentTarget.value)} />
             </label>
             <button type="submit" disabled={busy}>
-              Rename
+              {t('views.tools.rename')}
             </button>
           </form>
           {canEditTasks(role) && (
@@ -253,18 +260,18 @@ export function ViewTools(props: { view: View; role: Role | undefined; current?:
                 onChange={(event) => {
                   const next = event.currentTarget.checked;
                   setShared(next);
-                  void update({ shared: next }, next ? 'Shared with the project.' : 'Now a personal view.').then((done) => !done && setShared(view.shared));
+                  void update({ shared: next }, next ? t('views.tools.nowShared') : t('views.tools.nowPersonal')).then((done) => !done && setShared(view.shared));
                 }}
               />
-              Share with the project
+              {t('views.tools.share')}
             </label>
           )}
           {props.current && (
-            <button type="button" disabled={busy} onClick={() => void update(props.current!(), 'View updated with the current filters.')}>
-              Update with the current filters
+            <button type="button" disabled={busy} onClick={() => void update(props.current!(), t('views.tools.updated'))}>
+              {t('views.tools.update')}
             </button>
           )}
-          <ConfirmButton label="Delete view" question={`Delete the view ${view.name}?`} confirmLabel="Delete" onConfirm={() => void remove()} busy={busy} open={deleting} setOpen={setDeleting} />
+          <ConfirmButton label={t('views.tools.delete')} question={t('views.tools.deleteQuestion', { name: view.name })} confirmLabel={t('common.delete')} onConfirm={() => void remove()} busy={busy} open={deleting} setOpen={setDeleting} />
         </div>
       )}
       <ErrorNote error={error} />

@@ -74,8 +74,15 @@ export interface Person {
  * A person with a browser profile of their own (own localStorage, own token). `alsoAllowed`: other
  * origins the browser may visit (a test's identity provider).
  */
-export async function newPerson(browser: Browser, baseUrl: string, viewport = { width: 1280, height: 800 }, alsoAllowed: string[] = []): Promise<Person> {
-  const context = await browser.newContext({ baseURL: baseUrl, viewport });
+export async function newPerson(
+  browser: Browser,
+  baseUrl: string,
+  viewport = { width: 1280, height: 800 },
+  alsoAllowed: string[] = [],
+  /** The browser's language (`navigator.languages`, `Accept-Language`); Chromium's own (en-US) when left out. */
+  locale?: string,
+): Promise<Person> {
+  const context = await browser.newContext({ baseURL: baseUrl, viewport, ...(locale ? { locale } : {}) });
   const foreignRequests: string[] = [];
   await context.route('**/*', (route) => {
     const url = route.request().url();

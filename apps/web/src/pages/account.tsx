@@ -1,24 +1,31 @@
-import type { AccessToken, CreatedAccessToken, Project, Session, TokenScope } from '@tasklane/schemas';
+import type { AccessToken, CreatedAccessToken, NotificationEmailMode, Project, Session, TokenScope } from '@tasklane/schemas';
 import { useState } from 'preact/hooks';
 import { collect, keys, loadProjects } from '../data';
 import { formatDay, formatTime } from '../format';
+import { t } from '../i18n';
 import { useCurrentUser } from '../current-user';
 import { useAction, useQuery } from '../hooks';
 import { client, PASSWORD_CHANGED_NOTICE, signOut, updateCurrentUser } from '../session';
 import { saveResponse } from '../download';
+import { LanguageSetting } from './account-language';
 import { announce, ConfirmButton, EnumOptions, ErrorNote, Loading, Page } from '../ui';
 
-const SCOPE_LABELS = {
-  read: 'Read: look, change nothing',
-  write: 'Write: also create and change tasks and comments',
-  admin: 'Admin: everything you may do',
-} as const satisfies Record<TokenScope, string>;
+/** How a script sends a token: an HTTP header, spelled the same in every language. */
+const BEARER_HEADER = 'Authorization: Bearer';
+
+/** The scope menu's labels, in the language now (a function: the catalogue is read when the menu renders). */
+const scopeLabels = (): Record<TokenScope, string> => ({
+  read: t('account.newToken.scopes.read'),
+  write: t('account.newToken.scopes.write'),
+  admin: t('account.newToken.scopes.admin'),
+});
 
 /** The account page: profile, email settings, calendar feed, personal access tokens for scripts, and the sessions signed in. */
 export function AccountPage() {
   return (
-    <Page title="Account">
+    <Page title={t('account.title')}>
       <Profile />
+      <LanguageSetting />
       <EmailSetting />
       <CalendarFeed />
       <Tokens />
@@ -33,8 +40,8 @@ function MyData() {
   const { run, busy, error } = useAction();
   return (
     <section class="stack" aria-labelledby="my-data-title">
-      <h2 id="my-data-title">Your data</h2>
-      <p class="muted">Your account, memberships, settings, tokens' details, and every comment and time entry you wrote, as one JSON file.</p>
+      <h2 id="my-data-title">{t('account.data.title')}</h2>
+      <p class="muted">{t('account.data.intro')}</p>
       <ErrorNote error={error} />
       <div class="row">
         <button
@@ -43,11 +50,11 @@ function MyData() {
           onClick={() =>
             void run(async () => {
               await saveResponse(await client.auth.exportMe(), 'tasklane-account.json');
-              announce('Your data is downloading.');
+              announce(t('account.data.downloading'));
             })
           }
         >
-          Download my data
+          {t('account.data.download')}
         </button>
       </div>
     </section>
@@ -61,8 +68,12 @@ function Tokens() {
   const projectNames = new Map(projects.data?.map((project) => [project.id, project.name]));
   return (
     <section class="stack" aria-labelledby="tokens-title">
-      <h2 id="tokens-title">Personal access tokens</h2>
-      <p class="muted">For scripts and CI: send one as <code>Authorization: Bearer</code>. A token never does more than you may.</p>
+      <h2 id="tokens-title">{t('account.tokens.title')}</h2>
+      <p class="muted">
+        {t('account.tokens.introBefore')}
+        <code>{BEARER_HEADER}</code>
+        {t('account.tokens.introAfter')}
+      </p>
       <NewToken
         onCreated={(token) => {
           setCreated(token);
@@ -72,30 +83,32 @@ function Tokens() {
       {created && (
         <div class="card notice" role="status">
           <p>
-            Your new token <strong>{created.name}</strong>. Copy it now: it is not shown again.
+            {t('account.tokens.createdBefore')}
+            <strong>{created.name}</strong>
+            {t('account.tokens.createdAfter')}
           </p>
           <label>
-            Token
+            {t('account.tokens.token')}
             <input readOnly value={created.token} onFocus={(e) => e.currentTarget.select()} />
           </label>
         </div>
       )}
       <ErrorNote error={tokens.error} />
       {tokens.loading && !tokens.data ? (
-        <Loading what="your tokens" />
+        <Loading what={t('account.tokens.loading')} />
       ) : tokens.data?.length === 0 ? (
-        <p class="muted">No tokens yet. Create one above to let a script or CI act as you.</p>
+        <p class="muted">{t('account.tokens.empty')}</p>
       ) : (
         <table class="members">
-          <caption class="visually-hidden">Your personal access tokens</caption>
+          <caption class="visually-hidden">{t('account.tokens.caption')}</caption>
           <thead>
             <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Expires</th>
+              <th scope="col">{t('common.name')}</th>
+              <th scope="col">{t('account.tokens.scopes')}</th>
+              <th scope="col">{t('account.tokens.lastUsed')}</th>
+              <th scope="col">{t('account.tokens.expires')}</th>
               <th scope="col">
-                <span class="visually-hidden">Revoke</span>
+                <span class="visually-hidden">{t('account.tokens.revoke')}</span>
               </th>
             </tr>
           </thead>
@@ -134,26 +147,26 @@ function NewToken({ onCreated }: { onCreated: (token: CreatedAccessToken) => voi
   };
   const toggle = (project: Project, on: boolean) => setLimitTo((ids) => (on ? [...ids, project.id] : ids.filter((id) => id !== project.id)));
   return (
-    <form class="card stack" onSubmit={submit} aria-label="Create a token">
+    <form class="card stack" onSubmit={submit} aria-label={t('account.newToken.label')}>
       <div class="row">
         <label class="grow">
-          Token name
+          {t('account.newToken.name')}
           <input value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={100} />
         </label>
         <label>
-          Scope
+          {t('account.newToken.scope')}
           <select value={scope} onChange={(e) => setScope(e.currentTarget.value as TokenScope)}>
-            <EnumOptions labels={SCOPE_LABELS} />
+            <EnumOptions labels={scopeLabels()} />
           </select>
         </label>
         <label>
-          Expires on (optional)
+          {t('account.newToken.expires')}
           <input type="date" value={expires} onInput={(e) => setExpires(e.currentTarget.value)} />
         </label>
       </div>
       {projects.data && projects.data.length > 0 && (
         <fieldset>
-          <legend class="muted small">Only these projects (none ticked: all of yours)</legend>
+          <legend class="muted small">{t('account.newToken.projects')}</legend>
           <div class="row">
             {projects.data.map((project) => (
               <label key={project.id} class="check">
@@ -166,7 +179,7 @@ function NewToken({ onCreated }: { onCreated: (token: CreatedAccessToken) => voi
       )}
       <ErrorNote error={error} />
       <button type="submit" class="primary" disabled={busy}>
-        Create token
+        {t('account.newToken.create')}
       </button>
     </form>
   );
@@ -183,16 +196,21 @@ function TokenRow({ token, projectNames, onRevoked }: { token: AccessToken; proj
     <tr data-token-id={token.id}>
       <td>
         {token.name}
-        {token.projectIds && <span class="muted small"> (only {token.projectIds.map((id) => projectNames.get(id) ?? 'a project no longer yours').join(', ')})</span>}
+        {token.projectIds && (
+          <span class="muted small">
+            {t('account.tokens.onlyProjects', { projects: token.projectIds.map((id) => projectNames.get(id) ?? t('account.tokens.formerProject')).join(', ') })}
+          </span>
+        )}
       </td>
+      {/* The scopes' own names, as the API and scripts spell them. */}
       <td>{token.scopes.join(', ')}</td>
-      <td>{token.lastUsedAt ? formatTime(token.lastUsedAt) : 'Never'}</td>
-      <td>{token.expiresAt ? `${expired ? 'Expired ' : ''}${formatDay(token.expiresAt)}` : 'Never'}</td>
+      <td>{token.lastUsedAt ? formatTime(token.lastUsedAt) : t('account.tokens.never')}</td>
+      <td>{token.expiresAt ? (expired ? t('account.tokens.expiredOn', { day: formatDay(token.expiresAt) }) : formatDay(token.expiresAt)) : t('account.tokens.never')}</td>
       <td>
         <ConfirmButton
-          label="Revoke"
-          question={`Revoke ${token.name}? Scripts using it stop working at once.`}
-          confirmLabel="Revoke token"
+          label={t('account.tokens.revoke')}
+          question={t('account.tokens.revokeQuestion', { name: token.name })}
+          confirmLabel={t('account.tokens.revokeConfirm')}
           onConfirm={revoke}
           busy={busy}
           open={confirming}
@@ -207,37 +225,38 @@ function TokenRow({ token, projectNames, onRevoked }: { token: AccessToken; proj
 function Sessions() {
   const sessions = useQuery(['sessions'], () => collect(client.paginate(client.sessions.list, { limit: 500 })));
   const { busy, error, run } = useAction();
-  const [done, setDone] = useState<string | undefined>(undefined);
+  // How many were signed out, said in the language spoken (the server's message is English).
+  const [done, setDone] = useState<number | undefined>(undefined);
   const others = sessions.data?.filter((session) => !session.current) ?? [];
   const signOutOthers = async () => {
     const result = await run(() => client.sessions.revokeOthers({}));
     if (!result) return;
-    setDone(result.message);
+    setDone(others.length);
     sessions.setData((list) => list?.filter((session) => session.current));
   };
   return (
     <section class="stack" aria-labelledby="sessions-title">
-      <h2 id="sessions-title">Sessions</h2>
-      <p class="muted">Where you are signed in. Sign out any you do not recognise.</p>
+      <h2 id="sessions-title">{t('account.sessions.title')}</h2>
+      <p class="muted">{t('account.sessions.intro')}</p>
       <ErrorNote error={sessions.error ?? error} />
-      {done && (
+      {done !== undefined && (
         <p class="notice" role="status">
-          {done}.
+          {t('account.sessions.done', { count: done })}
         </p>
       )}
       {sessions.loading && !sessions.data ? (
-        <Loading what="your sessions" />
+        <Loading what={t('account.sessions.loading')} />
       ) : (
         <table class="members">
-          <caption class="visually-hidden">Your sessions</caption>
+          <caption class="visually-hidden">{t('account.sessions.caption')}</caption>
           <thead>
             <tr>
-              <th scope="col">Browser or app</th>
-              <th scope="col">Address</th>
-              <th scope="col">Signed in</th>
-              <th scope="col">Last used</th>
+              <th scope="col">{t('account.sessions.browser')}</th>
+              <th scope="col">{t('account.sessions.address')}</th>
+              <th scope="col">{t('account.sessions.signedIn')}</th>
+              <th scope="col">{t('account.sessions.lastUsed')}</th>
               <th scope="col">
-                <span class="visually-hidden">Sign out</span>
+                <span class="visually-hidden">{t('account.sessions.signOut')}</span>
               </th>
             </tr>
           </thead>
@@ -250,7 +269,7 @@ function Sessions() {
       )}
       {others.length > 0 && (
         <button type="button" class="danger" disabled={busy} onClick={signOutOthers}>
-          Sign out everywhere else
+          {t('account.sessions.signOutOthers')}
         </button>
       )}
     </section>
@@ -265,9 +284,9 @@ function SessionRow({ session, onEnded }: { session: Session; onEnded: () => voi
   return (
     <tr data-session-id={session.id}>
       <td>
-        {session.userAgent ?? 'Unknown'}
-        {session.method === 'oidc' && <span class="muted small"> (single sign-on)</span>}
-        {session.current && <strong> (this browser)</strong>}
+        {session.userAgent ?? t('account.sessions.unknown')}
+        {session.method === 'oidc' && <span class="muted small">{t('account.sessions.singleSignOn')}</span>}
+        {session.current && <strong>{t('account.sessions.thisBrowser')}</strong>}
       </td>
       <td>{session.ip ?? '—'}</td>
       <td>{formatTime(session.createdAt)}</td>
@@ -275,7 +294,7 @@ function SessionRow({ session, onEnded }: { session: Session; onEnded: () => voi
       <td>
         {!session.current && (
           <button type="button" disabled={busy} onClick={end}>
-            Sign out
+            {t('account.sessions.signOut')}
           </button>
         )}
         <ErrorNote error={error} />
@@ -284,18 +303,15 @@ function SessionRow({ session, onEnded }: { session: Session; onEnded: () => voi
   );
 }
 
-const EMAIL_MODES = {
-  instant: 'One email for each notification, within seconds',
-  daily: 'One digest a day',
-  off: 'No email',
-} as const;
+/** The choices in the order shown: most email first. */
+const EMAIL_MODES: readonly NotificationEmailMode[] = ['instant', 'daily', 'off'];
 
 /** How notifications reach you by email (the server mails only when it has SMTP configured). */
 function EmailSetting() {
   const settings = useQuery(['notification-settings'], () => client.notificationSettings.get());
   const { busy, error, run } = useAction();
   const [saved, setSaved] = useState(false);
-  const choose = async (email: keyof typeof EMAIL_MODES) => {
+  const choose = async (email: NotificationEmailMode) => {
     setSaved(false);
     const before = settings.data;
     settings.setData(() => ({ email }));
@@ -305,22 +321,22 @@ function EmailSetting() {
   };
   return (
     <section class="stack" aria-labelledby="email-title">
-      <h2 id="email-title">Email notifications</h2>
+      <h2 id="email-title">{t('account.notifications.title')}</h2>
       <ErrorNote error={settings.error ?? error} />
       {settings.data && (
         <fieldset class="stack" disabled={busy}>
-          <legend class="visually-hidden">Email notifications</legend>
-          {(Object.keys(EMAIL_MODES) as (keyof typeof EMAIL_MODES)[]).map((mode) => (
+          <legend class="visually-hidden">{t('account.notifications.title')}</legend>
+          {EMAIL_MODES.map((mode) => (
             <label key={mode} class="check">
               <input type="radio" name="email-mode" value={mode} checked={settings.data?.email === mode} onChange={() => void choose(mode)} />
-              {EMAIL_MODES[mode]}
+              {t(`account.notifications.modes.${mode}`)}
             </label>
           ))}
         </fieldset>
       )}
       {saved && (
         <p class="muted small" role="status">
-          Saved.
+          {t('account.notifications.saved')}
         </p>
       )}
     </section>
@@ -336,7 +352,7 @@ function Profile() {
   const user = useCurrentUser();
   return (
     <section class="stack" aria-labelledby="profile-title">
-      <h2 id="profile-title">Profile</h2>
+      <h2 id="profile-title">{t('account.profile.title')}</h2>
       <NameForm key={`name-${user.name}`} current={user.name} />
       <EmailForm key={`email-${user.email}`} current={user.email} />
       <PasswordForm />
@@ -352,17 +368,17 @@ function NameForm({ current }: { current: string }) {
     const user = await run(() => client.auth.updateMe({ name: name.trim() }));
     if (!user) return;
     updateCurrentUser(user);
-    announce('Name saved.');
+    announce(t('account.nameForm.saved'));
   };
   return (
-    <form class="card stack" onSubmit={submit} aria-label="Change your name">
+    <form class="card stack" onSubmit={submit} aria-label={t('account.nameForm.label')}>
       <label>
-        Full name
+        {t('account.nameForm.fullName')}
         <input value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={200} autoComplete="name" />
       </label>
       <ErrorNote error={error} />
       <button type="submit" class="primary" disabled={busy || name.trim() === current}>
-        Save name
+        {t('account.nameForm.save')}
       </button>
     </form>
   );
@@ -378,23 +394,23 @@ function EmailForm({ current }: { current: string }) {
     if (!user) return;
     setPassword('');
     updateCurrentUser(user);
-    announce(`Your email is now ${user.email}.`);
+    announce(t('account.emailForm.changed', { email: user.email }));
   };
   return (
-    <form class="card stack" onSubmit={submit} aria-label="Change your email">
+    <form class="card stack" onSubmit={submit} aria-label={t('account.emailForm.label')}>
       <div class="row">
         <label class="grow">
-          Email
+          {t('common.email')}
           <input type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} required autoComplete="email" />
         </label>
         <label class="grow">
-          Current password
+          {t('account.currentPassword')}
           <input type="password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} required autoComplete="current-password" />
         </label>
       </div>
       <ErrorNote error={error} />
       <button type="submit" class="primary" disabled={busy || email.trim() === current}>
-        Change email
+        {t('account.emailForm.submit')}
       </button>
     </form>
   );
@@ -411,21 +427,21 @@ function PasswordForm() {
     if (user) signOut(PASSWORD_CHANGED_NOTICE);
   };
   return (
-    <form class="card stack" onSubmit={submit} aria-label="Change your password">
-      <p class="muted small">A new password signs you out everywhere, this browser included; personal access tokens keep working.</p>
+    <form class="card stack" onSubmit={submit} aria-label={t('account.passwordForm.label')}>
+      <p class="muted small">{t('account.passwordForm.note')}</p>
       <div class="row">
         <label class="grow">
-          Current password
+          {t('account.currentPassword')}
           <input type="password" value={current} onInput={(e) => setCurrent(e.currentTarget.value)} required autoComplete="current-password" />
         </label>
         <label class="grow">
-          New password
+          {t('account.passwordForm.new')}
           <input type="password" value={next} onInput={(e) => setNext(e.currentTarget.value)} required minLength={8} autoComplete="new-password" />
         </label>
       </div>
       <ErrorNote error={error} />
       <button type="submit" class="primary" disabled={busy}>
-        Change password
+        {t('account.passwordForm.submit')}
       </button>
     </form>
   );
@@ -449,14 +465,14 @@ function CalendarFeed() {
     setUrl(created.url);
     setConfirming(false);
     status.setData(() => ({ active: true, createdAt: new Date().toISOString() }));
-    announce(active ? 'New calendar address made; the old one no longer works.' : 'Calendar address made.');
+    announce(active ? t('account.calendar.replaced') : t('account.calendar.made'));
   };
   const turnOff = async () => {
     if (!(await run(() => client.calendarFeed.delete({})))) return;
     setUrl(undefined);
     setConfirming(false);
     status.setData(() => ({ active: false, createdAt: null }));
-    announce('Calendar feed turned off.');
+    announce(t('account.calendar.turnedOff'));
   };
   const copy = async () => {
     if (!url) return;
@@ -470,44 +486,45 @@ function CalendarFeed() {
   };
   return (
     <section class="stack" aria-labelledby="calendar-feed-title">
-      <h2 id="calendar-feed-title">Calendar feed</h2>
-      <p class="muted">
-        Subscribe to the tasks assigned to you that have a due date, in Google Calendar, Outlook or Apple Calendar. Anyone with the address can read that calendar, so keep it like a
-        password.
-      </p>
+      <h2 id="calendar-feed-title">{t('account.calendar.title')}</h2>
+      <p class="muted">{t('account.calendar.intro')}</p>
       <ErrorNote error={status.error ?? error} />
       {status.loading && !status.data ? (
-        <Loading what="your calendar feed" />
+        <Loading what={t('account.calendar.loading')} />
       ) : (
         <>
-          {!active && <p class="muted">You have no calendar feed. Make an address to subscribe to it.</p>}
+          {!active && <p class="muted">{t('account.calendar.none')}</p>}
           {active && !url && status.data?.createdAt && (
-            <p class="muted">You have a calendar feed address, made {formatTime(status.data.createdAt)}. It is shown only once: make a new one to see an address (the old one then stops working).</p>
+            <p class="muted">{t('account.calendar.active', { time: formatTime(status.data.createdAt) })}</p>
           )}
           {url && (
             <div class="card notice stack">
-              <p>Copy this address now: it is not shown again.</p>
+              <p>{t('account.calendar.copyNow')}</p>
               <div class="row">
                 <label class="grow">
-                  Calendar address
+                  {t('account.calendar.address')}
                   <input id="calendar-feed-url" readOnly value={url} onFocus={(e) => e.currentTarget.select()} />
                 </label>
                 <button type="button" onClick={() => void copy()}>
-                  Copy address
+                  {t('account.calendar.copy')}
                 </button>
               </div>
-              {copied && <p class="muted small" role="status">Copied.</p>}
+              {copied && (
+                <p class="muted small" role="status">
+                  {t('account.calendar.copied')}
+                </p>
+              )}
             </div>
           )}
           <div class="row">
             <button type="button" class={active ? '' : 'primary'} disabled={busy} onClick={() => void create()}>
-              {active ? 'Replace the address' : 'Make a calendar address'}
+              {active ? t('account.calendar.replace') : t('account.calendar.make')}
             </button>
             {active && (
               <ConfirmButton
-                label="Turn off the feed"
-                question="Turn the calendar feed off? Calendars subscribed to it stop updating."
-                confirmLabel="Turn off"
+                label={t('account.calendar.turnOff')}
+                question={t('account.calendar.turnOffQuestion')}
+                confirmLabel={t('account.calendar.turnOffConfirm')}
                 onConfirm={() => void turnOff()}
                 busy={busy}
                 open={confirming}

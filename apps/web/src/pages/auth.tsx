@@ -2,20 +2,26 @@ import type { AuthProviders } from '@tasklane/schemas';
 import { useLocation } from 'preact-iso';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { useAction } from '../hooks';
+import { t } from '../i18n';
 import { client, describeError, signIn } from '../session';
 import { ErrorNote } from '../ui';
 
-/** What the login page says when the server refused a single sign-on (by the reason it sent back). */
-const SSO_REFUSALS: Record<string, string> = {
-  EMAIL_NOT_VERIFIED:
-    'An account with your email exists, but your identity provider does not confirm the email is verified, so the two were not linked. Log in with your password, or verify the email with your provider.',
-  OIDC_SIGNUP_DISABLED: 'There is no account with your email, and this server does not create one on sign-on. Ask an administrator.',
-  OIDC_EMAIL_MISSING: 'Your identity provider did not share an email address.',
-  OIDC_STATE_MISMATCH: 'The sign-on took too long or was started in another browser. Please try again.',
-  OIDC_CODE_REJECTED: 'The identity provider did not accept the sign-on. Please try again.',
-  OIDC_DENIED: 'The sign-on was cancelled at the identity provider.',
-  OIDC_UNAVAILABLE: 'The identity provider cannot be reached right now. Please try again shortly.',
-};
+/**
+ * What the login page says when the server refused a single sign-on (by the reason it sent back),
+ * in the language now; an unknown reason gets the general refusal.
+ */
+function ssoRefusal(reason: string): string {
+  const refusals: Record<string, string> = {
+    EMAIL_NOT_VERIFIED: t('auth.ssoRefusal.EMAIL_NOT_VERIFIED'),
+    OIDC_SIGNUP_DISABLED: t('auth.ssoRefusal.OIDC_SIGNUP_DISABLED'),
+    OIDC_EMAIL_MISSING: t('auth.ssoRefusal.OIDC_EMAIL_MISSING'),
+    OIDC_STATE_MISMATCH: t('auth.ssoRefusal.OIDC_STATE_MISMATCH'),
+    OIDC_CODE_REJECTED: t('auth.ssoRefusal.OIDC_CODE_REJECTED'),
+    OIDC_DENIED: t('auth.ssoRefusal.OIDC_DENIED'),
+    OIDC_UNAVAILABLE: t('auth.ssoRefusal.OIDC_UNAVAILABLE'),
+  };
+  return refusals[reason] ?? t('auth.ssoRefusal.other');
+}
 
 /** The single sign-on result the server left in the address (`#sso=…` or `#sso_error=…`), taken out of it. */
 function takeSignOnResult(): { code?: string; error?: string } {
@@ -74,7 +80,7 @@ export function AuthPage({ mode, notice, onSwitchMode }: { mode: 'login' | 'regi
     const result = takeSignOnResult();
     // Back from the provider: an invitation's page it started from is returned to after a sign-in, forgotten after a refusal.
     const back = result.code || result.error ? takeSignOnReturn() : undefined;
-    if (result.error) setError(SSO_REFUSALS[result.error] ?? 'The sign-on did not succeed. Please try again.');
+    if (result.error) setError(ssoRefusal(result.error));
     if (result.code) {
       void run(() => client.sso.exchange({ code: result.code! })).then((session) => {
         if (!session) return;
@@ -96,9 +102,9 @@ export function AuthPage({ mode, notice, onSwitchMode }: { mode: 'login' | 'regi
   const passwordOn = providers?.password ?? true;
   return (
     <main id="main" class="auth">
-      <h1>Tasklane</h1>
+      <h1>{t('auth.product')}</h1>
       <div class="card stack">
-        <h2 id="auth-title">{registering ? 'Create an account' : 'Log in'}</h2>
+        <h2 id="auth-title">{registering ? t('auth.createAccount') : t('auth.logIn')}</h2>
         {notice && !error && (
           <p class="notice" role="status">
             {notice}
@@ -106,23 +112,23 @@ export function AuthPage({ mode, notice, onSwitchMode }: { mode: 'login' | 'regi
         )}
         {providers?.oidc && (
           <a class="button primary" href="/api/v1/auth/oidc/login" onClick={rememberSignOnStart}>
-            Sign in with {providers.oidc.name}
+            {t('auth.signInWith', { provider: providers.oidc.name })}
           </a>
         )}
         {passwordOn && (
           <form onSubmit={submit} class="stack" aria-labelledby="auth-title">
             {registering && (
               <label>
-                Full name
+                {t('auth.fullName')}
                 <input value={name} onInput={(e) => setName(e.currentTarget.value)} required autoComplete="name" />
               </label>
             )}
             <label>
-              Email
+              {t('common.email')}
               <input type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} required autoComplete="email" />
             </label>
             <label>
-              Password
+              {t('common.password')}
               <input
                 type="password"
                 value={password}
@@ -134,7 +140,7 @@ export function AuthPage({ mode, notice, onSwitchMode }: { mode: 'login' | 'regi
             </label>
             <ErrorNote error={error} />
             <button type="submit" class="primary" disabled={busy}>
-              {registering ? 'Register' : 'Log in'}
+              {registering ? t('auth.register') : t('auth.logIn')}
             </button>
           </form>
         )}
@@ -143,15 +149,15 @@ export function AuthPage({ mode, notice, onSwitchMode }: { mode: 'login' | 'regi
           <p>
             {registering ? (
               <>
-                Have an account? <SwitchLink to="login" label="Log in" onSwitchMode={onSwitchMode} />
+                {t('auth.haveAccount')} <SwitchLink to="login" label={t('auth.logIn')} onSwitchMode={onSwitchMode} />
               </>
             ) : (
               <>
-                New here? <SwitchLink to="register" label="Create an account" onSwitchMode={onSwitchMode} />
+                {t('auth.newHere')} <SwitchLink to="register" label={t('auth.createAccount')} onSwitchMode={onSwitchMode} />
                 {providers?.passwordReset && (
                   <>
                     {' · '}
-                    <a href="/forgot-password">Forgot your password?</a>
+                    <a href="/forgot-password">{t('auth.forgotPassword')}</a>
                   </>
                 )}
               </>

@@ -24,8 +24,9 @@ import { useLocation } from 'preact-iso';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
 import { type BoardQuery, columnHasMore, filteredBoardKey, keys, loadFilteredBoard, loadLabels, loadMembers, loadMoreFiltered, loadMoreTasks, loadTasks, matches, type FilteredBoard, type TaskFilters } from '../data';
-import { canAdminister, canEditTasks, formatDay, isOverdue, PRIORITY_LABELS } from '../format';
+import { canAdminister, canEditTasks, formatDay, isOverdue, priorityLabel, priorityLabels } from '../format';
 import { queryClient, useQuery } from '../hooks';
+import { t } from '../i18n';
 import { useProjectEvents } from '../live';
 import { client } from '../session';
 import { focusTask, useNewTaskEvent, useTaskShortcuts } from '../shortcuts';
@@ -68,8 +69,8 @@ export function BoardPage({ params, view: shown, saved }: { params: { projectId:
   const fields = useFields(projectId);
   const currentQuery = () => viewQuery({ filters, sort, fieldFilter, extra: initial.extra }, fields.data ?? []);
   // What the board cannot show of a view: its filters beyond the board's own controls (the list sends them to the server).
-  const hidden = [...Object.keys(initial.extra), ...(initial.fieldFilter.fieldId ? ['a custom field'] : [])];
-  const boardNote = view === 'board' && hidden.length > 0 ? `The board does not apply this view's other filters (${hidden.join(', ')}); the list does.` : undefined;
+  const hidden = [...Object.keys(initial.extra), ...(initial.fieldFilter.fieldId ? [t('board.aCustomField')] : [])];
+  const boardNote = view === 'board' && hidden.length > 0 ? t('board.otherFilters', { filters: hidden.join(', ') }) : undefined;
   const [creating, setCreating] = useState<TaskStatus | undefined>(undefined);
   const search = useRef<HTMLInputElement>(null);
   const live = useProjectEvents(projectId);
@@ -100,39 +101,39 @@ export function BoardPage({ params, view: shown, saved }: { params: { projectId:
   useNewTaskEvent(() => editable && newTask());
   useKeepFocus(cards, Boolean(taskId || creating));
 
-  if (project.error) return <Page title="Board"><ErrorNote error={project.error} /></Page>;
-  if (!project.data) return <Loading what="the board" />;
+  if (project.error) return <Page title={t('board.title')}><ErrorNote error={project.error} /></Page>;
+  if (!project.data) return <Loading what={t('board.loadingWhat')} />;
 
   return (
     <Page
       title={project.data.name}
       actions={
-        <nav class="row" aria-label="Project">
+        <nav class="row" aria-label={t('board.nav.label')}>
           <a href={`/projects/${projectId}`} aria-current={view === 'board' && !saved ? 'page' : undefined}>
-            Board
+            {t('board.nav.board')}
           </a>
           <a href={`/projects/${projectId}/list`} aria-current={view === 'list' && !saved ? 'page' : undefined}>
-            List
+            {t('board.nav.list')}
           </a>
-          <a href={`/projects/${projectId}/timeline`}>Timeline</a>
-          <a href={`/projects/${projectId}/calendar`}>Calendar</a>
-          <a href={`/projects/${projectId}/members`}>Members</a>
-          <a href={`/projects/${projectId}/time`}>Time</a>
-          {canAdminister(role) && <a href={`/projects/${projectId}/webhooks`}>Webhooks</a>}
+          <a href={`/projects/${projectId}/timeline`}>{t('board.nav.timeline')}</a>
+          <a href={`/projects/${projectId}/calendar`}>{t('board.nav.calendar')}</a>
+          <a href={`/projects/${projectId}/members`}>{t('board.nav.members')}</a>
+          <a href={`/projects/${projectId}/time`}>{t('board.nav.time')}</a>
+          {canAdminister(role) && <a href={`/projects/${projectId}/webhooks`}>{t('board.nav.webhooks')}</a>}
           <ViewsMenu projectId={projectId} current={saved?.id} />
           {editable && (
             <button type="button" onClick={() => setEditingLabels(true)}>
-              Edit labels
+              {t('board.nav.editLabels')}
             </button>
           )}
           {canAdminister(role) && (
             <button type="button" onClick={() => setEditingStates(true)}>
-              Edit workflow
+              {t('board.nav.editWorkflow')}
             </button>
           )}
           {canAdminister(role) && (
             <button type="button" onClick={() => setEditingFields(true)}>
-              Edit fields
+              {t('board.nav.editFields')}
             </button>
           )}
           <span class="muted" role="status">
@@ -145,7 +146,7 @@ export function BoardPage({ params, view: shown, saved }: { params: { projectId:
       <div class="row filters-row">
         <Filters members={members.data ?? []} labels={labels.data ?? []} filters={filters} setFilters={setFilters} search={search} />
         <button type="button" onClick={() => setSavingView(true)}>
-          Save view…
+          {t('board.saveView')}
         </button>
       </div>
       <ErrorNote error={tasks.error ?? states.error} />
@@ -305,28 +306,28 @@ function Filters(props: {
     setFilters((current) => ({ ...current, [key]: value }));
   };
   return (
-    <form class="filters" role="search" aria-label="Filter tasks" onSubmit={(event) => event.preventDefault()}>
+    <form class="filters" role="search" aria-label={t('board.filters.ariaLabel')} onSubmit={(event) => event.preventDefault()}>
       <label>
-        Assignee
+        {t('common.assignee')}
         <select value={filters.assigneeId} onChange={set('assigneeId')}>
-          <option value="">Anyone</option>
-          <option value="me">Me</option>
-          <option value="none">Unassigned</option>
+          <option value="">{t('board.filters.anyone')}</option>
+          <option value="me">{t('board.filters.me')}</option>
+          <option value="none">{t('common.unassigned')}</option>
           <MemberOptions members={props.members} />
         </select>
       </label>
       <label>
-        Priority
+        {t('common.priority')}
         <select value={filters.priority} onChange={set('priority')}>
-          <option value="">Any</option>
-          <EnumOptions labels={PRIORITY_LABELS} />
+          <option value="">{t('board.filters.any')}</option>
+          <EnumOptions labels={priorityLabels()} />
         </select>
       </label>
       {props.labels.length > 0 && (
         <label>
-          Label
+          {t('board.filters.label')}
           <select value={filters.labelId} onChange={set('labelId')}>
-            <option value="">Any</option>
+            <option value="">{t('board.filters.any')}</option>
             {props.labels.map((label) => (
               <option key={label.id} value={label.id}>
                 {label.name}
@@ -337,7 +338,7 @@ function Filters(props: {
       )}
       <label class="grow">
         <span>
-          Search <kbd aria-hidden="true">/</kbd>
+          {t('board.filters.search')} <kbd aria-hidden="true">/</kbd>
         </span>
         <input
           ref={props.search}
@@ -351,7 +352,7 @@ function Filters(props: {
             setFilters((current) => ({ ...current, text: '' }));
             event.currentTarget.blur();
           }}
-          placeholder="Title, description or key"
+          placeholder={t('board.filters.searchPlaceholder')}
         />
       </label>
     </form>
@@ -425,14 +426,18 @@ function Board(props: { projectId: string; counts: Record<string, number | undef
     useSensor(KeyboardSensor, { coordinateGetter: aim.getter, keyboardCodes: { start: ['Space'], cancel: ['Escape'], end: ['Space', 'Enter'] } }),
   );
   const taskOf = (id: unknown) => tasks.find((task) => task.id === id);
-  const titleOf = (id: unknown) => taskOf(id)?.title ?? 'the task';
-  const columnOf = (id: unknown) => (isStatus(id) ? stateName(states, id) : taskOf(id) ? stateName(states, taskOf(id)!.status) : 'no column');
-  const placeOf = (id: unknown) => (isStatus(id) ? `the end of ${stateName(states, id)}` : `“${titleOf(id)}” in ${columnOf(id)}`);
+  const titleOf = (id: unknown) => taskOf(id)?.title ?? t('board.drag.theTask');
+  const columnOf = (id: unknown) => (isStatus(id) ? stateName(states, id) : taskOf(id) ? stateName(states, taskOf(id)!.status) : t('board.drag.noColumn'));
+  // Whole sentences per place (a column's end, or a card in a column), so each language orders its own words.
+  const overPlace = (active: unknown, id: unknown) =>
+    isStatus(id) ? t('board.drag.overEnd', { title: titleOf(active), column: stateName(states, id) }) : t('board.drag.overCard', { title: titleOf(active), target: titleOf(id), column: columnOf(id) });
+  const droppedAt = (active: unknown, id: unknown) =>
+    isStatus(id) ? t('board.drag.droppedEnd', { title: titleOf(active), column: stateName(states, id) }) : t('board.drag.droppedCard', { title: titleOf(active), target: titleOf(id), column: columnOf(id) });
   const announcements: Announcements = {
-    onDragStart: ({ active }) => `Lifted “${titleOf(active.id)}”. Left and right arrows move it between columns, up and down within one; Space drops it, Escape cancels.`,
-    onDragOver: ({ active, over }) => (over ? `“${titleOf(active.id)}” is over ${placeOf(over.id)}.` : `“${titleOf(active.id)}” is over no column.`),
-    onDragEnd: ({ active, over }) => (over ? `“${titleOf(active.id)}” dropped at ${placeOf(over.id)}.` : `“${titleOf(active.id)}” dropped back.`),
-    onDragCancel: ({ active }) => `Moving “${titleOf(active.id)}” cancelled.`,
+    onDragStart: ({ active }) => t('board.drag.lifted', { title: titleOf(active.id) }),
+    onDragOver: ({ active, over }) => (over ? overPlace(active.id, over.id) : t('board.drag.overNothing', { title: titleOf(active.id) })),
+    onDragEnd: ({ active, over }) => (over ? droppedAt(active.id, over.id) : t('board.drag.droppedBack', { title: titleOf(active.id) })),
+    onDragCancel: ({ active }) => t('board.drag.cancelled', { title: titleOf(active.id) }),
   };
   // While a card is lifted the board's shortcuts stand aside (`data-dragging`). It is set a tick
   // after the lift, once dnd-kit's keyboard sensor listens (it starts listening in a timeout too).
@@ -476,7 +481,7 @@ function Board(props: { projectId: string; counts: Record<string, number | undef
       collisionDetection={cardFirst(isStatus)}
       accessibility={{
         announcements,
-        screenReaderInstructions: { draggable: 'Press Space to lift the card, left and right arrows to move it to another column, up and down arrows to move it within one, Space to drop it, Escape to cancel.' },
+        screenReaderInstructions: { draggable: t('board.drag.instructions') },
       }}
       onDragStart={({ active }: DragStartEvent) => {
         const task = taskOf(active.id);
@@ -574,7 +579,7 @@ function Column(props: {
           {state.name} <span class="count">{count}</span>
         </h2>
         {editable && (
-          <button type="button" class="icon" onClick={() => props.onNew(status)} aria-label={`New task in ${state.name}`} title="New task">
+          <button type="button" class="icon" onClick={() => props.onNew(status)} aria-label={t('board.column.newTaskIn', { column: state.name })} title={t('board.column.newTask')}>
             +
           </button>
         )}
@@ -589,7 +594,7 @@ function Column(props: {
       {/* Past the list (and its room for the cards not rendered): it shows only at the column's real end. */}
       {more && (
         <div ref={end} class="column-more muted small" aria-hidden="true">
-          Loading more…
+          {t('board.column.loadingMore')}
         </div>
       )}
     </section>
@@ -599,7 +604,7 @@ function Column(props: {
 /** What a card shows: key, title, labels, blocked, priority, due date, comment and file counts, subtask progress, assignee. */
 function CardFace({ task, members, labels, closed, link = false }: { task: Task; members: Member[]; labels: Label[]; closed: ReadonlySet<string>; link?: boolean }) {
   const overdue = isOverdue(task, closed);
-  const assignee = task.assigneeId ? (members.find((member) => member.userId === task.assigneeId)?.name ?? 'A former member') : undefined;
+  const assignee = task.assigneeId ? (members.find((member) => member.userId === task.assigneeId)?.name ?? t('board.card.formerMember')) : undefined;
   const comments = task.commentCount;
   const files = task.attachmentCount;
   return (
@@ -615,39 +620,43 @@ function CardFace({ task, members, labels, closed, link = false }: { task: Task;
       <LabelChips ids={task.labelIds} labels={labels} />
       <div class="meta">
         {task.blocked && (
-          <span class="blocked-mark" title="A task blocking this one is not done yet">
-            Blocked
+          <span class="blocked-mark" title={t('board.card.blockedTitle')}>
+            {t('board.card.blocked')}
           </span>
         )}
-        <span class={`priority priority-${task.priority.toLowerCase()}`}>{PRIORITY_LABELS[task.priority]}</span>
+        <span class={`priority priority-${task.priority.toLowerCase()}`}>{priorityLabel(task.priority)}</span>
         {task.dueDate && (
           <span class="due">
-            {overdue ? <strong>Overdue · </strong> : 'Due '}
+            {overdue ? <strong>{t('board.card.overdue')}</strong> : t('board.card.due')}
             <time dateTime={task.dueDate}>{formatDay(task.dueDate)}</time>
           </span>
         )}
         {comments ? (
-          <span class="comment-count" title={`${comments} comment${comments === 1 ? '' : 's'}`}>
+          <span class="comment-count" title={t('board.card.comments', { count: comments })}>
             <Icon name="comment" />
             {comments}
-            <span class="visually-hidden"> comment{comments === 1 ? '' : 's'}</span>
+            <span class="visually-hidden">{t('board.card.commentsUnit', { count: comments })}</span>
           </span>
         ) : null}
         {files ? (
-          <span class="attachment-count" title={`${files} file${files === 1 ? '' : 's'}`}>
+          <span class="attachment-count" title={t('board.card.files', { count: files })}>
             <Icon name="paperclip" />
             {files}
-            <span class="visually-hidden"> file{files === 1 ? '' : 's'}</span>
+            <span class="visually-hidden">{t('board.card.filesUnit', { count: files })}</span>
           </span>
         ) : null}
         <SubtaskProgress task={task} />
         <TimeSummary task={task} />
         <span class="spacer" />
-        {assignee ? <Avatar name={assignee} /> : <span class="visually-hidden">Unassigned</span>}
+        {assignee ? <Avatar name={assignee} /> : <span class="visually-hidden">{t('common.unassigned')}</span>}
       </div>
     </>
   );
 }
+
+/** Signs, not words: the buttons showing them are named by their aria-label. */
+const HANDLE_GLYPH = '⠿';
+const MENU_GLYPH = '⋯';
 
 function Card(props: { task: Task; index: number; measure: ((node: Element | null) => void) | undefined; states: State[]; closed: ReadonlySet<string>; members: Member[]; labels: Label[]; editable: boolean }) {
   const { task, members, labels, editable, closed } = props;
@@ -669,8 +678,8 @@ function Card(props: { task: Task; index: number; measure: ((node: Element | nul
       <CardFace task={task} members={members} labels={labels} closed={closed} link />
       {editable && (
         <div class="card-tools">
-          <button type="button" ref={setActivatorNodeRef} class="drag-handle" {...handleAttributes} aria-label={`Move ${task.title}`}>
-            ⠿
+          <button type="button" ref={setActivatorNodeRef} class="drag-handle" {...handleAttributes} aria-label={t('board.card.move', { title: task.title })}>
+            {HANDLE_GLYPH}
           </button>
           <CardMenu task={task} states={props.states} />
         </div>
@@ -705,12 +714,12 @@ function CardMenu({ task, states }: { task: Task; states: State[] }) {
         if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setOpen(false);
       }}
     >
-      <button ref={button} type="button" class="icon" aria-expanded={open} aria-controls={id} aria-label={`Actions for ${task.title}`} onClick={() => setOpen(!open)}>
-        ⋯
+      <button ref={button} type="button" class="icon" aria-expanded={open} aria-controls={id} aria-label={t('board.card.actions', { title: task.title })} onClick={() => setOpen(!open)}>
+        {MENU_GLYPH}
       </button>
       {open && (
-        <div ref={popup} class="menu-popup" id={id} role="group" aria-label={`Actions for ${task.title}`}>
-          <p class="small muted">Status</p>
+        <div ref={popup} class="menu-popup" id={id} role="group" aria-label={t('board.card.actions', { title: task.title })}>
+          <p class="small muted">{t('common.status')}</p>
           {states.map((state) => (
             <button key={state.key} type="button" aria-pressed={task.status === state.key} onClick={() => choose({ status: state.key })}>
               {state.name}
@@ -718,7 +727,7 @@ function CardMenu({ task, states }: { task: Task; states: State[] }) {
           ))}
           {task.assigneeId !== me.id && (
             <button type="button" onClick={() => choose({ assigneeId: me.id })}>
-              Assign to me
+              {t('board.card.assignToMe')}
             </button>
           )}
         </div>

@@ -2,8 +2,9 @@ import { DndContext, DragOverlay, MouseSensor, pointerWithin, TouchSensor, useDr
 import type { Task } from '@tasklane/schemas';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { calendarKeys, collect, keys, type UndatedTasks } from '../data';
-import { canEditTasks, dayFromDueDate, dueDateFromDay, PRIORITY_LABELS } from '../format';
+import { canEditTasks, dayFromDueDate, dueDateFromDay, priorityLabel } from '../format';
 import { useAction, useQuery } from '../hooks';
+import { dateFormat, t } from '../i18n';
 import { useProjectEvents } from '../live';
 import { client } from '../session';
 import { focusTask } from '../shortcuts';
@@ -52,12 +53,13 @@ function step(mode: CalendarMode, anchor: string, direction: 1 | -1): string {
   return dayOf(new Date(date.getFullYear(), date.getMonth() + direction, 1));
 }
 
-const longDay = new Intl.DateTimeFormat(undefined, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
-const monthTitle = new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric' });
-const shortDay = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
-const weekdayName = new Intl.DateTimeFormat(undefined, { weekday: 'short' });
-const weekdayLong = new Intl.DateTimeFormat(undefined, { weekday: 'long' });
-const describeDay = (day: string) => longDay.format(dateOf(day));
+// Formats of the language now (dateFormat makes each once per language), so month and weekday names follow it.
+const longDay = () => dateFormat({ weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
+const monthTitle = () => dateFormat({ month: 'long', year: 'numeric' });
+const shortDay = () => dateFormat({ day: 'numeric', month: 'short', year: 'numeric' });
+const weekdayName = () => dateFormat({ weekday: 'short' });
+const weekdayLong = () => dateFormat({ weekday: 'long' });
+const describeDay = (day: string) => longDay().format(dateOf(day));
 
 /**
  * A task's due date moved to `day`, keeping its time of day (in the browser's time zone); a task
@@ -140,7 +142,7 @@ export function CalendarPage({ params }: { params: { projectId: string } }) {
   const reschedule = (task: Task, day: string, keepFocus = false) => {
     if (task.dueDate && dayFromDueDate(task.dueDate) === day) return;
     if (!days.includes(day)) setAnchor(day);
-    void changeTask(task, { dueDate: movedDueDate(task.dueDate, day) }).then((saved) => saved && setStatus(`“${task.title}” is now due ${describeDay(day)}.`));
+    void changeTask(task, { dueDate: movedDueDate(task.dueDate, day) }).then((saved) => saved && setStatus(t('calendar.nowDue', { title: task.title, day: describeDay(day) })));
     if (keepFocus) refocus.current = task.id;
   };
   const onKeyDown = (task: Task) => (event: KeyboardEvent) => {
@@ -164,26 +166,25 @@ export function CalendarPage({ params }: { params: { projectId: string } }) {
     if (next) undated.setData((current) => ({ items: [...(current?.items ?? []), ...next.items.filter((task) => !current?.items.some((item) => item.id === task.id))], cursor: next.cursor }));
   };
 
-  if (project.error) return <Page title="Calendar"><ErrorNote error={project.error} /></Page>;
-  if (!project.data) return <Loading what="the calendar" />;
+  if (project.error) return <Page title={t('calendar.title')}><ErrorNote error={project.error} /></Page>;
+  if (!project.data) return <Loading what={t('calendar.loadingWhat')} />;
   const today = dayOf(new Date());
-  const unit = mode === 'month' ? 'month' : 'week';
-  const title = mode === 'month' ? monthTitle.format(dateOf(anchor)) : `${shortDay.format(dateOf(days[0]!))} – ${shortDay.format(dateOf(days[6]!))}`;
+  const title = mode === 'month' ? monthTitle().format(dateOf(anchor)) : t('calendar.range', { from: shortDay().format(dateOf(days[0]!)), to: shortDay().format(dateOf(days[6]!)) });
   const weeks = Array.from({ length: days.length / 7 }, (_, index) => days.slice(index * 7, index * 7 + 7));
 
   return (
     <Page
-      title={`${project.data.name}: calendar`}
+      title={t('calendar.pageTitle', { name: project.data.name })}
       actions={
-        <nav class="row" aria-label="Project">
-          <a href={`/projects/${projectId}`}>Board</a>
-          <a href={`/projects/${projectId}/list`}>List</a>
-          <a href={`/projects/${projectId}/timeline`}>Timeline</a>
+        <nav class="row" aria-label={t('calendar.nav.label')}>
+          <a href={`/projects/${projectId}`}>{t('calendar.nav.board')}</a>
+          <a href={`/projects/${projectId}/list`}>{t('calendar.nav.list')}</a>
+          <a href={`/projects/${projectId}/timeline`}>{t('calendar.nav.timeline')}</a>
           <a href={`/projects/${projectId}/calendar`} aria-current="page">
-            Calendar
+            {t('calendar.nav.calendar')}
           </a>
-          <a href={`/projects/${projectId}/members`}>Members</a>
-          <a href={`/projects/${projectId}/time`}>Time</a>
+          <a href={`/projects/${projectId}/members`}>{t('calendar.nav.members')}</a>
+          <a href={`/projects/${projectId}/time`}>{t('calendar.nav.time')}</a>
           <ViewsMenu projectId={projectId} />
           <span class="muted" role="status">
             {live}
@@ -192,23 +193,23 @@ export function CalendarPage({ params }: { params: { projectId: string } }) {
       }
     >
       <div class="calendar-toolbar row">
-        <div class="row" role="group" aria-label="View">
+        <div class="row" role="group" aria-label={t('calendar.viewLabel')}>
           <button type="button" aria-pressed={mode === 'month'} onClick={() => setMode('month')}>
-            Month
+            {t('calendar.month')}
           </button>
           <button type="button" aria-pressed={mode === 'week'} onClick={() => setMode('week')}>
-            Week
+            {t('calendar.week')}
           </button>
         </div>
-        <div class="row" role="group" aria-label="Dates">
+        <div class="row" role="group" aria-label={t('calendar.datesLabel')}>
           <button type="button" onClick={() => setAnchor(step(mode, anchor, -1))}>
-            Previous {unit}
+            {mode === 'month' ? t('calendar.previousMonth') : t('calendar.previousWeek')}
           </button>
           <button type="button" onClick={() => setAnchor(today)}>
-            Today
+            {t('calendar.today')}
           </button>
           <button type="button" onClick={() => setAnchor(step(mode, anchor, 1))}>
-            Next {unit}
+            {mode === 'month' ? t('calendar.nextMonth') : t('calendar.nextWeek')}
           </button>
         </div>
         <h2 id="calendar-title" aria-live="polite">
@@ -217,7 +218,7 @@ export function CalendarPage({ params }: { params: { projectId: string } }) {
       </div>
       {editable && (
         <p class="muted small" id="calendar-help">
-          Drag a task to another day, or focus it and press Alt+← or Alt+→ to move it a day, Alt+↑ or Alt+↓ a week. Its time of day stays.
+          {t('calendar.help')}
         </p>
       )}
       <p class="visually-hidden" role="status">
@@ -236,8 +237,8 @@ export function CalendarPage({ params }: { params: { projectId: string } }) {
             <thead>
               <tr>
                 {weeks[0]!.map((day) => (
-                  <th key={day} scope="col" abbr={weekdayLong.format(dateOf(day))}>
-                    {weekdayName.format(dateOf(day))}
+                  <th key={day} scope="col" abbr={weekdayLong().format(dateOf(day))}>
+                    {weekdayName().format(dateOf(day))}
                   </th>
                 ))}
               </tr>
@@ -261,8 +262,8 @@ export function CalendarPage({ params }: { params: { projectId: string } }) {
             </tbody>
           </table>
           <section class="undated" aria-labelledby="undated-title">
-            <h2 id="undated-title">No due date</h2>
-            {undated.data && undated.data.items.length === 0 && <p class="muted small">Every task has a due date.</p>}
+            <h2 id="undated-title">{t('calendar.noDueDate')}</h2>
+            {undated.data && undated.data.items.length === 0 && <p class="muted small">{t('calendar.allDated')}</p>}
             <ul class="calendar-tasks">
               {(undated.data?.items ?? []).map((task) => (
                 <CalendarTask key={task.id} task={task} editable={editable} onKeyDown={onKeyDown(task)} />
@@ -270,7 +271,7 @@ export function CalendarPage({ params }: { params: { projectId: string } }) {
             </ul>
             {undated.data?.cursor && (
               <button type="button" disabled={more.busy} onClick={() => void showMore()}>
-                Show more
+                {t('calendar.showMore')}
               </button>
             )}
             <ErrorNote error={more.error} />
@@ -292,7 +293,7 @@ function DayCell(props: { day: string; today: boolean; outside: boolean; tasks: 
         <span aria-hidden="true">{Number(day.slice(8))}</span>
         <span class="visually-hidden">
           {describeDay(day)}
-          {tasks.length > 0 ? `, ${tasks.length} task${tasks.length === 1 ? '' : 's'}` : ''}
+          {tasks.length > 0 ? t('calendar.dayTasks', { count: tasks.length }) : ''}
         </span>
       </div>
       {tasks.length > 0 && (
@@ -319,7 +320,7 @@ function CalendarTask({ task, editable, onKeyDown }: { task: Task; editable: boo
         onKeyDown={onKeyDown}
         aria-keyshortcuts={editable ? 'Alt+ArrowLeft Alt+ArrowRight Alt+ArrowUp Alt+ArrowDown' : undefined}
         aria-describedby={editable ? 'calendar-help' : undefined}
-        title={`${task.key} · ${PRIORITY_LABELS[task.priority]} priority`}
+        title={t('calendar.taskTitle', { key: task.key, priority: priorityLabel(task.priority) })}
       >
         {task.title}
       </a>

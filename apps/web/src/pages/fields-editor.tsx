@@ -1,16 +1,17 @@
 import { DEFAULT_OPTION_COLOR, FIELD_NAME_MAX, FIELD_OPTION_NAME_MAX, type Field, type FieldOption, type FieldType } from '@tasklane/schemas';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fieldKeys, keys } from '../data';
-import { FIELD_TYPE_LABELS, FIELD_TYPES, hasOptions, useFields } from '../fields';
+import { FIELD_TYPES, fieldTypeLabel, hasOptions, useFields } from '../fields';
 import { queryClient, useEditorSave, useFollowed } from '../hooks';
+import { t } from '../i18n';
 import { client } from '../session';
 import { ConfirmButton, ErrorNote } from '../ui';
 
 /** An option as the editor sends it back in a PATCH: with its id (kept) or without (new). */
 type OptionChange = { id?: string; name: string; color: string };
 
-/** Shown when a field changed elsewhere since the editor loaded it: the PATCH was refused (412) and the field reloaded. */
-export const FIELD_CHANGED_ELSEWHERE = 'Someone else changed this field meanwhile; it was reloaded, so check it and try again.';
+/** The close button's icon: a glyph, not a word (the button's name is its aria-label). */
+const CLOSE_ICON = '✕';
 
 /**
  * After a change of the fields: the list of them and the task queries that filter by them. Only a
@@ -31,7 +32,8 @@ function refresh(projectId: string, deleted: boolean) {
 export function FieldsEditor({ projectId, onClose }: { projectId: string; onClose: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const fields = useFields(projectId);
-  const { busy, error, save } = useEditorSave({ changedElsewhere: FIELD_CHANGED_ELSEWHERE, refresh: (deleted) => refresh(projectId, deleted) });
+  // changedElsewhere: shown when a field changed elsewhere since the editor loaded it (the PATCH was refused, a 412, and the field reloaded).
+  const { busy, error, save } = useEditorSave({ changedElsewhere: t('fieldsEditor.changedElsewhere'), refresh: (deleted) => refresh(projectId, deleted) });
   useEffect(() => {
     if (dialog.current && !dialog.current.open) dialog.current.showModal();
   }, []);
@@ -45,14 +47,14 @@ export function FieldsEditor({ projectId, onClose }: { projectId: string; onClos
   return (
     <dialog ref={dialog} class="task-dialog fields-editor" aria-labelledby="fields-editor-title" onClose={onClose}>
       <div class="dialog-head">
-        <h2 id="fields-editor-title">Custom fields</h2>
-        <button type="button" onClick={() => dialog.current?.close()} aria-label="Close">
-          ✕
+        <h2 id="fields-editor-title">{t('fieldsEditor.title')}</h2>
+        <button type="button" onClick={() => dialog.current?.close()} aria-label={t('common.close')}>
+          {CLOSE_ICON}
         </button>
       </div>
-      <p class="muted small">The project's own fields for its tasks, in the order the task dialog shows them. A field's type never changes.</p>
+      <p class="muted small">{t('fieldsEditor.intro')}</p>
       <ErrorNote error={error ?? fields.error} />
-      {list.length === 0 && !fields.loading && <p class="muted">No custom fields yet.</p>}
+      {list.length === 0 && !fields.loading && <p class="muted">{t('fieldsEditor.empty')}</p>}
       <ol class="fields-list" aria-busy={busy || fields.loading}>
         {list.map((field, index) => (
           <FieldRow
@@ -62,11 +64,11 @@ export function FieldsEditor({ projectId, onClose }: { projectId: string; onClos
             last={index === list.length - 1}
             busy={busy}
             onUpdate={(patch, what, deletes) => update(field, patch, what, deletes)}
-            onDelete={() => void save(`${field.name} deleted.`, () => client.fields.delete({ id: projectId, fieldId: field.id }, { ifMatch: field }), true)}
+            onDelete={() => void save(t('fieldsEditor.deleted', { name: field.name }), () => client.fields.delete({ id: projectId, fieldId: field.id }, { ifMatch: field }), true)}
           />
         ))}
       </ol>
-      <NewField busy={busy} onAdd={(input) => save(`${input.name} added.`, () => client.fields.create({ id: projectId, ...input }))} />
+      <NewField busy={busy} onAdd={(input) => save(t('fieldsEditor.added', { name: input.name }), () => client.fields.create({ id: projectId, ...input }))} />
     </dialog>
   );
 }
@@ -86,7 +88,7 @@ function FieldRow(props: {
   const [deleting, setDeleting] = useState(false);
   const rename = () => {
     const trimmed = name.trim();
-    if (trimmed && trimmed !== field.name) void props.onUpdate({ name: trimmed }, `Renamed to ${trimmed}.`);
+    if (trimmed && trimmed !== field.name) void props.onUpdate({ name: trimmed }, t('fieldsEditor.renamed', { name: trimmed }));
     else setName(field.name);
   };
   return (
@@ -96,7 +98,7 @@ function FieldRow(props: {
           class="grow"
           value={name}
           maxLength={FIELD_NAME_MAX}
-          aria-label={`Name of ${field.name}`}
+          aria-label={t('fieldsEditor.nameOf', { name: field.name })}
           disabled={busy}
           onInput={(event) => setName(event.currentTarget.value)}
           onBlur={rename}
@@ -107,17 +109,29 @@ function FieldRow(props: {
             }
           }}
         />
-        <span class="muted small field-type">{FIELD_TYPE_LABELS[field.type]}</span>
-        <button type="button" class="icon" aria-label={`Move ${field.name} up`} disabled={busy || props.first} onClick={() => void props.onUpdate({ position: field.position - 1 }, `${field.name} moved up.`)}>
+        <span class="muted small field-type">{fieldTypeLabel(field.type)}</span>
+        <button
+          type="button"
+          class="icon"
+          aria-label={t('fieldsEditor.moveUp', { name: field.name })}
+          disabled={busy || props.first}
+          onClick={() => void props.onUpdate({ position: field.position - 1 }, t('fieldsEditor.movedUp', { name: field.name }))}
+        >
           ↑
         </button>
-        <button type="button" class="icon" aria-label={`Move ${field.name} down`} disabled={busy || props.last} onClick={() => void props.onUpdate({ position: field.position + 1 }, `${field.name} moved down.`)}>
+        <button
+          type="button"
+          class="icon"
+          aria-label={t('fieldsEditor.moveDown', { name: field.name })}
+          disabled={busy || props.last}
+          onClick={() => void props.onUpdate({ position: field.position + 1 }, t('fieldsEditor.movedDown', { name: field.name }))}
+        >
           ↓
         </button>
         <ConfirmButton
-          label={`Delete ${field.name}`}
-          question={`Delete ${field.name} and its value on every task?`}
-          confirmLabel="Delete field"
+          label={t('fieldsEditor.delete.label', { name: field.name })}
+          question={t('fieldsEditor.delete.question', { name: field.name })}
+          confirmLabel={t('fieldsEditor.delete.confirm')}
           onConfirm={props.onDelete}
           busy={busy}
           open={deleting}
@@ -137,7 +151,7 @@ function OptionsEditor({ field, busy, onChange }: { field: Field; busy: boolean;
   const replace = (id: string, patch: Partial<OptionChange>) => current.map((option) => (option.id === id ? { ...option, ...patch } : option));
   return (
     <fieldset class="field-options-editor">
-      <legend>Options of {field.name}</legend>
+      <legend>{t('fieldsEditor.options.of', { name: field.name })}</legend>
       <ul class="stack">
         {field.options.map((option) => (
           <OptionRow
@@ -145,23 +159,30 @@ function OptionsEditor({ field, busy, onChange }: { field: Field; busy: boolean;
             field={field}
             option={option}
             busy={busy}
-            onRename={(next) => void onChange(replace(option.id, { name: next }), `Option renamed to ${next}.`)}
-            onRecolour={(next) => void onChange(replace(option.id, { color: next }), `${option.name} recoloured.`)}
-            onDelete={() => void onChange(current.filter((other) => other.id !== option.id), `${option.name} deleted and cleared from tasks.`, true)}
+            onRename={(next) => void onChange(replace(option.id, { name: next }), t('fieldsEditor.options.renamed', { name: next }))}
+            onRecolour={(next) => void onChange(replace(option.id, { color: next }), t('fieldsEditor.options.recoloured', { name: option.name }))}
+            onDelete={() => void onChange(current.filter((other) => other.id !== option.id), t('fieldsEditor.options.deleted', { name: option.name }), true)}
           />
         ))}
       </ul>
-      <div class="row" role="group" aria-label={`Add an option to ${field.name}`}>
-        <input type="color" value={color} aria-label="Colour of the new option" disabled={busy} onChange={(event) => setColor(event.currentTarget.value)} />
-        <input class="grow" value={name} maxLength={FIELD_OPTION_NAME_MAX} aria-label={`New option of ${field.name}`} disabled={busy} onInput={(event) => setName(event.currentTarget.value)} />
+      <div class="row" role="group" aria-label={t('fieldsEditor.options.addTo', { name: field.name })}>
+        <input type="color" value={color} aria-label={t('fieldsEditor.options.newColour')} disabled={busy} onChange={(event) => setColor(event.currentTarget.value)} />
+        <input
+          class="grow"
+          value={name}
+          maxLength={FIELD_OPTION_NAME_MAX}
+          aria-label={t('fieldsEditor.options.newOf', { name: field.name })}
+          disabled={busy}
+          onInput={(event) => setName(event.currentTarget.value)}
+        />
         <button
           type="button"
           disabled={busy || !name.trim()}
           onClick={async () => {
-            if (await onChange([...current, { name: name.trim(), color }], `${name.trim()} added.`)) setName('');
+            if (await onChange([...current, { name: name.trim(), color }], t('fieldsEditor.options.added', { name: name.trim() }))) setName('');
           }}
         >
-          Add option
+          {t('fieldsEditor.options.add')}
         </button>
       </div>
     </fieldset>
@@ -179,12 +200,12 @@ function OptionRow(props: { field: Field; option: FieldOption; busy: boolean; on
   };
   return (
     <li class="row">
-      <input type="color" value={option.color} aria-label={`Colour of option ${option.name}`} disabled={busy} onChange={(event) => props.onRecolour(event.currentTarget.value)} />
+      <input type="color" value={option.color} aria-label={t('fieldsEditor.options.colourOf', { name: option.name })} disabled={busy} onChange={(event) => props.onRecolour(event.currentTarget.value)} />
       <input
         class="grow"
         value={name}
         maxLength={FIELD_OPTION_NAME_MAX}
-        aria-label={`Name of option ${option.name}`}
+        aria-label={t('fieldsEditor.options.nameOf', { name: option.name })}
         disabled={busy}
         onInput={(event) => setName(event.currentTarget.value)}
         onBlur={rename}
@@ -196,9 +217,9 @@ function OptionRow(props: { field: Field; option: FieldOption; busy: boolean; on
         }}
       />
       <ConfirmButton
-        label={`Delete option ${option.name}`}
-        question={`Delete ${option.name}? It is cleared from every task that has it.`}
-        confirmLabel="Delete option"
+        label={t('fieldsEditor.options.delete.label', { name: option.name })}
+        question={t('fieldsEditor.options.delete.question', { name: option.name })}
+        confirmLabel={t('fieldsEditor.options.delete.confirm')}
         onConfirm={props.onDelete}
         busy={busy}
         open={deleting}
@@ -217,7 +238,7 @@ function NewField({ busy, onAdd }: { busy: boolean; onAdd: (input: { name: strin
   return (
     <form
       class="stack new-field"
-      aria-label="Add a field"
+      aria-label={t('fieldsEditor.add.form')}
       onSubmit={async (event) => {
         event.preventDefault();
         const chosen = options.map((option) => ({ ...option, name: option.name.trim() })).filter((option) => option.name);
@@ -229,15 +250,15 @@ function NewField({ busy, onAdd }: { busy: boolean; onAdd: (input: { name: strin
     >
       <div class="row">
         <label class="grow">
-          New field
+          {t('fieldsEditor.add.name')}
           <input value={name} required maxLength={FIELD_NAME_MAX} onInput={(event) => setName(event.currentTarget.value)} />
         </label>
         <label>
-          Type
+          {t('fieldsEditor.add.type')}
           <select value={type} onChange={(event) => setType(event.currentTarget.value as FieldType)}>
             {FIELD_TYPES.map((value) => (
               <option key={value} value={value}>
-                {FIELD_TYPE_LABELS[value]}
+                {fieldTypeLabel(value)}
               </option>
             ))}
           </select>
@@ -245,26 +266,37 @@ function NewField({ busy, onAdd }: { busy: boolean; onAdd: (input: { name: strin
       </div>
       {hasOptions(type) && (
         <fieldset>
-          <legend>Options</legend>
+          <legend>{t('fieldsEditor.add.options')}</legend>
           <ol class="stack">
             {options.map((option, index) => (
               <li key={index} class="row">
-                <input type="color" value={option.color} aria-label={`Colour of option ${index + 1}`} onChange={(event) => setOption(index, { color: event.currentTarget.value })} />
-                <input class="grow" value={option.name} maxLength={FIELD_OPTION_NAME_MAX} aria-label={`Option ${index + 1}`} onInput={(event) => setOption(index, { name: event.currentTarget.value })} />
-                <button type="button" aria-label={`Remove option ${index + 1}`} onClick={() => setOptions((list) => list.filter((_, at) => at !== index))}>
-                  Remove
+                <input
+                  type="color"
+                  value={option.color}
+                  aria-label={t('fieldsEditor.add.optionColour', { number: index + 1 })}
+                  onChange={(event) => setOption(index, { color: event.currentTarget.value })}
+                />
+                <input
+                  class="grow"
+                  value={option.name}
+                  maxLength={FIELD_OPTION_NAME_MAX}
+                  aria-label={t('fieldsEditor.add.option', { number: index + 1 })}
+                  onInput={(event) => setOption(index, { name: event.currentTarget.value })}
+                />
+                <button type="button" aria-label={t('fieldsEditor.add.removeOption', { number: index + 1 })} onClick={() => setOptions((list) => list.filter((_, at) => at !== index))}>
+                  {t('common.remove')}
                 </button>
               </li>
             ))}
           </ol>
           <button type="button" onClick={() => setOptions((list) => [...list, { name: '', color: DEFAULT_OPTION_COLOR }])}>
-            Add an option
+            {t('fieldsEditor.add.addOption')}
           </button>
         </fieldset>
       )}
       <div class="row">
         <button type="submit" class="primary" disabled={busy}>
-          Add field
+          {t('fieldsEditor.add.submit')}
         </button>
       </div>
     </form>

@@ -1,41 +1,34 @@
 import type { CsvMapping, Import, ImportDryRun, ImportSource } from '@tasklane/schemas';
 import { useEffect, useState } from 'preact/hooks';
 import { useAction } from '../hooks';
+import { t } from '../i18n';
 import { client } from '../session';
 import { announce, ErrorNote, Page } from '../ui';
 
-/** Each source, and where its file comes from (docs/api.md, "Import", says what maps to what). */
-const SOURCES: Record<ImportSource, { label: string; how: string; accept: string }> = {
-  trello: { label: 'Trello', how: "The board's menu → Print, export and share → Export as JSON.", accept: '.json,application/json' },
-  jira: { label: 'Jira', how: 'Filters → your search → Export → Export CSV (all fields).', accept: '.csv,text/csv' },
-  github: { label: 'GitHub issues', how: 'gh issue list --state all --json number,title,body,state,labels,assignees,milestone,comments,createdAt,url > issues.json (or the issues API’s JSON).', accept: '.json,application/json' },
-  asana: { label: 'Asana', how: "The project's menu → Export/Print → CSV.", accept: '.csv,text/csv' },
-  csv: { label: 'Any CSV', how: 'A spreadsheet saved as CSV with a header row: choose which column holds what below.', accept: '.csv,text/csv' },
-  tasklane: { label: 'Tasklane', how: "Another Tasklane server's project export (Members → Export JSON).", accept: '.json,application/json' },
+/**
+ * Each source, in the menu's order, with the files it takes; its name and where its file comes from
+ * are in the catalogue (importProject.source; docs/api.md, "Import", says what maps to what).
+ */
+const SOURCES: Record<ImportSource, { accept: string }> = {
+  trello: { accept: '.json,application/json' },
+  jira: { accept: '.csv,text/csv' },
+  github: { accept: '.json,application/json' },
+  asana: { accept: '.csv,text/csv' },
+  csv: { accept: '.csv,text/csv' },
+  tasklane: { accept: '.json,application/json' },
 };
+const sourceLabel = (source: ImportSource) => t(`importProject.source.${source}.label`);
+const sourceHow = (source: ImportSource) => t(`importProject.source.${source}.how`);
 
 /** The fields a plain CSV's columns can fill, in the order the form asks for them. */
-const CSV_FIELDS = [
-  ['title', 'Title (required)'],
-  ['description', 'Description'],
-  ['status', 'Status'],
-  ['priority', 'Priority'],
-  ['dueDate', 'Due date'],
-  ['assigneeEmail', 'Assignee email'],
-  ['labels', 'Labels (comma separated)'],
-] as const satisfies readonly (readonly [Exclude<keyof CsvMapping, 'fields'>, string])[];
+const CSV_FIELDS = ['title', 'description', 'status', 'priority', 'dueDate', 'assigneeEmail', 'labels'] as const satisfies readonly Exclude<keyof CsvMapping, 'fields'>[];
+type CsvField = (typeof CSV_FIELDS)[number];
+const csvFieldLabel = (field: CsvField) => t(`importProject.csvField.${field}`);
+/** A label's name without its note in parentheses ("Title (required)" → "title"), to match a column's name. */
+const bareName = (label: string) => label.split(/\s*[(（]/)[0]!.trim().toLowerCase();
 
-const COUNT_LABELS: [keyof ImportDryRun['counts'], string][] = [
-  ['tasks', 'Tasks'],
-  ['subtasks', 'of which subtasks'],
-  ['comments', 'Comments'],
-  ['states', 'Workflow states'],
-  ['labels', 'Labels'],
-  ['fields', 'Custom fields'],
-  ['relations', 'Relations'],
-  ['timeEntries', 'Time entries'],
-  ['members', 'Members matched by email'],
-];
+/** The counts a check shows, in order. */
+const COUNTS = ['tasks', 'subtasks', 'comments', 'states', 'labels', 'fields', 'relations', 'timeEntries', 'members'] as const satisfies readonly (keyof ImportDryRun['counts'])[];
 
 /** The header row of a CSV file (its first record), read in the browser to offer its columns. */
 async function headerOf(file: File): Promise<string[]> {
@@ -67,15 +60,16 @@ export function ImportPage() {
       try {
         const header = await headerOf(chosen);
         setColumns(header);
-        // A column named like a field is that field's, to begin with.
+        // A column named like a field (its key, or its label in English or in the language now) is that field's, to begin with.
         const guess: Partial<CsvMapping> = {};
-        for (const [field, label] of CSV_FIELDS) {
-          const found = header.find((name) => name.toLowerCase() === field.toLowerCase() || name.toLowerCase() === label.split(' (')[0]!.toLowerCase());
+        for (const field of CSV_FIELDS) {
+          const names = [field.toLowerCase(), bareName(t(`importProject.csvField.${field}`, { lng: 'en' })), bareName(csvFieldLabel(field))];
+          const found = header.find((name) => names.includes(name.toLowerCase()));
           if (found) guess[field] = found;
         }
         setMapping(guess);
       } catch (failure) {
-        setError(`The file is not a CSV file: ${(failure as Error).message}`);
+        setError(t('importProject.notCsv', { message: (failure as Error).message }));
       }
     }
   };
@@ -86,14 +80,19 @@ export function ImportPage() {
     void run(async () => {
       const result = await client.imports.dryRun(input());
       setPreview(result);
-      announce(`The file holds ${result.counts.tasks} tasks${result.warnings.length > 0 ? `, with ${result.warnings.length} warnings` : ''}.`);
+      const tasks = t('importProject.checked.tasks', { count: result.counts.tasks });
+      announce(
+        result.warnings.length > 0
+          ? t('importProject.checked.withWarnings', { tasks, warnings: t('importProject.checked.warnings', { count: result.warnings.length }) })
+          : t('importProject.checked.holds', { tasks }),
+      );
     });
   };
   const start = () =>
     void run(async () => {
       const queued = await client.imports.create(input());
       setJob(await client.imports.get({ id: queued.id }));
-      announce('The import has started.');
+      announce(t('importProject.started'));
     });
 
   // Followed until it ends: its progress every half second.
@@ -103,8 +102,8 @@ export function ImportPage() {
       void client.imports.get({ id: job.id }).then(
         (next) => {
           setJob(next);
-          if (next.status === 'succeeded') announce('The import is done: its project is ready.');
-          if (next.status === 'failed') announce('The import failed; nothing of it was kept.');
+          if (next.status === 'succeeded') announce(t('importProject.succeeded'));
+          if (next.status === 'failed') announce(t('importProject.failed'));
         },
         (failure: unknown) => setError((failure as Error).message),
       );
@@ -114,11 +113,11 @@ export function ImportPage() {
 
   const info = SOURCES[source];
   return (
-    <Page title="Import a project">
-      <p class="muted">Bring a board or a backlog from another tool: it becomes a new project of yours. People are matched by email with those registered here, who become editors of it.</p>
-      <form class="card stack" onSubmit={check} aria-label="Import">
+    <Page title={t('importProject.title')}>
+      <p class="muted">{t('importProject.intro')}</p>
+      <form class="card stack" onSubmit={check} aria-label={t('importProject.form')}>
         <label>
-          From
+          {t('importProject.from')}
           <select
             value={source}
             onChange={(e) => {
@@ -129,28 +128,28 @@ export function ImportPage() {
               setColumns([]);
             }}
           >
-            {Object.entries(SOURCES).map(([value, { label }]) => (
+            {(Object.keys(SOURCES) as ImportSource[]).map((value) => (
               <option key={value} value={value}>
-                {label}
+                {sourceLabel(value)}
               </option>
             ))}
           </select>
         </label>
         <p class="muted small" id="import-how">
-          {info.how}
+          {sourceHow(source)}
         </p>
         <label class="drop-zone">
-          Exported file
+          {t('importProject.file')}
           <input key={source} type="file" accept={info.accept} aria-describedby="import-how" required onChange={(e) => void choose(e.currentTarget.files?.[0])} />
         </label>
         {source === 'csv' && columns.length > 0 && (
           <fieldset class="stack">
-            <legend>Which column holds what</legend>
-            {CSV_FIELDS.map(([field, label]) => (
+            <legend>{t('importProject.mapping')}</legend>
+            {CSV_FIELDS.map((field) => (
               <label key={field}>
-                {label}
+                {csvFieldLabel(field)}
                 <select value={mapping[field] ?? ''} required={field === 'title'} onChange={(e) => setMapping({ ...mapping, [field]: e.currentTarget.value || undefined })}>
-                  <option value="">{field === 'title' ? 'Choose a column' : 'None'}</option>
+                  <option value="">{field === 'title' ? t('importProject.chooseColumn') : t('importProject.noColumn')}</option>
                   {columns.map((name) => (
                     <option key={name} value={name}>
                       {name}
@@ -163,29 +162,35 @@ export function ImportPage() {
         )}
         <div class="row">
           <button type="submit" disabled={busy || !file || (job !== undefined && job.status !== 'failed')}>
-            Check the file
+            {t('importProject.check')}
           </button>
         </div>
         <ErrorNote error={error} />
       </form>
       {preview && (
         <section class="card stack" aria-labelledby="preview-title">
-          <h2 id="preview-title">“{preview.project.name}” would have</h2>
+          <h2 id="preview-title">{t('importProject.preview.title', { name: preview.project.name })}</h2>
           <dl class="counts">
-            {COUNT_LABELS.map(([key, label]) => (
+            {COUNTS.map((key) => (
               <div key={key}>
-                <dt>{label}</dt>
+                <dt>{t(`importProject.counts.${key}`)}</dt>
                 <dd>{preview.counts[key]}</dd>
               </div>
             ))}
           </dl>
           <p>
-            Columns: {preview.states.map((state) => state.name).join(', ')}
-            {preview.labels.length > 0 && <> · Labels: {preview.labels.slice(0, 20).map((label) => label.name).join(', ')}{preview.labels.length > 20 ? ' …' : ''}</>}
+            {t('importProject.preview.columns', { names: preview.states.map((state) => state.name).join(', ') })}
+            {preview.labels.length > 0 && (
+              <>
+                {' · '}
+                {t('importProject.preview.labels', { names: preview.labels.slice(0, 20).map((label) => label.name).join(', ') })}
+                {preview.labels.length > 20 ? ' …' : ''}
+              </>
+            )}
           </p>
           {preview.warnings.length > 0 && (
             <>
-              <h3>Warnings</h3>
+              <h3>{t('importProject.preview.warnings')}</h3>
               <ul class="warnings">
                 {preview.warnings.map((warning) => (
                   <li key={warning}>{warning}</li>
@@ -196,7 +201,7 @@ export function ImportPage() {
           {!job && (
             <div class="row">
               <button type="button" class="primary" disabled={busy} onClick={start}>
-                Start the import
+                {t('importProject.start')}
               </button>
             </div>
           )}
@@ -204,20 +209,20 @@ export function ImportPage() {
       )}
       {job && (
         <section class="card stack" aria-labelledby="progress-title">
-          <h2 id="progress-title">Import</h2>
-          {job.status === 'pending' && <p role="status">Waiting to start…</p>}
+          <h2 id="progress-title">{t('importProject.progress.title')}</h2>
+          {job.status === 'pending' && <p role="status">{t('importProject.progress.waiting')}</p>}
           {job.status === 'running' && (
             <label>
-              Tasks written: {job.progress.done} of {job.progress.total}
+              {t('importProject.progress.written', { done: job.progress.done, total: job.progress.total })}
               <progress max={Math.max(job.progress.total, 1)} value={job.progress.done} />
             </label>
           )}
           {job.status === 'succeeded' && (
             <p role="status">
-              Done: {job.counts?.tasks ?? 0} tasks imported. <a href={`/projects/${job.projectId}`}>Open the project</a>
+              {t('importProject.progress.done', { count: job.counts?.tasks ?? 0 })} <a href={`/projects/${job.projectId}`}>{t('importProject.progress.open')}</a>
             </p>
           )}
-          {job.status === 'failed' && <ErrorNote error={`The import failed, and nothing of it was kept: ${job.error ?? 'unknown reason'}`} />}
+          {job.status === 'failed' && <ErrorNote error={t('importProject.progress.failed', { reason: job.error ?? t('importProject.progress.unknownReason') })} />}
         </section>
       )}
     </Page>

@@ -4,24 +4,34 @@ import { useEffect } from 'preact/hooks';
 import { collect, keys } from '../data';
 import { formatTime } from '../format';
 import { queryClient, useAction, useQuery } from '../hooks';
+import { t } from '../i18n';
 import { client } from '../session';
 import { ErrorNote, Icon, Loading, Page } from '../ui';
 
 const unreadKey = [...keys.notifications, 'unread'] as const;
 const listKey = [...keys.notifications, 'list'] as const;
 
-const WHAT: Record<Notification['kind'], string> = {
-  'task.assigned': 'assigned you',
-  'comment.mentioned': 'mentioned you on',
-  'comment.created': 'commented on',
-  'task.status_changed': 'changed the status of',
-  'task.due_soon': 'Due soon:',
-  'member.added': 'added you to',
-};
+/** Each kind's sentence in the catalogue (`inbox.notification.byActor.*` and `.noActor.*`). */
+const KIND_KEYS = {
+  'task.assigned': 'taskAssigned',
+  'comment.mentioned': 'commentMentioned',
+  'comment.created': 'commentCreated',
+  'task.status_changed': 'taskStatusChanged',
+  'task.due_soon': 'taskDueSoon',
+  'member.added': 'memberAdded',
+} as const satisfies Record<Notification['kind'], string>;
 
-/** One line for a notification: who did what, to which task or project. */
-export const describeNotification = (item: Notification) =>
-  `${item.actorName ?? ''} ${WHAT[item.kind]} ${item.taskTitle ?? item.projectName}`.trim();
+/**
+ * One line for a notification: who did what, to which task or project. A sentence per kind, with
+ * and without the person who did it (gone, or none: the service sends `task.due_soon` itself), so
+ * each language orders its own words.
+ */
+export const describeNotification = (item: Notification) => {
+  const target = item.taskTitle ?? item.projectName;
+  const kind = KIND_KEYS[item.kind];
+  const line = item.actorName && kind !== 'taskDueSoon' ? t(`inbox.notification.byActor.${kind}`, { actor: item.actorName, target }) : t(`inbox.notification.noActor.${kind}`, { target });
+  return line.trim();
+};
 
 /**
  * The signed-in person's notifications, live: the per-user stream adds each new one to the cache
@@ -70,7 +80,7 @@ export function Bell({ current }: { current: boolean }) {
   const unread = useQuery(unreadKey, () => client.notifications.unreadCount());
   const count = unread.data?.count ?? 0;
   return (
-    <a href="/inbox" class="bell" aria-current={current ? 'page' : undefined} aria-label={`Notifications, ${count} unread`}>
+    <a href="/inbox" class="bell" aria-current={current ? 'page' : undefined} aria-label={t('inbox.bell', { count })}>
       <Icon name="bell" />
       {count > 0 && (
         <span class="badge" aria-hidden="true">
@@ -100,20 +110,20 @@ export function InboxPage() {
   const items = list.data ?? [];
   return (
     <Page
-      title="Notifications"
+      title={t('inbox.title')}
       actions={
         <button type="button" onClick={markAll} disabled={!items.some((item) => !item.readAt)}>
-          Mark all as read
+          {t('inbox.markAllRead')}
         </button>
       }
     >
       <ErrorNote error={list.error ?? error} />
-      {!list.data && !list.error && <Loading what="your notifications" />}
-      {list.data?.length === 0 && <p class="muted">Nothing yet: you hear here when someone assigns you, mentions you or comments on a task you watch.</p>}
+      {!list.data && !list.error && <Loading what={t('inbox.loading')} />}
+      {list.data?.length === 0 && <p class="muted">{t('inbox.empty')}</p>}
       <ul class="inbox">
         {items.map((item) => (
           <li key={item.id} class={`card${item.readAt ? '' : ' unread'}`}>
-            {!item.readAt && <span class="visually-hidden">Unread: </span>}
+            {!item.readAt && <span class="visually-hidden">{t('inbox.unread')}</span>}
             <a href={item.taskId ? `/projects/${item.projectId}/tasks/${item.taskId}` : `/projects/${item.projectId}`} onClick={() => open(item)}>
               {describeNotification(item)}
             </a>

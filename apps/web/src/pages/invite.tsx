@@ -3,6 +3,7 @@ import { useLocation } from 'preact-iso';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { keys } from '../data';
 import { queryClient } from '../hooks';
+import { t } from '../i18n';
 import { client, describeError } from '../session';
 import { announce, ErrorNote, Loading, Page } from '../ui';
 
@@ -24,7 +25,7 @@ export function InvitePage({ params }: { params: { token: string } }) {
       (accepted) => {
         if (accepted.joined) {
           void queryClient.invalidateQueries({ queryKey: keys.projects });
-          announce('You joined the project');
+          announce(t('invite.joined'));
           route(`/projects/${accepted.member.projectId}`, true);
         } else setAnswer(accepted);
       },
@@ -34,20 +35,20 @@ export function InvitePage({ params }: { params: { token: string } }) {
 
   if (error) {
     return (
-      <Page title="Invitation">
+      <Page title={t('invite.title')}>
         <ErrorNote error={error} />
         <p>
-          <a href="/">Go to your projects</a>
+          <a href="/">{t('invite.toProjects')}</a>
         </p>
       </Page>
     );
   }
-  if (!answer) return <Loading what="the invitation" />;
+  if (!answer) return <Loading what={t('invite.loading')} />;
   return (
-    <Page title="Invitation">
-      <p role="status">You already are a member of this project; your role is unchanged.</p>
+    <Page title={t('invite.title')}>
+      <p role="status">{t('invite.alreadyMember')}</p>
       <p>
-        <a href={`/projects/${answer.member.projectId}`}>Open the project</a>
+        <a href={`/projects/${answer.member.projectId}`}>{t('invite.openProject')}</a>
       </p>
     </Page>
   );

@@ -2,11 +2,12 @@ import { DEFAULT_LABEL_COLOR, type Label, LABEL_NAME_MAX } from '@tasklane/schem
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { keys, loadLabels } from '../data';
 import { queryClient, useEditorSave, useFollowed, useQuery } from '../hooks';
+import { t } from '../i18n';
 import { client } from '../session';
 import { ConfirmButton, ErrorNote } from '../ui';
 
-/** Shown when a label changed elsewhere since the editor loaded it: the change was refused (412) and the labels reloaded. */
-export const LABEL_CHANGED_ELSEWHERE = 'Someone else changed this label meanwhile; the labels were reloaded, so check it and try again.';
+/** The close button's icon: a glyph, not a word (the button's name is its aria-label). */
+const CLOSE_ICON = '✕';
 
 /** After a change of the labels: the list of them, and (a deletion takes the label off its tasks) the tasks. */
 function refresh(projectId: string, deleted: boolean) {
@@ -23,7 +24,8 @@ function refresh(projectId: string, deleted: boolean) {
 export function LabelsEditor({ projectId, onClose }: { projectId: string; onClose: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const labels = useQuery(keys.labels(projectId), () => loadLabels(projectId));
-  const { busy, error, save } = useEditorSave({ changedElsewhere: LABEL_CHANGED_ELSEWHERE, refresh: (deleted) => refresh(projectId, deleted) });
+  // changedElsewhere: shown when a label changed elsewhere since the editor loaded it (the change was refused, a 412, and the labels reloaded).
+  const { busy, error, save } = useEditorSave({ changedElsewhere: t('labelsEditor.changedElsewhere'), refresh: (deleted) => refresh(projectId, deleted) });
   useEffect(() => {
     if (dialog.current && !dialog.current.open) dialog.current.showModal();
   }, []);
@@ -32,14 +34,14 @@ export function LabelsEditor({ projectId, onClose }: { projectId: string; onClos
   return (
     <dialog ref={dialog} class="task-dialog labels-editor" aria-labelledby="labels-editor-title" onClose={onClose}>
       <div class="dialog-head">
-        <h2 id="labels-editor-title">Labels</h2>
-        <button type="button" onClick={() => dialog.current?.close()} aria-label="Close">
-          ✕
+        <h2 id="labels-editor-title">{t('common.labels')}</h2>
+        <button type="button" onClick={() => dialog.current?.close()} aria-label={t('common.close')}>
+          {CLOSE_ICON}
         </button>
       </div>
-      <p class="muted small">The project's labels, by name. A name is unique in the project, regardless of case.</p>
+      <p class="muted small">{t('labelsEditor.intro')}</p>
       <ErrorNote error={error ?? labels.error} />
-      {list.length === 0 && !labels.loading && <p class="muted">No labels yet.</p>}
+      {list.length === 0 && !labels.loading && <p class="muted">{t('labelsEditor.empty')}</p>}
       <ul class="stack labels-list" aria-busy={busy || labels.loading}>
         {list.map((label) => (
           <LabelRow
@@ -47,11 +49,11 @@ export function LabelsEditor({ projectId, onClose }: { projectId: string; onClos
             label={label}
             busy={busy}
             onUpdate={(patch, what) => save(what, () => client.labels.update({ id: projectId, labelId: label.id, ...patch }, { ifMatch: label }))}
-            onDelete={() => void save(`${label.name} deleted.`, () => client.labels.delete({ id: projectId, labelId: label.id }, { ifMatch: label }), true)}
+            onDelete={() => void save(t('labelsEditor.deleted', { name: label.name }), () => client.labels.delete({ id: projectId, labelId: label.id }, { ifMatch: label }), true)}
           />
         ))}
       </ul>
-      <NewLabel busy={busy} onAdd={(input) => save(`${input.name} added.`, () => client.labels.create({ id: projectId, ...input }))} />
+      <NewLabel busy={busy} onAdd={(input) => save(t('labelsEditor.added', { name: input.name }), () => client.labels.create({ id: projectId, ...input }))} />
     </dialog>
   );
 }
@@ -63,22 +65,22 @@ function LabelRow(props: { label: Label; busy: boolean; onUpdate: (patch: { name
   const rename = async () => {
     const trimmed = name.trim();
     // Refused (a name the project has, a 412): the field shows the label's name again.
-    if (!trimmed || trimmed === label.name || !(await props.onUpdate({ name: trimmed }, `Renamed to ${trimmed}.`))) setName(label.name);
+    if (!trimmed || trimmed === label.name || !(await props.onUpdate({ name: trimmed }, t('labelsEditor.renamed', { name: trimmed })))) setName(label.name);
   };
   return (
     <li class="row label-row" data-label-id={label.id}>
       <input
         type="color"
         value={label.color}
-        aria-label={`Colour of ${label.name}`}
+        aria-label={t('labelsEditor.colourOf', { name: label.name })}
         disabled={busy}
-        onChange={(event) => void props.onUpdate({ color: event.currentTarget.value }, `${label.name} recoloured.`)}
+        onChange={(event) => void props.onUpdate({ color: event.currentTarget.value }, t('labelsEditor.recoloured', { name: label.name }))}
       />
       <input
         class="grow"
         value={name}
         maxLength={LABEL_NAME_MAX}
-        aria-label={`Name of ${label.name}`}
+        aria-label={t('labelsEditor.nameOf', { name: label.name })}
         disabled={busy}
         onInput={(event) => setName(event.currentTarget.value)}
         onBlur={() => void rename()}
@@ -90,9 +92,9 @@ function LabelRow(props: { label: Label; busy: boolean; onUpdate: (patch: { name
         }}
       />
       <ConfirmButton
-        label={`Delete ${label.name}`}
-        question={`Delete ${label.name}? It comes off every task that has it.`}
-        confirmLabel="Delete label"
+        label={t('labelsEditor.delete.label', { name: label.name })}
+        question={t('labelsEditor.delete.question', { name: label.name })}
+        confirmLabel={t('labelsEditor.delete.confirm')}
         onConfirm={props.onDelete}
         busy={busy}
         open={deleting}
@@ -108,22 +110,22 @@ function NewLabel({ busy, onAdd }: { busy: boolean; onAdd: (input: { name: strin
   return (
     <form
       class="row new-label"
-      aria-label="Add a label"
+      aria-label={t('labelsEditor.add.form')}
       onSubmit={async (event) => {
         event.preventDefault();
         if (await onAdd({ name: name.trim(), color })) setName('');
       }}
     >
       <label class="grow">
-        New label
+        {t('labelsEditor.add.name')}
         <input value={name} required maxLength={LABEL_NAME_MAX} onInput={(event) => setName(event.currentTarget.value)} />
       </label>
       <label>
-        Colour
+        {t('labelsEditor.add.colour')}
         <input type="color" value={color} onChange={(event) => setColor(event.currentTarget.value)} />
       </label>
       <button type="submit" class="primary" disabled={busy}>
-        Add label
+        {t('labelsEditor.add.submit')}
       </button>
     </form>
   );

@@ -3,10 +3,11 @@ import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
 import { keys, loadInvitations, loadMembers } from '../data';
-import { canAdminister, formatDay, ROLE_LABELS } from '../format';
+import { canAdminister, formatDay, roleLabel, roleLabels } from '../format';
 import { queryClient, useAction, useQuery } from '../hooks';
 import { client } from '../session';
 import { saveResponse } from '../download';
+import { t } from '../i18n';
 import { announce, ConfirmButton, EnumOptions, ErrorNote, Loading, Page } from '../ui';
 
 /**
@@ -20,21 +21,21 @@ export function MembersPage({ params }: { params: { projectId: string } }) {
   const project = useQuery(keys.project(projectId), () => client.projects.get({ id: projectId }));
   const members = useQuery(keys.members(projectId), () => loadMembers(projectId));
 
-  if (project.error) return <Page title="Members"><ErrorNote error={project.error} /></Page>;
-  if (!project.data) return <Loading what="the project" />;
+  if (project.error) return <Page title={t('members.title')}><ErrorNote error={project.error} /></Page>;
+  if (!project.data) return <Loading what={t('members.loadingProject')} />;
   const admin = canAdminister(project.data.role);
   const replace = (changed: Member) => members.setData((list) => list?.map((member) => (member.id === changed.id ? changed : member)));
 
   return (
     <Page
-      title={`${project.data.name}: members`}
+      title={t('members.pageTitle', { project: project.data.name })}
       actions={
-        <nav aria-label="Project">
-          <a href={`/projects/${projectId}`}>Board</a>
+        <nav aria-label={t('members.nav.label')}>
+          <a href={`/projects/${projectId}`}>{t('members.nav.board')}</a>
           {admin && (
             <>
               {' '}
-              <a href={`/projects/${projectId}/webhooks`}>Webhooks</a>
+              <a href={`/projects/${projectId}/webhooks`}>{t('members.nav.webhooks')}</a>
             </>
           )}
         </nav>
@@ -43,16 +44,16 @@ export function MembersPage({ params }: { params: { projectId: string } }) {
       {admin ? (
         <Invite projectId={projectId} onInvited={(member) => members.setData((list) => [...(list ?? []), member])} />
       ) : (
-        <p class="muted">Only admins can invite members and change roles. Your role: {ROLE_LABELS[project.data.role]}.</p>
+        <p class="muted">{t('members.adminsOnly', { role: roleLabel(project.data.role) })}</p>
       )}
       <ErrorNote error={members.error} />
       <table class="members">
-        <caption class="visually-hidden">Members of {project.data.name}</caption>
+        <caption class="visually-hidden">{t('members.caption', { project: project.data.name })}</caption>
         <thead>
           <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Email</th>
-            <th scope="col">Role</th>
+            <th scope="col">{t('common.name')}</th>
+            <th scope="col">{t('common.email')}</th>
+            <th scope="col">{t('common.role')}</th>
           </tr>
         </thead>
         <tbody>
@@ -80,19 +81,19 @@ function ProjectExport({ projectId }: { projectId: string }) {
   const save = (format: 'json' | 'csv') =>
     void run(async () => {
       await saveResponse(await client.projects.export({ id: projectId, format }), `project.${format}`);
-      announce(`The project's ${format.toUpperCase()} export is downloading.`);
+      announce(t('members.export.downloading', { format: format.toUpperCase() }));
     });
   return (
     <section class="stack" aria-labelledby="export-title">
-      <h2 id="export-title">Export</h2>
-      <p class="muted">Everything in this project as JSON (states, labels, fields, members, tasks with their comments, relations, time and files' details), or its tasks as CSV for a spreadsheet.</p>
+      <h2 id="export-title">{t('members.export.title')}</h2>
+      <p class="muted">{t('members.export.intro')}</p>
       <ErrorNote error={error} />
       <div class="row">
         <button type="button" disabled={busy} onClick={() => save('json')}>
-          Export JSON
+          {t('members.export.json')}
         </button>
         <button type="button" disabled={busy} onClick={() => save('csv')}>
-          Export CSV
+          {t('members.export.csv')}
         </button>
       </div>
     </section>
@@ -113,26 +114,28 @@ function Invitations({ projectId }: { projectId: string }) {
   const list = invitations.data ?? [];
   return (
     <section aria-labelledby="invitations-title">
-      <h2 id="invitations-title">Invitations</h2>
+      <h2 id="invitations-title">{t('members.invitations.title')}</h2>
       <ErrorNote error={invitations.error ?? error} />
       {list.length === 0 ? (
-        <p class="muted">No pending invitations. Inviting an email without an account sends it a link to join.</p>
+        <p class="muted">{t('members.invitations.empty')}</p>
       ) : (
         <ul class="invitations">
           {list.map((invitation) => (
             <li key={invitation.id} data-invitation-id={invitation.id}>
-              <span>{invitation.email}</span> <span>{ROLE_LABELS[invitation.role]}</span>{' '}
+              <span>{invitation.email}</span> <span>{roleLabel(invitation.role)}</span>{' '}
               <span class="muted">
-                pending, expires <time dateTime={invitation.expiresAt}>{formatDay(invitation.expiresAt)}</time>
+                {t('members.invitations.expires.before')}
+                <time dateTime={invitation.expiresAt}>{formatDay(invitation.expiresAt)}</time>
+                {t('members.invitations.expires.after')}
               </span>
               {passOnLinks.has(invitation.id) && (
                 <label class="invite-link">
-                  Link to pass on (email is off)
+                  {t('members.invitations.link')}
                   <input readOnly value={passOnLinks.get(invitation.id)} onFocus={(e) => e.currentTarget.select()} />
                 </label>
               )}
-              <button type="button" disabled={busy} onClick={() => revoke(invitation)} aria-label={`Revoke the invitation of ${invitation.email}`}>
-                Revoke
+              <button type="button" disabled={busy} onClick={() => revoke(invitation)} aria-label={t('members.invitations.revokeLabel', { email: invitation.email })}>
+                {t('members.invitations.revoke')}
               </button>
             </li>
           ))}
@@ -155,24 +158,24 @@ function Invite({ projectId, onInvited }: { projectId: string; onInvited: (membe
       if (invited.acceptUrl) passOnLinks.set(invited.id, invited.acceptUrl);
       else passOnLinks.delete(invited.id);
       queryClient.setQueryData<Invitation[]>(keys.invitations(projectId), (list) => [...(list ?? []).filter((item) => item.id !== invited.id), invited]);
-      announce(`Invitation sent to ${invited.email}`);
+      announce(t('members.invite.sent', { email: invited.email }));
     } else onInvited(invited);
     setEmail('');
   };
   return (
-    <form class="card inline-form" onSubmit={submit} aria-label="Invite a member">
+    <form class="card inline-form" onSubmit={submit} aria-label={t('members.invite.form')}>
       <label class="grow">
-        Email
+        {t('common.email')}
         <input type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} required />
       </label>
       <label>
-        Role
+        {t('common.role')}
         <select value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
-          <EnumOptions labels={ROLE_LABELS} />
+          <EnumOptions labels={roleLabels()} />
         </select>
       </label>
       <button type="submit" class="primary" disabled={busy}>
-        Invite
+        {t('members.invite.submit')}
       </button>
       <ErrorNote error={error} />
     </form>
@@ -205,19 +208,19 @@ function MemberRow(props: { member: Member; project: Project; admin: boolean; on
       <td>
         {admin && !isOwner ? (
           <label>
-            <span class="visually-hidden">Role of {member.name}</span>
+            <span class="visually-hidden">{t('members.roleOf', { name: member.name })}</span>
             <select value={member.role} disabled={busy} onChange={(e) => changeRole(e.currentTarget.value as Role)}>
-              <EnumOptions labels={ROLE_LABELS} />
+              <EnumOptions labels={roleLabels()} />
             </select>
           </label>
         ) : (
-          <span>{isOwner ? 'Owner' : ROLE_LABELS[member.role]}</span>
+          <span>{isOwner ? t('members.owner') : roleLabel(member.role)}</span>
         )}
         {removable && (
           <ConfirmButton
-            label={isMe ? 'Leave' : 'Remove'}
-            question={isMe ? 'Leave this project?' : `Remove ${member.name}? Their tasks become unassigned.`}
-            confirmLabel={isMe ? 'Leave project' : 'Remove member'}
+            label={isMe ? t('members.leave.label') : t('common.remove')}
+            question={isMe ? t('members.leave.question') : t('members.remove.question', { name: member.name })}
+            confirmLabel={isMe ? t('members.leave.confirm') : t('members.remove.confirm')}
             onConfirm={remove}
             busy={busy}
             open={confirming}

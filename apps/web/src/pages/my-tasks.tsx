@@ -1,8 +1,9 @@
 import type { Project, Task } from '@tasklane/schemas';
 import { collect, keys, loadProjects } from '../data';
-import { formatDay, isOverdue, PRIORITY_LABELS } from '../format';
+import { formatDay, isOverdue, priorityLabel } from '../format';
 import { closedKeys, humanizeKey } from '../states';
 import { useQuery } from '../hooks';
+import { t } from '../i18n';
 import { client } from '../session';
 import { ErrorNote, Loading, Page } from '../ui';
 
@@ -18,19 +19,20 @@ async function loadMyTasks(): Promise<{ tasks: Task[]; projects: Map<string, Pro
 const CLOSED = closedKeys(undefined);
 
 const DAY = 86_400_000;
-const GROUPS = ['Overdue', 'Today', 'Tomorrow', 'This week', 'Later', 'No due date'] as const;
+/** Soonest first; each is also its heading's key in the catalogue (myTasks.groups). */
+const GROUPS = ['overdue', 'today', 'tomorrow', 'thisWeek', 'later', 'noDueDate'] as const;
 type Group = (typeof GROUPS)[number];
 
 /** Which heading a task falls under, by its due date in the browser's time zone. */
 function groupOf(task: Task, now = new Date()): Group {
-  if (!task.dueDate) return 'No due date';
-  if (isOverdue(task, CLOSED, now.getTime())) return 'Overdue';
+  if (!task.dueDate) return 'noDueDate';
+  if (isOverdue(task, CLOSED, now.getTime())) return 'overdue';
   const today = new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime();
   const due = Date.parse(task.dueDate);
-  if (due < today + DAY) return 'Today';
-  if (due < today + 2 * DAY) return 'Tomorrow';
-  if (due < today + 7 * DAY) return 'This week';
-  return 'Later';
+  if (due < today + DAY) return 'today';
+  if (due < today + 2 * DAY) return 'tomorrow';
+  if (due < today + 7 * DAY) return 'thisWeek';
+  return 'later';
 }
 
 /** The tasks assigned to me in every project, grouped by when they are due, soonest first. */
@@ -42,14 +44,14 @@ export function MyTasksPage() {
     groups.set(group, [...(groups.get(group) ?? []), task]);
   }
   return (
-    <Page title="My tasks">
+    <Page title={t('myTasks.title')}>
       <ErrorNote error={mine.error} />
-      {!mine.data && !mine.error && <Loading what="your tasks" />}
-      {mine.data?.tasks.length === 0 && <p class="muted">Nothing is assigned to you.</p>}
+      {!mine.data && !mine.error && <Loading what={t('myTasks.loadingWhat')} />}
+      {mine.data?.tasks.length === 0 && <p class="muted">{t('myTasks.empty')}</p>}
       {GROUPS.filter((group) => groups.has(group)).map((group) => (
         <section key={group} class="due-group" aria-labelledby={`due-${group}`}>
           <h2 id={`due-${group}`}>
-            {group} <span class="count">{groups.get(group)!.length}</span>
+            {t(`myTasks.groups.${group}`)} <span class="count">{groups.get(group)!.length}</span>
           </h2>
           <ul class="my-tasks">
             {groups.get(group)!.map((task) => (
@@ -59,10 +61,10 @@ export function MyTasksPage() {
                 </a>
                 <span class="muted">{mine.data?.projects.get(task.projectId)?.name}</span>
                 <span class="status">{humanizeKey(task.status)}</span>
-                <span class={`priority priority-${task.priority.toLowerCase()}`}>{PRIORITY_LABELS[task.priority]}</span>
+                <span class={`priority priority-${task.priority.toLowerCase()}`}>{priorityLabel(task.priority)}</span>
                 {task.dueDate && (
                   <span class="due">
-                    {isOverdue(task, CLOSED) ? <strong>Overdue · </strong> : 'Due '}
+                    {isOverdue(task, CLOSED) ? <strong>{t('myTasks.overdue')}</strong> : t('myTasks.due')}
                     {formatDay(task.dueDate)}
                   </span>
                 )}

@@ -4,6 +4,7 @@ import { storeTask } from '../data';
 import { useAction } from '../hooks';
 import { client } from '../session';
 import { StateOptions, useStates } from '../states';
+import { t } from '../i18n';
 import { ErrorNote } from '../ui';
 
 /** The one "New task" form (`c`, a column's +, the palette): a title and a column, then Enter. */
@@ -28,13 +29,13 @@ export function NewTaskDialog({ projectId, status, onClose }: { projectId: strin
   return (
     <dialog ref={dialog} class="small-dialog" aria-labelledby="new-task-title" onClose={() => onClose(created.current)}>
       <form class="stack" onSubmit={submit}>
-        <h2 id="new-task-title">New task</h2>
+        <h2 id="new-task-title">{t('newTask.title')}</h2>
         <label>
-          Title
+          {t('common.title')}
           <input value={title} onInput={(e) => setTitle(e.currentTarget.value)} required maxLength={500} autoFocus />
         </label>
         <label>
-          Column
+          {t('newTask.column')}
           <select value={column} onChange={(e) => setColumn(e.currentTarget.value as TaskStatus)}>
             <StateOptions states={states.data ?? []} />
           </select>
@@ -42,10 +43,10 @@ export function NewTaskDialog({ projectId, status, onClose }: { projectId: strin
         <ErrorNote error={error} />
         <div class="row">
           <button type="submit" class="primary" disabled={busy}>
-            Create task
+            {t('newTask.create')}
           </button>
           <button type="button" onClick={() => dialog.current?.close()}>
-            Cancel
+            {t('common.cancel')}
           </button>
         </div>
       </form>

@@ -1,42 +1,44 @@
 import { useState } from 'preact/hooks';
 import { useAction } from '../hooks';
+import { t } from '../i18n';
 import { client } from '../session';
 import { ErrorNote } from '../ui';
 
 /** "Forgot password": asks for the email; the server answers the same whether or not it has an account. */
 export function ForgotPasswordPage() {
   const [email, setEmail] = useState('');
-  const [sent, setSent] = useState<string | undefined>(undefined);
+  // Said in the language spoken: the server's answer (the same whatever the email) is English.
+  const [sent, setSent] = useState(false);
   const { busy, error, run } = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
     const result = await run(() => client.auth.requestPasswordReset({ email }));
-    if (result) setSent(result.message);
+    if (result) setSent(true);
   };
   return (
     <main id="main" class="auth">
-      <h1>Tasklane</h1>
+      <h1>{t('passwordReset.product')}</h1>
       <form onSubmit={submit} class="card stack" aria-labelledby="forgot-title">
-        <h2 id="forgot-title">Reset your password</h2>
+        <h2 id="forgot-title">{t('passwordReset.forgot.title')}</h2>
         {sent ? (
           <p class="notice" role="status">
-            {sent}. The link works once, for 30 minutes.
+            {t('passwordReset.forgot.sent')}
           </p>
         ) : (
           <>
-            <p class="muted">Enter your account’s email: we send it a link to choose a new password.</p>
+            <p class="muted">{t('passwordReset.forgot.intro')}</p>
             <label>
-              Email
+              {t('common.email')}
               <input type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} required autoComplete="email" />
             </label>
             <ErrorNote error={error} />
             <button type="submit" class="primary" disabled={busy}>
-              Send the link
+              {t('passwordReset.forgot.send')}
             </button>
           </>
         )}
         <p>
-          <a href="/login">Back to log in</a>
+          <a href="/login">{t('passwordReset.forgot.back')}</a>
         </p>
       </form>
     </main>
@@ -47,42 +49,42 @@ export function ForgotPasswordPage() {
 export function ResetPasswordPage() {
   const [token] = useState(() => new URLSearchParams(window.location.hash.slice(1)).get('token') ?? '');
   const [password, setPassword] = useState('');
-  const [done, setDone] = useState<string | undefined>(undefined);
+  const [done, setDone] = useState(false);
   const { busy, error, run } = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
     const result = await run(() => client.auth.confirmPasswordReset({ token, password }));
-    if (result) setDone(result.message);
+    if (result) setDone(true);
   };
   return (
     <main id="main" class="auth">
-      <h1>Tasklane</h1>
+      <h1>{t('passwordReset.product')}</h1>
       <form onSubmit={submit} class="card stack" aria-labelledby="reset-title">
-        <h2 id="reset-title">Choose a new password</h2>
+        <h2 id="reset-title">{t('passwordReset.reset.title')}</h2>
         {done ? (
           <p class="notice" role="status">
-            {done}. You were signed out everywhere.
+            {t('passwordReset.reset.done')}
           </p>
         ) : !token ? (
           <p class="error" role="alert">
-            This address holds no reset code: open the link from the email again, or ask for a new one.
+            {t('passwordReset.reset.noCode')}
           </p>
         ) : (
           <>
             <label>
-              New password
+              {t('passwordReset.reset.newPassword')}
               <input type="password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} required minLength={6} autoComplete="new-password" />
             </label>
             <ErrorNote error={error} />
             <button type="submit" class="primary" disabled={busy}>
-              Set the password
+              {t('passwordReset.reset.submit')}
             </button>
           </>
         )}
         <p>
-          <a href="/login">Log in</a>
+          <a href="/login">{t('passwordReset.reset.logIn')}</a>
           {' · '}
-          <a href="/forgot-password">Ask for a new link</a>
+          <a href="/forgot-password">{t('passwordReset.reset.newLink')}</a>
         </p>
       </form>
     </main>

@@ -3,8 +3,9 @@ import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { keys, loadProjects } from '../data';
 import { useCurrentUser } from '../current-user';
-import { canAdminister, ROLE_LABELS } from '../format';
+import { canAdminister, roleLabel } from '../format';
 import { useAction, useQuery } from '../hooks';
+import { t } from '../i18n';
 import { client } from '../session';
 import { ConfirmButton, ErrorNote, Loading, Page } from '../ui';
 
@@ -12,7 +13,7 @@ export function ProjectsPage() {
   const projects = useQuery(keys.projects, loadProjects);
   const { route } = useLocation();
   return (
-    <Page title="Projects" actions={<a href="/import">Import from Trello, Jira, GitHub, Asana or CSV</a>}>
+    <Page title={t('projects.title')} actions={<a href="/import">{t('projects.import')}</a>}>
       <NewProject
         onCreated={(project) => {
           // A new project opens at once, on its (empty) board.
@@ -21,8 +22,8 @@ export function ProjectsPage() {
         }}
       />
       <ErrorNote error={projects.error} />
-      {projects.loading && !projects.data ? <Loading what="projects" /> : null}
-      {projects.data?.length === 0 && <p class="muted">No projects yet: create one above, or ask to be invited.</p>}
+      {projects.loading && !projects.data ? <Loading what={t('projects.loading')} /> : null}
+      {projects.data?.length === 0 && <p class="muted">{t('projects.empty')}</p>}
       <ul class="project-list">
         {projects.data?.map((project) => (
           <ProjectItem
@@ -50,17 +51,17 @@ function NewProject({ onCreated }: { onCreated: (project: Project) => void }) {
     setDescription('');
   };
   return (
-    <form class="card inline-form" onSubmit={submit} aria-label="New project">
+    <form class="card inline-form" onSubmit={submit} aria-label={t('projects.newProject')}>
       <label>
-        Project name
+        {t('projects.projectName')}
         <input value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={200} />
       </label>
       <label class="grow">
-        Description
+        {t('common.description')}
         <input value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
       </label>
       <button type="submit" class="primary" disabled={busy}>
-        Create project
+        {t('projects.create')}
       </button>
       <ErrorNote error={error} />
     </form>
@@ -94,25 +95,25 @@ function ProjectItem(props: { project: Project; onChanged: (project: Project) =>
   return (
     <li class="card project">
       {editing ? (
-        <form class="stack" onSubmit={save} aria-label={`Edit ${project.name}`}>
+        <form class="stack" onSubmit={save} aria-label={t('projects.editLabel', { name: project.name })}>
           <label>
-            Name
+            {t('common.name')}
             <input value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={200} />
           </label>
           <label>
-            Description
+            {t('common.description')}
             <textarea value={description} onInput={(e) => setDescription(e.currentTarget.value)} rows={3} />
           </label>
           <label>
-            Key (the stem of task keys; the old key keeps finding its tasks)
+            {t('projects.key')}
             <input value={key} onInput={(e) => setKey(e.currentTarget.value.toUpperCase())} required pattern="[A-Za-z][A-Za-z0-9]{1,9}" maxLength={10} />
           </label>
           <div class="row">
             <button type="submit" class="primary" disabled={busy}>
-              Save
+              {t('common.save')}
             </button>
             <button type="button" onClick={() => setEditing(false)}>
-              Cancel
+              {t('common.cancel')}
             </button>
           </div>
         </form>
@@ -122,20 +123,20 @@ function ProjectItem(props: { project: Project; onChanged: (project: Project) =>
             <a href={`/projects/${project.id}`}>{project.name}</a>
           </h2>
           <p class="muted small task-key">{project.key}</p>
-          <p class="role-badge">{isOwner ? 'Owner' : ROLE_LABELS[project.role]}</p>
+          <p class="role-badge">{isOwner ? t('projects.owner') : roleLabel(project.role)}</p>
           {project.description && <p class="muted">{project.description}</p>}
           <div class="row">
-            <a href={`/projects/${project.id}/members`}>Members</a>
+            <a href={`/projects/${project.id}/members`}>{t('projects.members')}</a>
             {canAdminister(project.role) && (
               <button type="button" onClick={() => setEditing(true)}>
-                Edit
+                {t('common.edit')}
               </button>
             )}
             {isOwner && (
               <ConfirmButton
-                label="Delete"
-                question={`Delete “${project.name}” with all its tasks?`}
-                confirmLabel="Delete project"
+                label={t('common.delete')}
+                question={t('projects.deleteQuestion', { name: project.name })}
+                confirmLabel={t('projects.deleteConfirm')}
                 onConfirm={remove}
                 busy={busy}
                 open={confirming}

@@ -1,8 +1,14 @@
-import { defaultRepeat, describeRule, type Frequency, parseRule, type Repeat, ruleOf, WEEKDAY_NAMES, WEEKDAYS, type Weekday } from '../recurrence';
+import { t } from '../i18n';
+import { defaultRepeat, describeRule, type Frequency, FREQUENCIES, parseRule, type Repeat, ruleOf, weekdayName, WEEKDAYS, type Weekday } from '../recurrence';
 
-const FREQUENCIES: Record<Frequency | '', string> = { '': 'Does not repeat', DAILY: 'Daily', WEEKLY: 'Weekly', MONTHLY: 'Monthly', YEARLY: 'Yearly' };
-const UNIT_PLURALS: Record<Frequency, string> = { DAILY: 'days', WEEKLY: 'weeks', MONTHLY: 'months', YEARLY: 'years' };
-const SET_POSITIONS: Record<string, string> = { '1': 'first', '2': 'second', '3': 'third', '4': 'fourth', '-1': 'last' };
+/** The nth weekdays the picker offers (BYSETPOS), each with its word's key in the catalogue. */
+const SET_POSITIONS = [
+  ['1', 'first'],
+  ['2', 'second'],
+  ['3', 'third'],
+  ['4', 'fourth'],
+  ['-1', 'last'],
+] as const;
 
 /**
  * The task dialog's recurrence picker: how often, and for weekly and monthly rules on which days,
@@ -15,9 +21,9 @@ export function RecurrencePicker({ value, hasDueDate, onChange }: { value: strin
   const number = (event: { currentTarget: HTMLInputElement }) => Math.max(1, Math.floor(Number(event.currentTarget.value) || 1));
   return (
     <fieldset class="stack recurrence-picker">
-      <legend>Repeat</legend>
+      <legend>{t('recurrencePicker.legend')}</legend>
       <label>
-        Repeats
+        {t('recurrencePicker.repeats')}
         <select
           value={value ? (repeat?.freq ?? 'custom') : ''}
           onChange={(e) => {
@@ -25,26 +31,34 @@ export function RecurrencePicker({ value, hasDueDate, onChange }: { value: strin
             onChange(freq ? ruleOf(defaultRepeat(freq)) : '');
           }}
         >
-          {Object.entries(FREQUENCIES).map(([freq, label]) => (
+          <option value="">{t('recurrencePicker.frequency.none')}</option>
+          {FREQUENCIES.map((freq) => (
             <option key={freq} value={freq}>
-              {label}
+              {t(`recurrencePicker.frequency.${freq}`)}
             </option>
           ))}
-          {value && !repeat && <option value="custom">Custom rule</option>}
+          {value && !repeat && <option value="custom">{t('recurrencePicker.customRule')}</option>}
         </select>
       </label>
       {repeat && (
         <div class="row wrap">
           <label>
-            Every
-            <input type="number" min={1} max={999} value={repeat.interval} onInput={(e) => update({ interval: number(e) })} aria-label={`Every how many ${UNIT_PLURALS[repeat.freq]}`} />
+            {t('recurrencePicker.every')}
+            <input
+              type="number"
+              min={1}
+              max={999}
+              value={repeat.interval}
+              onInput={(e) => update({ interval: number(e) })}
+              aria-label={t(`recurrencePicker.everyHowMany.${repeat.freq}`)}
+            />
           </label>
-          <span>{UNIT_PLURALS[repeat.freq]}</span>
+          <span>{t(`recurrencePicker.units.${repeat.freq}`)}</span>
         </div>
       )}
       {repeat?.freq === 'WEEKLY' && (
         <fieldset class="row wrap">
-          <legend>On</legend>
+          <legend>{t('recurrencePicker.on')}</legend>
           {WEEKDAYS.map((day) => (
             <label key={day} class="check">
               <input
@@ -52,7 +66,7 @@ export function RecurrencePicker({ value, hasDueDate, onChange }: { value: strin
                 checked={repeat.days.includes(day)}
                 onChange={() => update({ days: repeat.days.includes(day) ? repeat.days.filter((other) => other !== day) : [...repeat.days, day] })}
               />
-              {WEEKDAY_NAMES[day]}
+              {weekdayName(day)}
             </label>
           ))}
         </fieldset>
@@ -60,42 +74,42 @@ export function RecurrencePicker({ value, hasDueDate, onChange }: { value: strin
       {repeat?.freq === 'MONTHLY' && (
         <div class="row wrap">
           <label>
-            Monthly on
+            {t('recurrencePicker.monthlyOn')}
             <select value={repeat.monthly} onChange={(e) => update({ monthly: e.currentTarget.value as Repeat['monthly'] })}>
-              <option value="day">a day of the month</option>
-              <option value="weekday">a weekday of the month</option>
+              <option value="day">{t('recurrencePicker.byMonthDay')}</option>
+              <option value="weekday">{t('recurrencePicker.byWeekday')}</option>
             </select>
           </label>
           {repeat.monthly === 'day' ? (
             <label>
-              Day
+              {t('recurrencePicker.day')}
               <select value={String(repeat.monthDay)} onChange={(e) => update({ monthDay: Number(e.currentTarget.value) })}>
                 {Array.from({ length: 31 }, (_, index) => (
                   <option key={index} value={String(index + 1)}>
                     {index + 1}
                   </option>
                 ))}
-                <option value="-1">last day</option>
+                <option value="-1">{t('recurrencePicker.lastDay')}</option>
               </select>
             </label>
           ) : (
             <>
               <label>
-                Which
+                {t('recurrencePicker.which')}
                 <select value={String(repeat.setPos)} onChange={(e) => update({ setPos: Number(e.currentTarget.value) })}>
-                  {Object.entries(SET_POSITIONS).map(([position, label]) => (
+                  {SET_POSITIONS.map(([position, word]) => (
                     <option key={position} value={position}>
-                      {label}
+                      {t(`recurrencePicker.position.${word}`)}
                     </option>
                   ))}
                 </select>
               </label>
               <label>
-                Day of the week
+                {t('recurrencePicker.weekday')}
                 <select value={repeat.weekday} onChange={(e) => update({ weekday: e.currentTarget.value as Weekday })}>
                   {WEEKDAYS.map((day) => (
                     <option key={day} value={day}>
-                      {WEEKDAY_NAMES[day]}
+                      {weekdayName(day)}
                     </option>
                   ))}
                 </select>
@@ -107,22 +121,22 @@ export function RecurrencePicker({ value, hasDueDate, onChange }: { value: strin
       {repeat && (
         <div class="row wrap">
           <label>
-            Ends
+            {t('recurrencePicker.ends')}
             <select value={repeat.end} onChange={(e) => update({ end: e.currentTarget.value as Repeat['end'] })}>
-              <option value="never">never</option>
-              <option value="count">after a number of times</option>
-              <option value="until">on a date</option>
+              <option value="never">{t('recurrencePicker.end.never')}</option>
+              <option value="count">{t('recurrencePicker.end.count')}</option>
+              <option value="until">{t('recurrencePicker.end.until')}</option>
             </select>
           </label>
           {repeat.end === 'count' && (
             <label>
-              Occurrences
+              {t('recurrencePicker.occurrences')}
               <input type="number" min={1} max={9999} value={repeat.count} onInput={(e) => update({ count: number(e) })} />
             </label>
           )}
           {repeat.end === 'until' && (
             <label>
-              Last date
+              {t('recurrencePicker.lastDate')}
               <input type="date" value={repeat.until} onInput={(e) => update({ until: e.currentTarget.value })} />
             </label>
           )}
@@ -130,8 +144,8 @@ export function RecurrencePicker({ value, hasDueDate, onChange }: { value: strin
       )}
       {value && (
         <p class="muted small" data-testid="recurrence-words">
-          Repeats {describeRule(value)}
-          {!hasDueDate && ' (needs a due date: the next one is due a step after it)'}
+          {t('recurrencePicker.summary', { rule: describeRule(value) })}
+          {!hasDueDate && t('recurrencePicker.needsDueDate')}
         </p>
       )}
     </fieldset>

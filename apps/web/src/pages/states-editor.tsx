@@ -2,20 +2,16 @@ import { DEFAULT_STATE_COLORS, STATE_CATEGORIES, type State, type StateCategory 
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { keys } from '../data';
 import { queryClient, useEditorSave, useFollowed } from '../hooks';
+import { t } from '../i18n';
 import { client } from '../session';
 import { useStates } from '../states';
 import { ErrorNote } from '../ui';
 
-const CATEGORY_LABELS: Record<StateCategory, string> = {
-  backlog: 'Backlog',
-  unstarted: 'Not started',
-  started: 'Started',
-  completed: 'Completed',
-  cancelled: 'Cancelled',
-};
+/** A category's name in the language now. */
+const categoryLabel = (category: StateCategory) => t(`statesEditor.category.${category}`);
 
-/** Shown when a column changed elsewhere meanwhile (a 412; the editor sends no If-Match yet, so for later use). */
-const STATE_CHANGED_ELSEWHERE = 'Someone else changed the workflow meanwhile; it was reloaded, so check it and try again.';
+/** The close button's icon: a glyph, not a word (the button's name is its aria-label). */
+const CLOSE_ICON = '✕';
 
 /** After a change of the states: the board's columns, the counts and (a delete moved some) the tasks. */
 function refresh(projectId: string) {
@@ -30,7 +26,8 @@ function refresh(projectId: string) {
 export function StatesEditor({ projectId, onClose }: { projectId: string; onClose: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const states = useStates(projectId);
-  const { busy, error, save } = useEditorSave({ changedElsewhere: STATE_CHANGED_ELSEWHERE, refresh: () => refresh(projectId) });
+  // changedElsewhere: shown when a column changed elsewhere meanwhile (a 412; the editor sends no If-Match yet, so for later use).
+  const { busy, error, save } = useEditorSave({ changedElsewhere: t('statesEditor.changedElsewhere'), refresh: () => refresh(projectId) });
   useEffect(() => {
     if (dialog.current && !dialog.current.open) dialog.current.showModal();
   }, []);
@@ -42,12 +39,12 @@ export function StatesEditor({ projectId, onClose }: { projectId: string; onClos
   return (
     <dialog ref={dialog} class="task-dialog states-editor" aria-labelledby="states-editor-title" onClose={onClose}>
       <div class="dialog-head">
-        <h2 id="states-editor-title">Workflow</h2>
-        <button type="button" onClick={() => dialog.current?.close()} aria-label="Close">
-          ✕
+        <h2 id="states-editor-title">{t('statesEditor.title')}</h2>
+        <button type="button" onClick={() => dialog.current?.close()} aria-label={t('common.close')}>
+          {CLOSE_ICON}
         </button>
       </div>
-      <p class="muted small">The board's columns, in order. A task's status is one of them; a project keeps at least one not-started and one completed column.</p>
+      <p class="muted small">{t('statesEditor.intro')}</p>
       <ErrorNote error={error ?? states.error} />
       <ol class="states-list" aria-busy={busy || states.loading}>
         {list.map((state, index) => (
@@ -60,12 +57,12 @@ export function StatesEditor({ projectId, onClose }: { projectId: string; onClos
             busy={busy}
             onUpdate={(patch, what) => void update(state, patch, what)}
             onDelete={(moveTo) =>
-              void save(`${state.name} deleted.`, () => client.states.delete({ id: projectId, stateId: state.id, ...(moveTo ? { moveTo } : {}) }))
+              void save(t('statesEditor.deleted', { name: state.name }), () => client.states.delete({ id: projectId, stateId: state.id, ...(moveTo ? { moveTo } : {}) }))
             }
           />
         ))}
       </ol>
-      <NewState busy={busy} onAdd={(input) => save(`${input.name} added.`, () => client.states.create({ id: projectId, ...input }))} />
+      <NewState busy={busy} onAdd={(input) => save(t('statesEditor.added', { name: input.name }), () => client.states.create({ id: projectId, ...input }))} />
     </dialog>
   );
 }
@@ -85,7 +82,7 @@ function StateRow(props: {
   const [moveTo, setMoveTo] = useState('');
   const rename = () => {
     const trimmed = name.trim();
-    if (trimmed && trimmed !== state.name) props.onUpdate({ name: trimmed }, `Renamed to ${trimmed}.`);
+    if (trimmed && trimmed !== state.name) props.onUpdate({ name: trimmed }, t('statesEditor.renamed', { name: trimmed }));
     else setName(state.name);
   };
   return (
@@ -94,15 +91,15 @@ function StateRow(props: {
         <input
           type="color"
           value={state.color}
-          aria-label={`Colour of ${state.name}`}
+          aria-label={t('statesEditor.colourOf', { name: state.name })}
           disabled={busy}
-          onChange={(event) => props.onUpdate({ color: event.currentTarget.value }, `${state.name} recoloured.`)}
+          onChange={(event) => props.onUpdate({ color: event.currentTarget.value }, t('statesEditor.recoloured', { name: state.name }))}
         />
         <input
           class="grow"
           value={name}
           maxLength={50}
-          aria-label={`Name of ${state.name}`}
+          aria-label={t('statesEditor.nameOf', { name: state.name })}
           disabled={busy}
           onInput={(event) => setName(event.currentTarget.value)}
           onBlur={rename}
@@ -113,37 +110,53 @@ function StateRow(props: {
             }
           }}
         />
-        <code class="muted small" title="The key tasks carry as their status; it never changes">
+        <code class="muted small" title={t('statesEditor.keyHint')}>
           {state.key}
         </code>
         <select
-          aria-label={`Category of ${state.name}`}
+          aria-label={t('statesEditor.categoryOf', { name: state.name })}
           value={state.category}
           disabled={busy}
-          onChange={(event) => props.onUpdate({ category: event.currentTarget.value as StateCategory }, `${state.name} is now ${event.currentTarget.value}.`)}
+          onChange={(event) => {
+            const category = event.currentTarget.value as StateCategory;
+            // One sentence per category: the English names the category by its key ("is now started.").
+            props.onUpdate({ category }, t(`statesEditor.recategorised.${category}`, { name: state.name }));
+          }}
         >
           {STATE_CATEGORIES.map((category) => (
             <option key={category} value={category}>
-              {CATEGORY_LABELS[category]}
+              {categoryLabel(category)}
             </option>
           ))}
         </select>
-        <button type="button" class="icon" aria-label={`Move ${state.name} left`} disabled={busy || props.first} onClick={() => props.onUpdate({ position: state.position - 1 }, `${state.name} moved left.`)}>
+        <button
+          type="button"
+          class="icon"
+          aria-label={t('statesEditor.moveLeft', { name: state.name })}
+          disabled={busy || props.first}
+          onClick={() => props.onUpdate({ position: state.position - 1 }, t('statesEditor.movedLeft', { name: state.name }))}
+        >
           ↑
         </button>
-        <button type="button" class="icon" aria-label={`Move ${state.name} right`} disabled={busy || props.last} onClick={() => props.onUpdate({ position: state.position + 1 }, `${state.name} moved right.`)}>
+        <button
+          type="button"
+          class="icon"
+          aria-label={t('statesEditor.moveRight', { name: state.name })}
+          disabled={busy || props.last}
+          onClick={() => props.onUpdate({ position: state.position + 1 }, t('statesEditor.movedRight', { name: state.name }))}
+        >
           ↓
         </button>
         <button type="button" aria-expanded={deleting} disabled={busy} onClick={() => setDeleting(!deleting)}>
-          Delete {state.name}
+          {t('statesEditor.delete', { name: state.name })}
         </button>
       </div>
       {deleting && (
-        <div class="row" role="group" aria-label={`Delete ${state.name}`}>
+        <div class="row" role="group" aria-label={t('statesEditor.delete', { name: state.name })}>
           <label>
-            Move its tasks to
+            {t('statesEditor.moveTo')}
             <select value={moveTo} onChange={(event) => setMoveTo(event.currentTarget.value)}>
-              <option value="">Nowhere (it has none)</option>
+              <option value="">{t('statesEditor.nowhere')}</option>
               {props.others.map((other) => (
                 <option key={other.key} value={other.key}>
                   {other.name}
@@ -152,7 +165,7 @@ function StateRow(props: {
             </select>
           </label>
           <button type="button" class="danger" disabled={busy} onClick={() => props.onDelete(moveTo || undefined)}>
-            Confirm delete
+            {t('statesEditor.confirmDelete')}
           </button>
         </div>
       )}
@@ -167,18 +180,18 @@ function NewState({ busy, onAdd }: { busy: boolean; onAdd: (input: { name: strin
   return (
     <form
       class="row new-state"
-      aria-label="Add a column"
+      aria-label={t('statesEditor.add.form')}
       onSubmit={async (event) => {
         event.preventDefault();
         if (await onAdd({ name: name.trim(), category, color })) setName('');
       }}
     >
       <label class="grow">
-        New column
+        {t('statesEditor.add.name')}
         <input value={name} required maxLength={50} onInput={(event) => setName(event.currentTarget.value)} />
       </label>
       <label>
-        Category
+        {t('statesEditor.add.category')}
         <select
           value={category}
           onChange={(event) => {
@@ -189,17 +202,17 @@ function NewState({ busy, onAdd }: { busy: boolean; onAdd: (input: { name: strin
         >
           {STATE_CATEGORIES.map((value) => (
             <option key={value} value={value}>
-              {CATEGORY_LABELS[value]}
+              {categoryLabel(value)}
             </option>
           ))}
         </select>
       </label>
       <label>
-        Colour
+        {t('statesEditor.add.colour')}
         <input type="color" value={color} onChange={(event) => setColor(event.currentTarget.value)} />
       </label>
       <button type="submit" class="primary" disabled={busy}>
-        Add column
+        {t('statesEditor.add.submit')}
       </button>
     </form>
   );

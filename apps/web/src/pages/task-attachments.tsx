@@ -4,6 +4,7 @@ import { useCurrentUser } from '../current-user';
 import { keys, loadAttachments } from '../data';
 import { canAdminister, canEditTasks, formatBytes } from '../format';
 import { queryClient, useAction, useQuery } from '../hooks';
+import { t } from '../i18n';
 import { client, describeError } from '../session';
 import { ErrorNote } from '../ui';
 
@@ -54,22 +55,22 @@ function addToCache(attachment: Attachment) {
 export function UploadProgress({ uploads, dismiss }: { uploads: Upload[]; dismiss: (key: number) => void }) {
   if (uploads.length === 0) return null;
   return (
-    <ul class="uploads" aria-label="Uploads">
+    <ul class="uploads" aria-label={t('taskAttachments.uploads')}>
       {uploads.map((item) => (
         <li key={item.key} class="row">
           {item.error ? (
             <>
               <span class="error" role="alert">
-                {item.name}: {item.error}
+                {t('taskAttachments.failed', { name: item.name, error: item.error })}
               </span>
               <button type="button" onClick={() => dismiss(item.key)}>
-                Dismiss
+                {t('taskAttachments.dismiss')}
               </button>
             </>
           ) : (
             <>
               <span>{item.name}</span>
-              <progress max={item.total || 1} value={item.loaded} aria-label={`Uploading ${item.name}`} />
+              <progress max={item.total || 1} value={item.loaded} aria-label={t('taskAttachments.uploading', { name: item.name })} />
             </>
           )}
         </li>
@@ -126,13 +127,14 @@ export function Attachments({ task, project }: { task: Task; project: Project })
   return (
     <section ref={section} class={`attachments stack${dropping ? ' dropping' : ''}`} aria-labelledby="attachments-heading">
       <h3 id="attachments-heading">
-        Attachments{attachments.data && attachments.data.length > 0 && <span class="muted"> {attachments.data.length}</span>}
+        {t('taskAttachments.title')}
+        {attachments.data && attachments.data.length > 0 && <span class="muted"> {attachments.data.length}</span>}
       </h3>
       <ErrorNote error={attachments.error} />
       {editable && (
         <div class="row">
           <label class="button file-picker">
-            Attach files
+            {t('taskAttachments.attach')}
             <input
               type="file"
               multiple
@@ -144,11 +146,11 @@ export function Attachments({ task, project }: { task: Task; project: Project })
               }}
             />
           </label>
-          <span class="muted small">{dropping ? 'Drop the files to attach them' : 'or drop files on this dialog'}</span>
+          <span class="muted small">{dropping ? t('taskAttachments.dropNow') : t('taskAttachments.dropHint')}</span>
         </div>
       )}
       <UploadProgress uploads={uploads} dismiss={dismiss} />
-      {attachments.data?.length === 0 && <p class="muted small">No files yet.</p>}
+      {attachments.data?.length === 0 && <p class="muted small">{t('taskAttachments.empty')}</p>}
       {attachments.data && attachments.data.length > 0 && (
         <Gallery
           attachments={attachments.data}
@@ -169,15 +171,15 @@ export function Gallery(props: { attachments: Attachment[]; canDelete?: (attachm
   const [deleting, setDeleting] = useState<Attachment | undefined>(undefined);
   return (
     <>
-      <ul class="attachment-gallery" aria-label={props.label ?? 'Files'}>
+      <ul class="attachment-gallery" aria-label={props.label ?? t('taskAttachments.files')}>
         {props.attachments.map((attachment) => (
           <li key={attachment.id} class="attachment">
             <Preview attachment={attachment} />
             <DownloadLink attachment={attachment} />
             <span class="muted small">{formatBytes(attachment.size)}</span>
             {props.canDelete?.(attachment) && (
-              <button type="button" class="danger small-button" aria-label={`Delete ${attachment.filename}`} onClick={() => setDeleting(attachment)}>
-                Delete
+              <button type="button" class="danger small-button" aria-label={t('taskAttachments.deleteLabel', { filename: attachment.filename })} onClick={() => setDeleting(attachment)}>
+                {t('common.delete')}
               </button>
             )}
           </li>
@@ -201,8 +203,8 @@ function Preview({ attachment }: { attachment: Attachment }) {
   const preview = useQuery(keys.thumbnail(attachment.id), () =>
     attachment.thumbnail ? client.attachments.thumbnail(attachment.id).then(async (response) => dataUrlOf(await response.blob())) : Promise.resolve(null),
   );
-  if (preview.data) return <img class="thumbnail" src={preview.data} alt={`Preview of ${attachment.filename}`} />;
-  const extension = /\.([a-z0-9]{1,5})$/i.exec(attachment.filename)?.[1]?.toUpperCase() ?? 'FILE';
+  if (preview.data) return <img class="thumbnail" src={preview.data} alt={t('taskAttachments.preview', { filename: attachment.filename })} />;
+  const extension = /\.([a-z0-9]{1,5})$/i.exec(attachment.filename)?.[1]?.toUpperCase() ?? t('taskAttachments.fileType');
   return (
     <span class="thumbnail file-type" aria-hidden="true">
       {extension}
@@ -271,11 +273,11 @@ function ConfirmDelete({ attachment, onClose }: { attachment: Attachment; onClos
         onClose(false);
       }}
     >
-      <p id="delete-attachment-question">Delete “{attachment.filename}”? This cannot be undone.</p>
+      <p id="delete-attachment-question">{t('taskAttachments.deleteQuestion', { filename: attachment.filename })}</p>
       <ErrorNote error={error} />
       <div class="row">
         <button type="button" class="danger" disabled={busy} onClick={remove}>
-          Delete file
+          {t('taskAttachments.deleteFile')}
         </button>
         <button
           type="button"
@@ -285,7 +287,7 @@ function ConfirmDelete({ attachment, onClose }: { attachment: Attachment; onClos
             onClose(false);
           }}
         >
-          Cancel
+          {t('common.cancel')}
         </button>
       </div>
     </dialog>

@@ -2,6 +2,7 @@ import { TasklaneError } from '@tasklane/sdk';
 import { useLocation } from 'preact-iso';
 import { useEffect, useState } from 'preact/hooks';
 import { storeTask } from '../data';
+import { t } from '../i18n';
 import { client, describeError } from '../session';
 import { ErrorNote, Loading, Page } from '../ui';
 
@@ -25,17 +26,17 @@ export function TaskByKeyPage({ params }: { params: { key: string } }) {
       (failure: unknown) => {
         if (!current) return;
         // A key of a project the person is not in is as unknown to them as one that does not exist.
-        setError(TasklaneError.from(failure).code === 'NOT_FOUND' ? `No task ${params.key} that you can see.` : describeError(failure));
+        setError(TasklaneError.from(failure).code === 'NOT_FOUND' ? t('taskByKey.notFound', { key: params.key }) : describeError(failure));
       },
     );
     return () => void (current = false);
   }, [params.key]);
-  if (!error) return <Loading what={`task ${params.key}`} />;
+  if (!error) return <Loading what={t('taskByKey.loadingWhat', { key: params.key })} />;
   return (
-    <Page title={`Task ${params.key}`}>
+    <Page title={t('taskByKey.title', { key: params.key })}>
       <ErrorNote error={error} />
       <p>
-        <a href="/">Back to your projects</a>
+        <a href="/">{t('taskByKey.back')}</a>
       </p>
     </Page>
   );

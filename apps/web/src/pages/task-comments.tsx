@@ -5,10 +5,14 @@ import { useCurrentUser } from '../current-user';
 import { keys, loadComments } from '../data';
 import { canAdminister, formatTime } from '../format';
 import { useAction, useQuery } from '../hooks';
+import { t } from '../i18n';
 import { client } from '../session';
 import { Markdown } from '../markdown';
 import { ConfirmButton, ErrorNote } from '../ui';
 import { Gallery, UploadProgress, useUploads } from './task-attachments';
+
+/** The button that leaves a pasted file out shows a glyph, not a word (its name is its aria-label). */
+const REMOVE_ICON = '✕';
 
 /** The task's comments, oldest first, re-read whenever the live stream reports a change to them. */
 export function Comments(props: { task: Task; project: Project; members: Member[]; editable: boolean; onAdded: () => void }) {
@@ -45,9 +49,9 @@ export function Comments(props: { task: Task; project: Project; members: Member[
 
   return (
     <section class="comments" aria-labelledby="comments-title">
-      <h3 id="comments-title">Comments</h3>
+      <h3 id="comments-title">{t('taskComments.title')}</h3>
       <ErrorNote error={comments.error} />
-      {comments.data?.length === 0 && <p class="muted small">No comments yet.</p>}
+      {comments.data?.length === 0 && <p class="muted small">{t('taskComments.empty')}</p>}
       <ol class="comment-list">
         {comments.data?.map((comment) => (
           <CommentItem
@@ -68,12 +72,16 @@ export function Comments(props: { task: Task; project: Project; members: Member[
           <MentionBox text={text} setText={setText} members={props.members} onPaste={paste} />
           <UploadProgress uploads={uploads} dismiss={dismiss} />
           {pending.length > 0 && (
-            <ul class="pending-files" aria-label="Files of this comment">
+            <ul class="pending-files" aria-label={t('taskComments.pendingFiles')}>
               {pending.map((attachment) => (
                 <li key={attachment.id} class="row">
                   {attachment.filename}
-                  <button type="button" aria-label={`Leave out ${attachment.filename}`} onClick={() => setPending((current) => current.filter((item) => item.id !== attachment.id))}>
-                    ✕
+                  <button
+                    type="button"
+                    aria-label={t('taskComments.leaveOut', { filename: attachment.filename })}
+                    onClick={() => setPending((current) => current.filter((item) => item.id !== attachment.id))}
+                  >
+                    {REMOVE_ICON}
                   </button>
                 </li>
               ))}
@@ -81,7 +89,7 @@ export function Comments(props: { task: Task; project: Project; members: Member[
           )}
           <ErrorNote error={error} />
           <button type="submit" disabled={busy}>
-            Comment
+            {t('taskComments.submit')}
           </button>
         </form>
       )}
@@ -91,9 +99,6 @@ export function Comments(props: { task: Task; project: Project; members: Member[
 
 /** A member is mentioned while their "@Name" is in the text (on an edit too: the list is sent whole). */
 const mentionsIn = (text: string, members: Member[]) => members.filter((member) => text.includes(`@${member.name}`)).map((member) => member.userId);
-
-/** Shown when an edit was refused (412): the comment changed since the edit began. */
-export const COMMENT_CHANGED_ELSEWHERE = 'This comment changed since you started editing it. Its newer text is below.';
 
 /**
  * One comment, its text as Markdown. Its author edits it in place (the edit keeps the version it
@@ -148,7 +153,7 @@ function CommentItem(props: { comment: Comment; project: Project; members: Membe
       }),
     );
     setDeleting(false);
-    if (refused) setError('Not deleted: this comment changed meanwhile. Read its newer text and delete it again if you still mean to.');
+    if (refused) setError(t('taskComments.notDeleted'));
     else if (done) props.onDeleted();
   };
 
@@ -157,12 +162,12 @@ function CommentItem(props: { comment: Comment; project: Project; members: Membe
     <li class="comment" data-comment-id={comment.id}>
       <p class="small muted" id={`comment-meta-${comment.id}`}>
         {comment.authorName} · <time dateTime={comment.createdAt}>{formatTime(comment.createdAt)}</time>
-        {edited && <span title={`Edited ${formatTime(comment.updatedAt)}`}> · edited</span>}
+        {edited && <span title={t('taskComments.editedAt', { time: formatTime(comment.updatedAt) })}> · {t('taskComments.edited')}</span>}
       </p>
       {editing ? (
         <form
           class="stack"
-          aria-label={`Edit ${comment.authorName}'s comment`}
+          aria-label={t('taskComments.editLabel', { name: comment.authorName })}
           onSubmit={(event) => {
             event.preventDefault();
             void save(editing.base, editing.text);
@@ -170,36 +175,37 @@ function CommentItem(props: { comment: Comment; project: Project; members: Membe
         >
           {newer && (
             <div class="notice" role="alert">
-              <p>{COMMENT_CHANGED_ELSEWHERE}</p>
-              <Markdown text={newer.text} project={project} members={props.members} label="Newer text" />
+              {/* Shown when an edit was refused (412): the comment changed since the edit began. */}
+              <p>{t('taskComments.changedElsewhere')}</p>
+              <Markdown text={newer.text} project={project} members={props.members} label={t('taskComments.newerText')} />
               <div class="row">
                 <button type="button" disabled={busy} onClick={() => void save(newer, editing.text)}>
-                  Keep my text over it
+                  {t('taskComments.keepMine')}
                 </button>
                 <button type="button" disabled={busy} onClick={stop}>
-                  Take the newer text
+                  {t('taskComments.takeNewer')}
                 </button>
               </div>
             </div>
           )}
           <label>
-            Comment text
+            {t('taskComments.text')}
             <textarea value={editing.text} rows={3} required maxLength={COMMENT_TEXT_MAX} onInput={(event) => setEditing({ ...editing, text: event.currentTarget.value })} />
           </label>
           <ErrorNote error={error} />
           <div class="row">
             <button type="submit" class="primary" disabled={busy}>
-              Save edit
+              {t('taskComments.saveEdit')}
             </button>
             <button type="button" onClick={stop}>
-              Cancel
+              {t('common.cancel')}
             </button>
           </div>
         </form>
       ) : (
         <>
           <Markdown text={comment.text} project={project} members={props.members} class="comment-text" />
-          {comment.attachments.length > 0 && <Gallery attachments={comment.attachments} label={`Files of ${comment.authorName}'s comment`} />}
+          {comment.attachments.length > 0 && <Gallery attachments={comment.attachments} label={t('taskComments.filesOf', { name: comment.authorName })} />}
           {!editing && <ErrorNote error={error} />}
           {(mine || mayDelete) && (
             <div class="row comment-actions">
@@ -213,14 +219,14 @@ function CommentItem(props: { comment: Comment; project: Project; members: Membe
                     setEditing({ base: comment, text: comment.text });
                   }}
                 >
-                  Edit
+                  {t('common.edit')}
                 </button>
               )}
               {mayDelete && (
                 <ConfirmButton
-                  label="Delete"
-                  question={mine ? 'Delete your comment?' : `Delete ${comment.authorName}'s comment?`}
-                  confirmLabel="Delete"
+                  label={t('common.delete')}
+                  question={mine ? t('taskComments.deleteOwn') : t('taskComments.deleteOther', { name: comment.authorName })}
+                  confirmLabel={t('common.delete')}
                   onConfirm={() => void remove()}
                   busy={busy}
                   open={deleting}
@@ -239,7 +245,8 @@ function CommentItem(props: { comment: Comment; project: Project; members: Membe
 function pastedName(file: File, index: number): string {
   const stamp = new Date().toISOString().slice(0, 19).replace('T', ' ').replace(/:/g, '.');
   const extension = file.type.split('/')[1]?.replace('jpeg', 'jpg') ?? 'png';
-  return `Pasted image ${stamp}${index > 0 ? ` (${index + 1})` : ''}.${extension}`;
+  const name = index > 0 ? t('taskComments.pastedImageNumbered', { stamp, number: index + 1 }) : t('taskComments.pastedImage', { stamp });
+  return `${name}.${extension}`;
 }
 
 /** The words before the caret when they start with "@": what to complete, and where it starts. */
@@ -274,7 +281,7 @@ function MentionBox({ text, setText, members, onPaste }: { text: string; setText
   return (
     <div class="mention-box">
       <label>
-        Add a comment
+        {t('taskComments.add')}
         <textarea
           ref={box}
           value={text}
@@ -308,9 +315,9 @@ function MentionBox({ text, setText, members, onPaste }: { text: string; setText
         />
       </label>
       <span id="comment-paste-hint" class="muted small">
-        Paste an image to attach it.
+        {t('taskComments.pasteHint')}
       </span>
-      <ul id="mention-options" role="listbox" aria-label="Members to mention" hidden={!open}>
+      <ul id="mention-options" role="listbox" aria-label={t('taskComments.mentionOptions')} hidden={!open}>
         {options.map((member, index) => (
           <li
             key={member.userId}

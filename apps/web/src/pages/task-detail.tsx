@@ -2,9 +2,10 @@ import type { Label, Member, Project, Task, TaskPriority, TaskStatus } from '@ta
 import { TasklaneError } from '@tasklane/sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { keys, loadTaskHistory, storeTask } from '../data';
-import { canEditTasks, dayFromDueDate, dueDateFromDay, formatTime, PRIORITY_LABELS } from '../format';
+import { canEditTasks, dayFromDueDate, dueDateFromDay, formatTime, priorityLabels } from '../format';
 import { StateOptions, useStates } from '../states';
 import { useAction, useQuery } from '../hooks';
+import { t } from '../i18n';
 import { client } from '../session';
 import { ConfirmButton, EnumOptions, ErrorNote, Loading, MemberOptions } from '../ui';
 import { Attachments } from './task-attachments';
@@ -15,8 +16,10 @@ import { ParentLink, Subtasks } from './task-subtasks';
 import { RecurrencePicker } from './recurrence-picker';
 import { TaskFields } from './task-fields';
 import { TaskTime } from './task-time';
-import { UNIT_LABELS } from '../time';
 import { Markdown } from '../markdown';
+
+/** The close button's icon: a glyph, not a word (the button's name is its aria-label). */
+const CLOSE_ICON = '✕';
 
 interface Props {
   taskId: string;
@@ -57,13 +60,13 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
         close();
       }}>
       <div class="dialog-head">
-        <h2 id="task-dialog-title">{task.data?.title ?? 'Task'}</h2>
-        <button type="button" onClick={close} aria-label="Close">
-          ✕
+        <h2 id="task-dialog-title">{task.data?.title ?? t('taskDetail.task')}</h2>
+        <button type="button" onClick={close} aria-label={t('common.close')}>
+          {CLOSE_ICON}
         </button>
       </div>
       <ErrorNote error={task.error} />
-      {!task.data && !task.error && <Loading what="the task" />}
+      {!task.data && !task.error && <Loading what={t('taskDetail.loadingWhat')} />}
       {task.data && (
         <>
           <p class="muted small task-key">{task.data.key}</p>
@@ -195,75 +198,74 @@ function TaskForm(props: {
   };
 
   return (
-    <form class="stack task-form" onSubmit={save} aria-label="Task fields">
+    <form class="stack task-form" onSubmit={save} aria-label={t('taskDetail.formLabel')}>
       {refusedAsStale && (
         <p class="notice" role="alert">
-          Not saved: someone else saved this task after you opened it. The form now shows their version; make your
-          changes again if they still apply.
+          {t('taskDetail.refusedAsStale')}
         </p>
       )}
       {changedElsewhere && dirty && !refusedAsStale && (
         <p class="notice" role="status">
-          Someone else changed this task while you were editing it.{' '}
+          {t('taskDetail.changedElsewhere')}{' '}
           <button type="button" onClick={showLatest}>
-            Discard my changes and show the latest
+            {t('taskDetail.showLatest')}
           </button>
         </p>
       )}
       <fieldset disabled={!editable} class="stack">
         <label>
-          Title
+          {t('common.title')}
           <input ref={titleField} name="title" value={draft.title} onInput={(e) => set('title')(e.currentTarget.value)} required maxLength={500} />
         </label>
         <label>
-          Description
+          {t('common.description')}
           <textarea value={draft.description} onInput={(e) => set('description')(e.currentTarget.value)} rows={4} aria-describedby="description-hint" />
         </label>
         <span id="description-hint" class="muted small">
-          Markdown: **bold**, lists, - [ ] task lists, tables; @Full Name mentions a member, a task key links to its task.
+          {t('taskDetail.markdownHint')}
         </span>
         {draft.description.trim() !== '' && (
           <section class="description-preview" aria-labelledby="description-preview-title">
             <h3 id="description-preview-title" class="small muted">
-              Preview
+              {t('taskDetail.preview')}
             </h3>
             <Markdown text={draft.description} project={props.project} members={props.members} />
           </section>
         )}
         <div class="fields">
           <label>
-            Status
+            {t('common.status')}
             <select value={draft.status} onChange={(e) => set('status')(e.currentTarget.value as TaskStatus)}>
               <StateOptions states={states.data ?? []} />
             </select>
           </label>
           <label>
-            Priority
+            {t('common.priority')}
             <select value={draft.priority} onChange={(e) => set('priority')(e.currentTarget.value as TaskPriority)}>
-              <EnumOptions labels={PRIORITY_LABELS} />
+              <EnumOptions labels={priorityLabels()} />
             </select>
           </label>
           <label>
-            Assignee
+            {t('common.assignee')}
             <select value={draft.assigneeId} onChange={(e) => set('assigneeId')(e.currentTarget.value)}>
-              <option value="">Unassigned</option>
+              <option value="">{t('common.unassigned')}</option>
               <MemberOptions members={props.members} />
             </select>
           </label>
           <label>
-            Due date
+            {t('common.dueDate')}
             <input type="date" value={draft.day} onInput={(e) => set('day')(e.currentTarget.value)} />
           </label>
           <label>
-            Estimate ({UNIT_LABELS[props.project.estimateUnit].toLowerCase()})
+            {t(`taskDetail.estimate.${props.project.estimateUnit}`)}
             <input type="number" name="estimate" min={0} step={0.01} value={draft.estimate} onInput={(e) => set('estimate')(e.currentTarget.value)} />
           </label>
         </div>
         <RecurrencePicker value={draft.recurrence} hasDueDate={draft.day !== ''} onChange={set('recurrence')} />
-        {latest.recurredFromId && <p class="muted small">The next occurrence of a recurring task.</p>}
+        {latest.recurredFromId && <p class="muted small">{t('taskDetail.recurred')}</p>}
         {props.labels.length > 0 && (
           <fieldset class="label-picker">
-            <legend>Labels</legend>
+            <legend>{t('common.labels')}</legend>
             {props.labels.map((label) => {
               const chosen = draft.labelIds ? draft.labelIds.split(',') : [];
               const on = chosen.includes(label.id);
@@ -286,12 +288,12 @@ function TaskForm(props: {
       {editable && (
         <div class="row">
           <button type="submit" class="primary" disabled={busy}>
-            Save changes
+            {t('taskDetail.saveChanges')}
           </button>
           <ConfirmButton
-            label="Delete task"
-            question="Delete this task and its comments?"
-            confirmLabel="Delete"
+            label={t('taskDetail.deleteTask')}
+            question={t('taskDetail.deleteQuestion')}
+            confirmLabel={t('common.delete')}
             onConfirm={remove}
             busy={busy}
             open={confirming}
@@ -300,7 +302,7 @@ function TaskForm(props: {
         </div>
       )}
       <p class="muted small">
-        Created {formatTime(latest.createdAt)} · updated {formatTime(latest.updatedAt)}
+        {t('taskDetail.createdUpdated', { created: formatTime(latest.createdAt), updated: formatTime(latest.updatedAt) })}
       </p>
     </form>
   );

@@ -5,6 +5,7 @@ import { storeTask } from '../data';
 import { FieldValueView, useFields } from '../fields';
 import { canEditTasks } from '../format';
 import { useAction } from '../hooks';
+import { t } from '../i18n';
 import { client, describeError } from '../session';
 import { announce, ErrorNote } from '../ui';
 
@@ -73,12 +74,12 @@ export function TaskFields({ task, project, members, onSaved }: { task: Task; pr
     setBase(next);
     // What was typed while the save was on its way stays, to be saved next; the rest is the saved task.
     setDraft((current) => Object.fromEntries(list.map((field) => [field.id, same(current[field.id] ?? null, sent[field.id] ?? null) ? next[field.id]! : (current[field.id] ?? null)])));
-    announce('Fields saved.');
+    announce(t('taskFields.saved'));
   };
 
   return (
-    <form class="stack task-custom-fields" aria-label="Custom fields" onSubmit={save} noValidate>
-      <h3>Custom fields</h3>
+    <form class="stack task-custom-fields" aria-label={t('taskFields.title')} onSubmit={save} noValidate>
+      <h3>{t('taskFields.title')}</h3>
       {editable ? (
         <div class="fields">
           {list.map((field) => (
@@ -111,9 +112,9 @@ export function TaskFields({ task, project, members, onSaved }: { task: Task; pr
       {editable && (
         <div class="row">
           <button type="submit" disabled={busy || changed.length === 0}>
-            Save fields
+            {t('taskFields.save')}
           </button>
-          {changed.length > 0 && <span class="muted small">{changed.length} changed</span>}
+          {changed.length > 0 && <span class="muted small">{t('taskFields.changed', { count: changed.length })}</span>}
         </div>
       )}
     </form>
@@ -169,7 +170,7 @@ function FieldInput({ field, value, members, error, onChange }: { field: Field; 
       <select id={id} value={text} {...described} onChange={(event) => onChange(event.currentTarget.value || null)}>
         <option value="">—</option>
         {/* A value no choice has any more (a former member) stays shown as it is. */}
-        {text && !choices.some((choice) => choice.id === text) && <option value={text}>{field.type === 'user' ? 'A former member' : 'A deleted option'}</option>}
+        {text && !choices.some((choice) => choice.id === text) && <option value={text}>{field.type === 'user' ? t('taskFields.formerMember') : t('taskFields.deletedOption')}</option>}
         {choices.map((choice) => (
           <option key={choice.id} value={choice.id}>
             {choice.name}

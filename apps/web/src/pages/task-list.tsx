@@ -4,21 +4,19 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
 import { columnHasMore, fieldKeys, readPages, type TaskFilters } from '../data';
 import { FieldValueView, useFields } from '../fields';
-import { formatDay, isOverdue, PRIORITIES, PRIORITY_LABELS } from '../format';
+import { formatDay, isOverdue, PRIORITIES, priorityLabel } from '../format';
 import { useQuery } from '../hooks';
+import { t } from '../i18n';
 import { client } from '../session';
 import { closedKeys, StateOptions, stateName } from '../states';
 import { changeTask, type TaskPatch } from '../task-actions';
 import { announce, Avatar, ErrorNote, LabelChips, MemberOptions, SubtaskProgress } from '../ui';
 
 export type SortKey = 'title' | 'status' | 'priority' | 'assignee' | 'dueDate';
-const COLUMNS: [SortKey, string][] = [
-  ['title', 'Title'],
-  ['status', 'Status'],
-  ['priority', 'Priority'],
-  ['assignee', 'Assignee'],
-  ['dueDate', 'Due'],
-];
+const COLUMNS: SortKey[] = ['title', 'status', 'priority', 'assignee', 'dueDate'];
+/** A built-in column's heading in the language now. */
+const columnLabel = (key: SortKey): string =>
+  ({ title: t('common.title'), status: t('common.status'), priority: t('common.priority'), assignee: t('common.assignee'), dueDate: t('taskList.due') })[key];
 /** The built-in sorts the server also knows, for a list it pages (status: the workflow's order; assignee: by name). */
 export const SERVER_SORTS: Partial<Record<SortKey, string>> = { title: 'title', status: 'status', priority: 'priority', assignee: 'assignee', dueDate: 'dueDate' };
 
@@ -69,7 +67,7 @@ export function TaskList(props: { projectId: string; filters: TaskFilters; tasks
   const allFields = fields.data ?? [];
   const [shownIds, setShownIds] = useFieldColumns(projectId, allFields);
   const shown = allFields.filter((field) => shownIds.includes(field.id));
-  const nameOf = (id: string | null) => (id ? (members.find((member) => member.userId === id)?.name ?? 'A former member') : '');
+  const nameOf = (id: string | null) => (id ? (members.find((member) => member.userId === id)?.name ?? t('taskList.formerMember')) : '');
 
   const filterField = allFields.find((field) => field.id === fieldFilter.fieldId);
   // A project the board read only in part (issue 37) is sorted and filtered by the server, a page at
@@ -107,12 +105,14 @@ export function TaskList(props: { projectId: string; filters: TaskFilters; tasks
       return next;
     });
   const allChosen = rows.length > 0 && chosen.length === rows.length;
-  const sortedBy = sort.field ? (allFields.find((field) => field.id === sort.field)?.name ?? 'a field') : params && !SERVER_SORTS[sort.key ?? 'status'] ? 'creation' : COLUMNS.find(([key]) => key === sort.key)?.[1];
+  const sortedBy = sort.field ? (allFields.find((field) => field.id === sort.field)?.name ?? t('taskList.aField')) : params && !SERVER_SORTS[sort.key ?? 'status'] ? t('taskList.creation') : sort.key ? columnLabel(sort.key) : '';
   const sortState = (active: boolean) => (active ? (sort.descending ? 'descending' : 'ascending') : undefined);
+  // A sign for the eye only (aria-hidden): aria-sort says the same in words.
+  const arrow = (active: boolean) => (active ? (sort.descending ? ' ▼' : ' ▲') : '');
   const sortButton = (label: ComponentChildren, active: boolean, next: () => Sort) => (
     <button type="button" class="sort" onClick={() => setSort(next())}>
       {label}
-      <span aria-hidden="true">{active ? (sort.descending ? ' ▼' : ' ▲') : ''}</span>
+      <span aria-hidden="true">{arrow(active)}</span>
     </button>
   );
 
@@ -126,23 +126,23 @@ export function TaskList(props: { projectId: string; filters: TaskFilters; tasks
       {editable && <BulkBar count={chosen.length} tasks={chosen} members={members} labels={labels} states={states} onDone={() => setSelected(new Set())} />}
       <div class="table-wrap">
         <table class="task-table" aria-busy={params ? served.loading : undefined}>
-          <caption class="visually-hidden">Tasks, sorted by {sortedBy}</caption>
+          <caption class="visually-hidden">{t('taskList.caption', { by: sortedBy })}</caption>
           <thead>
             <tr>
               {editable && (
                 <th scope="col" class="pick">
                   <input
                     type="checkbox"
-                    aria-label="Select all tasks"
+                    aria-label={t('taskList.selectAll')}
                     checked={allChosen}
                     onChange={() => setSelected(allChosen ? new Set() : new Set(rows.map((task) => task.id)))}
                   />
                 </th>
               )}
-              {COLUMNS.map(([key, label]) => (
+              {COLUMNS.map((key) => (
                 // Served by the server, a column it could not sort by would be in creation order: aria-sort says what was done.
                 <th key={key} scope="col" aria-sort={sortState(sort.key === key && (!params || Boolean(SERVER_SORTS[key])))}>
-                  {sortButton(label, sort.key === key, () => ({ key, descending: sort.key === key ? !sort.descending : false }))}
+                  {sortButton(columnLabel(key), sort.key === key, () => ({ key, descending: sort.key === key ? !sort.descending : false }))}
                 </th>
               ))}
               {shown.map((field) => (
@@ -157,7 +157,7 @@ export function TaskList(props: { projectId: string; filters: TaskFilters; tasks
               <tr key={task.id} data-task-id={task.id} class={isOverdue(task, closed) ? 'overdue' : undefined}>
                 {editable && (
                   <td class="pick">
-                    <input type="checkbox" aria-label={`Select ${task.title}`} checked={selected.has(task.id)} onChange={() => toggle(task.id)} />
+                    <input type="checkbox" aria-label={t('taskList.select', { title: task.title })} checked={selected.has(task.id)} onChange={() => toggle(task.id)} />
                   </td>
                 )}
                 <td>
@@ -170,7 +170,7 @@ export function TaskList(props: { projectId: string; filters: TaskFilters; tasks
                 </td>
                 <td>{stateName(states, task.status)}</td>
                 <td>
-                  <span class={`priority priority-${task.priority.toLowerCase()}`}>{PRIORITY_LABELS[task.priority]}</span>
+                  <span class={`priority priority-${task.priority.toLowerCase()}`}>{priorityLabel(task.priority)}</span>
                 </td>
                 <td>
                   {task.assigneeId ? (
@@ -192,10 +192,10 @@ export function TaskList(props: { projectId: string; filters: TaskFilters; tasks
           </tbody>
         </table>
       </div>
-      {rows.length === 0 && !(params && served.loading) && <p class="muted">No task matches.</p>}
+      {rows.length === 0 && !(params && served.loading) && <p class="muted">{t('taskList.noMatch')}</p>}
       {params && served.more && (
         <button type="button" disabled={served.loading} onClick={served.loadMore}>
-          Show more tasks
+          {t('taskList.showMore')}
         </button>
       )}
     </>
@@ -288,9 +288,9 @@ function ColumnChooser({ fields, shownIds, setShownIds }: { fields: Field[]; sho
   if (fields.length === 0) return null;
   return (
     <details class="column-chooser">
-      <summary>Field columns</summary>
+      <summary>{t('taskList.fieldColumns')}</summary>
       <fieldset>
-        <legend>Custom fields shown as columns</legend>
+        <legend>{t('taskList.fieldColumnsLegend')}</legend>
         {fields.map((field) => (
           <label key={field.id} class="check">
             <input
@@ -317,11 +317,11 @@ function FieldFilterForm({ fields, members, filter, setFilter }: { fields: Field
     input = (
       <>
         <label>
-          From
+          {t('taskList.fieldFilter.from')}
           <input type={type} step={type === 'number' ? 'any' : undefined} value={filter.from} onInput={set('from')} />
         </label>
         <label>
-          To
+          {t('taskList.fieldFilter.to')}
           <input type={type} step={type === 'number' ? 'any' : undefined} value={filter.to} onInput={set('to')} />
         </label>
       </>
@@ -334,16 +334,16 @@ function FieldFilterForm({ fields, members, filter, setFilter }: { fields: Field
           ? members.map((member) => ({ id: member.userId, name: member.name }))
           : field.type === 'checkbox'
             ? [
-                { id: 'true', name: 'Yes' },
-                { id: 'false', name: 'No' },
+                { id: 'true', name: t('common.yes') },
+                { id: 'false', name: t('common.no') },
               ]
             : undefined;
     input = (
       <label>
-        Value
+        {t('taskList.fieldFilter.value')}
         {choices ? (
           <select value={filter.value} onChange={set('value')}>
-            <option value="">Any</option>
+            <option value="">{t('taskList.fieldFilter.any')}</option>
             {choices.map((choice) => (
               <option key={choice.id} value={choice.id}>
                 {choice.name}
@@ -357,11 +357,11 @@ function FieldFilterForm({ fields, members, filter, setFilter }: { fields: Field
     );
   }
   return (
-    <form class="filters field-filter" role="search" aria-label="Filter by a custom field" onSubmit={(event) => event.preventDefault()}>
+    <form class="filters field-filter" role="search" aria-label={t('taskList.fieldFilter.ariaLabel')} onSubmit={(event) => event.preventDefault()}>
       <label>
-        Field
+        {t('taskList.fieldFilter.field')}
         <select value={filter.fieldId} onChange={(event) => setFilter({ ...NO_FIELD_FILTER, fieldId: event.currentTarget.value })}>
-          <option value="">None</option>
+          <option value="">{t('common.none')}</option>
           {fields.map((item) => (
             <option key={item.id} value={item.id}>
               {item.name}
@@ -383,7 +383,7 @@ function BulkBar({ count, tasks, members, labels, states, onDone }: { count: num
     const results = await Promise.all(tasks.map((task) => changeTask(task, typeof patch === 'function' ? patch(task) : patch)));
     setBusy(false);
     const refused = results.filter((ok) => !ok).length;
-    if (refused === 0) announce(`${results.length} task${results.length === 1 ? '' : 's'} changed.`);
+    if (refused === 0) announce(t('taskList.bulk.changed', { count: results.length }));
     onDone();
   };
   const pick = (make: (value: string) => TaskPatch | ((task: Task) => TaskPatch)) => (event: Event) => {
@@ -392,29 +392,29 @@ function BulkBar({ count, tasks, members, labels, states, onDone }: { count: num
     select.value = '';
   };
   return (
-    <div class="bulk-bar" role="group" aria-label="Change the selected tasks">
-      <span>{count} selected</span>
+    <div class="bulk-bar" role="group" aria-label={t('taskList.bulk.ariaLabel')}>
+      <span>{t('taskList.bulk.selected', { count })}</span>
       <label>
-        Set status
+        {t('taskList.bulk.setStatus')}
         <select disabled={count === 0 || busy} onChange={pick((value) => ({ status: value }))}>
-          <option value="">Choose…</option>
+          <option value="">{t('taskList.bulk.choose')}</option>
           <StateOptions states={states} />
         </select>
       </label>
       <label>
-        Set assignee
+        {t('taskList.bulk.setAssignee')}
         <select disabled={count === 0 || busy} onChange={pick((value) => ({ assigneeId: value === 'none' ? null : value === 'me' ? me.id : value }))}>
-          <option value="">Choose…</option>
-          <option value="me">Me</option>
-          <option value="none">Unassigned</option>
+          <option value="">{t('taskList.bulk.choose')}</option>
+          <option value="me">{t('taskList.bulk.me')}</option>
+          <option value="none">{t('common.unassigned')}</option>
           <MemberOptions members={members} />
         </select>
       </label>
       {labels.length > 0 && (
         <label>
-          Add label
+          {t('taskList.bulk.addLabel')}
           <select disabled={count === 0 || busy} onChange={pick((id) => (task: Task) => ({ labelIds: [...new Set([...task.labelIds, id])] }))}>
-            <option value="">Choose…</option>
+            <option value="">{t('taskList.bulk.choose')}</option>
             {labels.map((label) => (
               <option key={label.id} value={label.id}>
                 {label.name}

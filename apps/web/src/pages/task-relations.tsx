@@ -2,24 +2,26 @@ import type { Project, Task, TaskRelation } from '@tasklane/schemas';
 import { useState } from 'preact/hooks';
 import { keys, loadRelations } from '../data';
 import { useAction, useQuery } from '../hooks';
+import { t } from '../i18n';
 import { refreshRelated } from '../live';
 import { humanizeKey } from '../states';
 import { client } from '../session';
 import { ErrorNote } from '../ui';
 
 /**
- * How a relation reads from this task, as a person says it: each is a group of the list and a
- * choice of the add form. The server relates from the source, so "blocked by" and "duplicated
- * by" are made from the other task.
+ * How a relation reads from this task, as a person says it (its words are `taskRelations.kinds.<kind>`):
+ * each is a group of the list and a choice of the add form. The server relates from the source, so
+ * "blocked by" and "duplicated by" are made from the other task.
  */
 const KINDS = {
-  blocks: { label: 'Blocks', type: 'blocks', direction: 'outgoing' },
-  blockedBy: { label: 'Blocked by', type: 'blocks', direction: 'incoming' },
-  relatesTo: { label: 'Relates to', type: 'relates_to', direction: 'either' },
-  duplicates: { label: 'Duplicates', type: 'duplicates', direction: 'outgoing' },
-  duplicatedBy: { label: 'Duplicated by', type: 'duplicates', direction: 'incoming' },
+  blocks: { type: 'blocks', direction: 'outgoing' },
+  blockedBy: { type: 'blocks', direction: 'incoming' },
+  relatesTo: { type: 'relates_to', direction: 'either' },
+  duplicates: { type: 'duplicates', direction: 'outgoing' },
+  duplicatedBy: { type: 'duplicates', direction: 'incoming' },
 } as const;
 type Kind = keyof typeof KINDS;
+const kindLabel = (kind: Kind) => t(`taskRelations.kinds.${kind}`);
 
 const kindOf = (relation: TaskRelation): Kind =>
   (Object.keys(KINDS) as Kind[]).find((kind) => {
@@ -42,16 +44,16 @@ export function Relations({ task, project, editable }: { task: Task; project: Pr
 
   return (
     <section class="relations" aria-labelledby="relations-title">
-      <h3 id="relations-title">Relations</h3>
-      {task.blocked && <p class="blocked-mark">Blocked: a task blocking this one is not done yet.</p>}
+      <h3 id="relations-title">{t('taskRelations.title')}</h3>
+      {task.blocked && <p class="blocked-mark">{t('taskRelations.blocked')}</p>}
       <ErrorNote error={relations.error ?? error} />
-      {relations.data?.length === 0 && <p class="muted small">No relations.</p>}
+      {relations.data?.length === 0 && <p class="muted small">{t('taskRelations.empty')}</p>}
       {(Object.keys(KINDS) as Kind[]).map((kind) => {
         const group = relations.data?.filter((relation) => kindOf(relation) === kind) ?? [];
         if (group.length === 0) return null;
         return (
-          <div key={kind} class="relation-group" role="group" aria-label={KINDS[kind].label}>
-            <h4 class="small">{KINDS[kind].label}</h4>
+          <div key={kind} class="relation-group" role="group" aria-label={kindLabel(kind)}>
+            <h4 class="small">{kindLabel(kind)}</h4>
             <ul class="relation-list">
               {group.map((relation) => (
                 <li key={relation.id}>
@@ -61,8 +63,8 @@ export function Relations({ task, project, editable }: { task: Task; project: Pr
                   </a>{' '}
                   <span class="muted small">{humanizeKey(relation.task.status)}</span>
                   {editable && (
-                    <button type="button" class="link" disabled={busy} onClick={() => void remove(relation)} aria-label={`Remove relation to ${relation.task.title}`}>
-                      Remove
+                    <button type="button" class="link" disabled={busy} onClick={() => void remove(relation)} aria-label={t('taskRelations.removeLabel', { title: relation.task.title })}>
+                      {t('common.remove')}
                     </button>
                   )}
                 </li>
@@ -101,34 +103,34 @@ function AddRelation({ task, project, onAdded }: { task: Task; project: Project;
   };
 
   return (
-    <form class="stack add-relation" onSubmit={search} aria-label="Add a relation">
+    <form class="stack add-relation" onSubmit={search} aria-label={t('taskRelations.addLabel')}>
       <div class="row">
         <label>
-          Relation
+          {t('taskRelations.relation')}
           <select value={kind} onChange={(e) => setKind(e.currentTarget.value as Kind)}>
             {(Object.keys(KINDS) as Kind[]).map((value) => (
               <option key={value} value={value}>
-                {KINDS[value].label}
+                {kindLabel(value)}
               </option>
             ))}
           </select>
         </label>
         <label>
-          Find a task
-          <input type="search" value={text} onInput={(e) => setText(e.currentTarget.value)} placeholder="Title" required maxLength={200} />
+          {t('taskRelations.find')}
+          <input type="search" value={text} onInput={(e) => setText(e.currentTarget.value)} placeholder={t('common.title')} required maxLength={200} />
         </label>
         <button type="submit" disabled={busy}>
-          Search
+          {t('taskRelations.search')}
         </button>
       </div>
       <ErrorNote error={error} />
-      {found?.length === 0 && <p class="muted small">No other task matches.</p>}
+      {found?.length === 0 && <p class="muted small">{t('taskRelations.noMatches')}</p>}
       {found && found.length > 0 && (
-        <ul class="relation-candidates" aria-label="Matching tasks">
+        <ul class="relation-candidates" aria-label={t('taskRelations.matches')}>
           {found.map((candidate) => (
             <li key={candidate.id}>
               <button type="button" disabled={busy} onClick={() => void relate(candidate)}>
-                {KINDS[kind].label}: {candidate.title}
+                {t('taskRelations.candidate', { kind: kindLabel(kind), title: candidate.title })}
               </button>
             </li>
           ))}

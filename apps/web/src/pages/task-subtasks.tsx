@@ -2,6 +2,7 @@ import type { Task } from '@tasklane/schemas';
 import { useState } from 'preact/hooks';
 import { isCompleted, keys, loadSubtasks, storeTask } from '../data';
 import { useAction, useQuery } from '../hooks';
+import { t } from '../i18n';
 import { client } from '../session';
 import { useStates } from '../states';
 import { ErrorNote } from '../ui';
@@ -11,8 +12,10 @@ export function ParentLink({ parentId }: { parentId: string }) {
   const parent = useQuery(keys.task(parentId), () => client.tasks.get({ id: parentId }));
   return (
     <p class="parent-link">
-      Subtask of{' '}
-      <a href={`/projects/${parent.data?.projectId ?? ''}/tasks/${parentId}`}>{parent.data ? `${parent.data.key} ${parent.data.title}` : 'its parent'}</a>
+      {/* Split around the link: each language puts it where its sentence wants it. */}
+      {t('taskSubtasks.parent.before')}
+      <a href={`/projects/${parent.data?.projectId ?? ''}/tasks/${parentId}`}>{parent.data ? `${parent.data.key} ${parent.data.title}` : t('taskSubtasks.parent.fallback')}</a>
+      {t('taskSubtasks.parent.after')}
     </p>
   );
 }
@@ -52,7 +55,8 @@ export function Subtasks({ task, editable }: { task: Task; editable: boolean }) 
   return (
     <section class="subtasks stack" aria-labelledby="subtasks-heading">
       <h3 id="subtasks-heading">
-        Subtasks{list.length > 0 && <span class="muted"> {done}/{list.length}</span>}
+        {t('taskSubtasks.title')}
+        {list.length > 0 && <span class="muted"> {done}/{list.length}</span>}
       </h3>
       <ErrorNote error={subtasks.error} />
       {list.length > 0 && (
@@ -61,7 +65,7 @@ export function Subtasks({ task, editable }: { task: Task; editable: boolean }) 
             <li key={subtask.id} class="row">
               <input
                 type="checkbox"
-                aria-label={`Done: ${subtask.title}`}
+                aria-label={t('taskSubtasks.doneLabel', { title: subtask.title })}
                 checked={ticking[subtask.id] ?? isCompleted(subtask)}
                 disabled={!editable || busy}
                 onChange={(event) => void tick(subtask, event.currentTarget.checked)}
@@ -73,10 +77,10 @@ export function Subtasks({ task, editable }: { task: Task; editable: boolean }) 
         </ul>
       )}
       {editable && (
-        <form class="row" onSubmit={add} aria-label="Add a subtask">
-          <input aria-label="New subtask" value={title} onInput={(event) => setTitle(event.currentTarget.value)} required maxLength={500} />
+        <form class="row" onSubmit={add} aria-label={t('taskSubtasks.addLabel')}>
+          <input aria-label={t('taskSubtasks.newLabel')} value={title} onInput={(event) => setTitle(event.currentTarget.value)} required maxLength={500} />
           <button type="submit" disabled={busy}>
-            Add subtask
+            {t('taskSubtasks.add')}
           </button>
         </form>
       )}

@@ -4,12 +4,11 @@ import { useCurrentUser } from '../current-user';
 import { loadTimeEntries, timeKeys } from '../data';
 import { canAdminister, canEditTasks, formatDay } from '../format';
 import { useAction, useQuery } from '../hooks';
+import { t } from '../i18n';
 import { client } from '../session';
 import { formatEstimate, formatMinutes, parseDuration, todayUtc } from '../time';
 import { Elapsed, refreshTaskTime, startTimer, stopTimer, useTimer } from '../timer';
 import { ErrorNote } from '../ui';
-
-const DURATION_HINT = 'Minutes, or like 1h 30m';
 
 /**
  * The task's time: its total against the estimate, the timer (start and stop, the running one
@@ -26,16 +25,16 @@ export function TaskTime({ task, project, members }: { task: Task; project: Proj
   const timerAction = useAction();
   // Admins (the owner is one) may change anyone's entry (the server decides; this only hides the buttons).
   const mayChangeAny = canAdminister(project.role);
-  const nameOf = (userId: string) => members.find((member) => member.userId === userId)?.name ?? 'A former member';
+  const nameOf = (userId: string) => members.find((member) => member.userId === userId)?.name ?? t('taskTime.formerMember');
 
   const refresh = () => refreshTaskTime(task.id);
 
   return (
     <section class="task-time" aria-labelledby="time-title">
-      <h3 id="time-title">Time</h3>
+      <h3 id="time-title">{t('taskTime.title')}</h3>
       <p>
-        <strong>Time spent:</strong> <span data-testid="time-spent">{formatMinutes(task.timeSpentMinutes)}</span>
-        {task.estimate !== null && <span class="muted"> (estimate {formatEstimate(task.estimate, project.estimateUnit)})</span>}
+        <strong>{t('taskTime.spent')}</strong> <span data-testid="time-spent">{formatMinutes(task.timeSpentMinutes)}</span>
+        {task.estimate !== null && <span class="muted"> {t('taskTime.estimate', { estimate: formatEstimate(task.estimate, project.estimateUnit) })}</span>}
       </p>
       {editable && (
         <div class="row timer-row">
@@ -43,15 +42,15 @@ export function TaskTime({ task, project, members }: { task: Task; project: Proj
             <>
               {/* No live region: a time ticking every second would be read out every second. */}
               <span class="timer-running">
-                Timer running <Elapsed since={timer.data.startedAt} />
+                {t('taskTime.running')} <Elapsed since={timer.data.startedAt} />
               </span>
               <button type="button" disabled={timerAction.busy} onClick={() => void timerAction.run(stopTimer).then((message) => message && setSaid(message))}>
-                Stop timer
+                {t('taskTime.stop')}
               </button>
             </>
           ) : (
             <button type="button" disabled={timerAction.busy} onClick={() => void timerAction.run(() => startTimer(task.id)).then((message) => message && setSaid(message))}>
-              Start timer
+              {t('taskTime.start')}
             </button>
           )}
           {said && !timing && <span class="muted small">{said}</span>}
@@ -60,8 +59,8 @@ export function TaskTime({ task, project, members }: { task: Task; project: Proj
       <ErrorNote error={timerAction.error} />
       {editable && (
         <EntryForm
-          label="Log time"
-          submitLabel="Log time"
+          label={t('taskTime.log')}
+          submitLabel={t('taskTime.log')}
           onSubmit={async (fields) => {
             await client.time.createEntry({ id: task.id, ...fields });
             await refresh();
@@ -69,18 +68,18 @@ export function TaskTime({ task, project, members }: { task: Task; project: Proj
         />
       )}
       <ErrorNote error={entries.error} />
-      {entries.data?.length === 0 && <p class="muted small">No time logged yet.</p>}
+      {entries.data?.length === 0 && <p class="muted small">{t('taskTime.empty')}</p>}
       {entries.data && entries.data.length > 0 && (
         <table class="time-entries">
-          <caption class="visually-hidden">Time logged on this task</caption>
+          <caption class="visually-hidden">{t('taskTime.caption')}</caption>
           <thead>
             <tr>
-              <th scope="col">Who</th>
-              <th scope="col">Date</th>
-              <th scope="col">Time</th>
-              <th scope="col">Note</th>
+              <th scope="col">{t('taskTime.columns.who')}</th>
+              <th scope="col">{t('taskTime.columns.date')}</th>
+              <th scope="col">{t('taskTime.columns.time')}</th>
+              <th scope="col">{t('taskTime.columns.note')}</th>
               <th scope="col">
-                <span class="visually-hidden">Actions</span>
+                <span class="visually-hidden">{t('taskTime.columns.actions')}</span>
               </th>
             </tr>
           </thead>
@@ -113,7 +112,7 @@ function EntryForm(props: { label: string; submitLabel: string; entry?: TimeEntr
     event.preventDefault();
     const minutes = parseDuration(duration);
     if (minutes === undefined || minutes < 1) {
-      setError(`"${duration}" is not a duration: type minutes (90) or hours and minutes (1h 30m).`);
+      setError(t('taskTime.notDuration', { duration }));
       return;
     }
     const done = await run(async () => {
@@ -129,15 +128,15 @@ function EntryForm(props: { label: string; submitLabel: string; entry?: TimeEntr
     <form class="entry-form" aria-label={props.label} onSubmit={submit}>
       <div class="fields">
         <label>
-          Time spent
-          <input name="duration" value={duration} onInput={(e) => setDuration(e.currentTarget.value)} required placeholder={DURATION_HINT} />
+          {t('taskTime.spentLabel')}
+          <input name="duration" value={duration} onInput={(e) => setDuration(e.currentTarget.value)} required placeholder={t('taskTime.durationHint')} />
         </label>
         <label>
-          Date
+          {t('taskTime.date')}
           <input type="date" name="date" value={date} onInput={(e) => setDate(e.currentTarget.value)} required />
         </label>
         <label>
-          Note
+          {t('taskTime.note')}
           <input name="note" value={note} onInput={(e) => setNote(e.currentTarget.value)} maxLength={2000} />
         </label>
       </div>
@@ -148,7 +147,7 @@ function EntryForm(props: { label: string; submitLabel: string; entry?: TimeEntr
         </button>
         {props.onCancel && (
           <button type="button" onClick={props.onCancel}>
-            Cancel
+            {t('common.cancel')}
           </button>
         )}
       </div>
@@ -167,8 +166,8 @@ function EntryRow({ entry, who, changeable, onChanged }: { entry: TimeEntry; who
       <tr>
         <td colSpan={5}>
           <EntryForm
-            label={`Change ${who}'s entry of ${entryDay(entry)}`}
-            submitLabel="Save entry"
+            label={t('taskTime.changeLabel', { who, day: entryDay(entry) })}
+            submitLabel={t('taskTime.saveEntry')}
             entry={entry}
             onCancel={() => setEditing(false)}
             onSubmit={async (fields) => {
@@ -192,17 +191,17 @@ function EntryRow({ entry, who, changeable, onChanged }: { entry: TimeEntry; who
       <td>
         {changeable && (
           <span class="row">
-            <button type="button" onClick={() => setEditing(true)} aria-label={`Edit ${formatMinutes(entry.minutes)} of ${entry.date}`}>
-              Edit
+            <button type="button" onClick={() => setEditing(true)} aria-label={t('taskTime.editLabel', { time: formatMinutes(entry.minutes), date: entry.date })}>
+              {t('common.edit')}
             </button>
             <button
               type="button"
               class="danger"
               disabled={busy}
-              aria-label={`Delete ${formatMinutes(entry.minutes)} of ${entry.date}`}
+              aria-label={t('taskTime.deleteLabel', { time: formatMinutes(entry.minutes), date: entry.date })}
               onClick={() => void run(() => client.time.deleteEntry({ id: entry.id })).then((done) => done && onChanged())}
             >
-              Delete
+              {t('common.delete')}
             </button>
           </span>
         )}

@@ -3,15 +3,17 @@ import { useEffect, useState } from 'preact/hooks';
 import { keys, timeKeys } from '../data';
 import { canAdminister } from '../format';
 import { queryClient, useAction, useQuery } from '../hooks';
+import { t } from '../i18n';
 import { client } from '../session';
 import { stateName, useStates } from '../states';
-import { formatEstimate, formatMinutes, todayUtc, UNIT_LABELS, useProject } from '../time';
+import { formatEstimate, formatMinutes, todayUtc, unitLabel, useProject } from '../time';
 import { ErrorNote, Loading, Page } from '../ui';
 import { ViewsMenu } from '../views';
 import { saveBlob } from '../download';
 
 type GroupBy = (typeof TIME_REPORT_GROUPS)[number];
-const GROUP_LABELS = { user: 'Person', task: 'Task', day: 'Day' } as const satisfies Record<GroupBy, string>;
+/** A grouping's name in the language now (the menu's options and the table's first column). */
+const groupLabel = (group: GroupBy) => t(`timeReport.groups.${group}`);
 
 /** This month in UTC (entries are dated in UTC): its first and last dates. */
 function thisMonth(): { from: string; to: string } {
@@ -37,7 +39,7 @@ async function downloadCsv(projectId: string, from: string, to: string, groupBy:
   if (!response.ok) {
     // The documented JSON error body, read as the SDK would.
     const body = (await response.json().catch(() => undefined)) as { message?: string } | undefined;
-    throw new Error(body?.message ?? `The report could not be downloaded (${response.status}).`);
+    throw new Error(body?.message ?? t('timeReport.downloadFailed', { status: response.status }));
   }
   saveBlob(await response.blob(), name);
 }
@@ -58,45 +60,45 @@ export function TimeReportPage({ params }: { params: { projectId: string } }) {
   // read the project afresh on opening (the cache shows what it had meanwhile).
   useEffect(() => project.reload(), [projectId]);
 
-  if (project.error) return <Page title="Time"><ErrorNote error={project.error} /></Page>;
-  if (!project.data) return <Loading what="the project" />;
+  if (project.error) return <Page title={t('timeReport.time')}><ErrorNote error={project.error} /></Page>;
+  if (!project.data) return <Loading what={t('timeReport.loading')} />;
   const { name, estimateUnit, estimateTotals } = project.data;
   const total = (report.data ?? []).reduce((sum, row) => sum + row.minutes, 0);
 
   return (
     <Page
-      title={`${name}: time`}
+      title={t('timeReport.title', { name })}
       actions={
-        <nav class="row" aria-label="Project">
-          <a href={`/projects/${projectId}`}>Board</a>
-          <a href={`/projects/${projectId}/list`}>List</a>
-          <a href={`/projects/${projectId}/timeline`}>Timeline</a>
-          <a href={`/projects/${projectId}/calendar`}>Calendar</a>
-          <a href={`/projects/${projectId}/members`}>Members</a>
+        <nav class="row" aria-label={t('timeReport.nav.label')}>
+          <a href={`/projects/${projectId}`}>{t('timeReport.nav.board')}</a>
+          <a href={`/projects/${projectId}/list`}>{t('timeReport.nav.list')}</a>
+          <a href={`/projects/${projectId}/timeline`}>{t('timeReport.nav.timeline')}</a>
+          <a href={`/projects/${projectId}/calendar`}>{t('timeReport.nav.calendar')}</a>
+          <a href={`/projects/${projectId}/members`}>{t('timeReport.nav.members')}</a>
           <a href={`/projects/${projectId}/time`} aria-current="page">
-            Time
+            {t('timeReport.time')}
           </a>
           <ViewsMenu projectId={projectId} />
         </nav>
       }
     >
       <section aria-labelledby="report-title" class="time-report">
-        <h2 id="report-title">Time report</h2>
-        <form class="fields report-filters" aria-label="Report" onSubmit={(event) => event.preventDefault()}>
+        <h2 id="report-title">{t('timeReport.report.heading')}</h2>
+        <form class="fields report-filters" aria-label={t('timeReport.report.label')} onSubmit={(event) => event.preventDefault()}>
           <label>
-            From
+            {t('timeReport.report.from')}
             <input type="date" value={range.from} onInput={(e) => setRange((current) => ({ ...current, from: e.currentTarget.value }))} />
           </label>
           <label>
-            To
+            {t('timeReport.report.to')}
             <input type="date" value={range.to} onInput={(e) => setRange((current) => ({ ...current, to: e.currentTarget.value }))} />
           </label>
           <label>
-            Group by
+            {t('timeReport.report.groupBy')}
             <select value={groupBy} onChange={(e) => setGroupBy(e.currentTarget.value as GroupBy)}>
               {TIME_REPORT_GROUPS.map((group) => (
                 <option key={group} value={group}>
-                  {GROUP_LABELS[group]}
+                  {groupLabel(group)}
                 </option>
               ))}
             </select>
@@ -106,22 +108,20 @@ export function TimeReportPage({ params }: { params: { projectId: string } }) {
             disabled={!valid || download.busy}
             onClick={() => void download.run(() => downloadCsv(projectId, range.from, range.to, groupBy, csvName(name, range.from, range.to, groupBy)))}
           >
-            Download CSV
+            {t('timeReport.report.download')}
           </button>
         </form>
-        {!valid && <p class="notice">Choose a start date on or before the end date.</p>}
+        {!valid && <p class="notice">{t('timeReport.report.invalidRange')}</p>}
         <ErrorNote error={report.error ?? download.error} />
-        {valid && report.data?.length === 0 && <p class="muted">No time logged in these dates.</p>}
+        {valid && report.data?.length === 0 && <p class="muted">{t('timeReport.report.empty')}</p>}
         {valid && report.data && report.data.length > 0 && (
           <table class="report-table">
-            <caption class="visually-hidden">
-              Time from {range.from} to {range.to} by {GROUP_LABELS[groupBy].toLowerCase()}
-            </caption>
+            <caption class="visually-hidden">{t(`timeReport.report.caption.${groupBy}`, { from: range.from, to: range.to })}</caption>
             <thead>
               <tr>
-                <th scope="col">{GROUP_LABELS[groupBy]}</th>
+                <th scope="col">{groupLabel(groupBy)}</th>
                 <th scope="col" class="number">
-                  Time
+                  {t('timeReport.time')}
                 </th>
               </tr>
             </thead>
@@ -135,7 +135,7 @@ export function TimeReportPage({ params }: { params: { projectId: string } }) {
             </tbody>
             <tfoot>
               <tr>
-                <th scope="row">Total</th>
+                <th scope="row">{t('timeReport.report.total')}</th>
                 <td class="number">{formatMinutes(total)}</td>
               </tr>
             </tfoot>
@@ -143,15 +143,15 @@ export function TimeReportPage({ params }: { params: { projectId: string } }) {
         )}
       </section>
       <section aria-labelledby="estimates-title" class="estimate-totals">
-        <h2 id="estimates-title">Estimates</h2>
+        <h2 id="estimates-title">{t('timeReport.estimates.heading')}</h2>
         {canAdminister(project.data.role) && <EstimateUnitSetting projectId={projectId} unit={estimateUnit} onSaved={project.reload} />}
         <table>
-          <caption class="visually-hidden">Estimate totals per state, in {UNIT_LABELS[estimateUnit].toLowerCase()}</caption>
+          <caption class="visually-hidden">{t(`timeReport.estimates.caption.${estimateUnit}`)}</caption>
           <thead>
             <tr>
-              <th scope="col">State</th>
+              <th scope="col">{t('timeReport.estimates.state')}</th>
               <th scope="col" class="number">
-                Estimated
+                {t('timeReport.estimates.estimated')}
               </th>
             </tr>
           </thead>
@@ -181,16 +181,16 @@ function EstimateUnitSetting({ projectId, unit, onSaved }: { projectId: string; 
   return (
     <div>
       <label>
-        Estimate unit
+        {t('timeReport.estimates.unit')}
         <select value={unit} disabled={busy} onChange={(e) => void save(e.currentTarget.value as EstimateUnit)}>
           {ESTIMATE_UNITS.map((value) => (
             <option key={value} value={value}>
-              {UNIT_LABELS[value]}
+              {unitLabel(value)}
             </option>
           ))}
         </select>
       </label>
-      <p class="muted small">Changing the unit keeps the numbers as they are.</p>
+      <p class="muted small">{t('timeReport.estimates.unitHint')}</p>
       <ErrorNote error={error} />
     </div>
   );

@@ -4,6 +4,7 @@ import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { keys, loadMembers, storeTask, timelineKeys } from '../data';
 import { canEditTasks } from '../format';
 import { useQuery } from '../hooks';
+import { dateFormat, t } from '../i18n';
 import { client, describeError } from '../session';
 import { stateName, useStates } from '../states';
 import { announce, ErrorNote, Loading, Page } from '../ui';
@@ -25,8 +26,8 @@ function mondayOf(time: number): number {
   return day - weekday * DAY;
 }
 
-const dayFormat = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' });
-const formatUtcDay = (time: number) => dayFormat.format(new Date(time));
+// In the language now (dateFormat makes it once per language), so the month names follow it.
+const formatUtcDay = (time: number) => dateFormat({ day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(time));
 /** The day index of an instant in the window starting at `start` (may be outside 0…DAYS-1). */
 const dayIndex = (iso: string, start: number) => Math.floor((Date.parse(iso) - start) / DAY);
 
@@ -79,7 +80,6 @@ async function loadBlocks(tasks: Task[]): Promise<{ from: string; to: string }[]
 }
 
 type End = 'startDate' | 'dueDate';
-const END_NAMES: Record<End, string> = { startDate: 'Start', dueDate: 'Due date' };
 
 export function TimelinePage({ params }: { params: { projectId: string } }) {
   const { projectId } = params;
@@ -94,52 +94,52 @@ export function TimelinePage({ params }: { params: { projectId: string } }) {
   const blocks = useQuery(timelineKeys.relations(projectId, relationIds), () => loadBlocks(scheduled));
   const editable = canEditTasks(project.data?.role);
 
-  if (project.error) return <Page title="Timeline"><ErrorNote error={project.error} /></Page>;
-  if (!project.data) return <Loading what="the timeline" />;
+  if (project.error) return <Page title={t('timeline.title')}><ErrorNote error={project.error} /></Page>;
+  if (!project.data) return <Loading what={t('timeline.loadingWhat')} />;
 
   const end = start + DAYS * DAY;
   const groups = groupTasks(scheduled, groupBy, states.data ?? [], members.data ?? []);
 
   return (
     <Page
-      title={`${project.data.name}: timeline`}
+      title={t('timeline.pageTitle', { name: project.data.name })}
       actions={
-        <nav class="row" aria-label="Project">
-          <a href={`/projects/${projectId}`}>Board</a>
-          <a href={`/projects/${projectId}/list`}>List</a>
+        <nav class="row" aria-label={t('timeline.nav.label')}>
+          <a href={`/projects/${projectId}`}>{t('timeline.nav.board')}</a>
+          <a href={`/projects/${projectId}/list`}>{t('timeline.nav.list')}</a>
           <a href={`/projects/${projectId}/timeline`} aria-current="page">
-            Timeline
+            {t('timeline.nav.timeline')}
           </a>
-          <a href={`/projects/${projectId}/calendar`}>Calendar</a>
-          <a href={`/projects/${projectId}/members`}>Members</a>
-          <a href={`/projects/${projectId}/time`}>Time</a>
+          <a href={`/projects/${projectId}/calendar`}>{t('timeline.nav.calendar')}</a>
+          <a href={`/projects/${projectId}/members`}>{t('timeline.nav.members')}</a>
+          <a href={`/projects/${projectId}/time`}>{t('timeline.nav.time')}</a>
         </nav>
       }
     >
       <div class="row timeline-controls">
         <button type="button" onClick={() => setStart(start - DAYS * DAY)}>
-          Previous 4 weeks
+          {t('timeline.previous')}
         </button>
         <h2 class="timeline-range" aria-live="polite">
-          {formatUtcDay(start)} – {formatUtcDay(end - DAY)}
+          {t('timeline.range', { from: formatUtcDay(start), to: formatUtcDay(end - DAY) })}
         </h2>
         <button type="button" onClick={() => setStart(start + DAYS * DAY)}>
-          Next 4 weeks
+          {t('timeline.next')}
         </button>
         <button type="button" onClick={() => setStart(mondayOf(Date.now()))}>
-          Today
+          {t('timeline.today')}
         </button>
         <label>
-          Group by
+          {t('timeline.groupBy')}
           <select value={groupBy} onChange={(event) => setGroupBy(event.currentTarget.value as GroupBy)}>
-            <option value="state">State</option>
-            <option value="assignee">Assignee</option>
+            <option value="state">{t('timeline.state')}</option>
+            <option value="assignee">{t('common.assignee')}</option>
           </select>
         </label>
       </div>
       <ErrorNote error={timeline.error ?? blocks.error} />
       {!timeline.data ? (
-        <Loading what="the tasks" />
+        <Loading what={t('timeline.loadingTasks')} />
       ) : (
         <TimelineGrid
           projectId={projectId}
@@ -154,9 +154,9 @@ export function TimelinePage({ params }: { params: { projectId: string } }) {
       )}
       {timeline.data && (
         <section aria-labelledby="unscheduled-title" class="timeline-unscheduled">
-          <h2 id="unscheduled-title">Not scheduled</h2>
+          <h2 id="unscheduled-title">{t('timeline.notScheduled')}</h2>
           {timeline.data.unscheduled.length === 0 ? (
-            <p class="muted">Every task has a date.</p>
+            <p class="muted">{t('timeline.allDated')}</p>
           ) : (
             <ul>
               {timeline.data.unscheduled.map((task) => (
@@ -166,7 +166,7 @@ export function TimelinePage({ params }: { params: { projectId: string } }) {
               ))}
             </ul>
           )}
-          {timeline.data.moreUnscheduled && <p class="muted">More tasks have no dates: the list view shows them all.</p>}
+          {timeline.data.moreUnscheduled && <p class="muted">{t('timeline.moreUnscheduled')}</p>}
         </section>
       )}
     </Page>
@@ -189,11 +189,11 @@ function groupTasks(tasks: Task[], groupBy: GroupBy, states: State[], members: M
       .map((key) => ({ key, name: stateName(states, key), tasks: sorted.filter((task) => task.status === key) }))
       .filter((group) => group.tasks.length > 0);
   }
-  const nameOf = (id: string) => members.find((member) => member.userId === id)?.name ?? 'Former member';
+  const nameOf = (id: string) => members.find((member) => member.userId === id)?.name ?? t('timeline.formerMember');
   const assignees = [...new Set(sorted.map((task) => task.assigneeId).filter((id): id is string => id !== null))].sort((a, b) => nameOf(a).localeCompare(nameOf(b)));
   const groups = assignees.map((id) => ({ key: id, name: nameOf(id), tasks: sorted.filter((task) => task.assigneeId === id) }));
   const unassigned = sorted.filter((task) => task.assigneeId === null);
-  return unassigned.length > 0 ? [...groups, { key: 'none', name: 'Unassigned', tasks: unassigned }] : groups;
+  return unassigned.length > 0 ? [...groups, { key: 'none', name: t('common.unassigned'), tasks: unassigned }] : groups;
 }
 
 /** Per task: the version the server last confirmed, and the chain of its date changes on their way. */
@@ -225,12 +225,12 @@ function changeDate(task: Task, patch: Partial<Pick<Task, End>>, show: (task: Ta
     } catch (error) {
       if (last()) show(base);
       if (TasklaneError.from(error).code === 'PRECONDITION_FAILED') {
-        announce(`“${task.title}” was not changed: someone else changed it first. The timeline has been reloaded with their version.`);
+        announce(t('timeline.conflict', { title: task.title }));
         queues.delete(task.id);
         confirmed.delete(task.id);
         reload();
       } else {
-        announce(`“${task.title}” was not changed: ${describeError(error)}`);
+        announce(t('timeline.refused', { title: task.title, reason: describeError(error) }));
       }
     } finally {
       const left = (pending.get(task.id) ?? 1) - 1;
@@ -302,7 +302,7 @@ function TimelineGrid(props: {
     const next = shifted(current, by);
     const other = end === 'startDate' ? task.dueDate : task.startDate;
     if (other && (end === 'startDate' ? next > other : next < other)) {
-      announce(end === 'startDate' ? `The start of “${task.title}” cannot be after its due date.` : `The due date of “${task.title}” cannot be before its start.`);
+      announce(end === 'startDate' ? t('timeline.startAfterDue', { title: task.title }) : t('timeline.dueBeforeStart', { title: task.title }));
       return;
     }
     void changeDate(task, { [end]: next }, props.onChanged, props.onStale);
@@ -340,7 +340,8 @@ function TimelineGrid(props: {
 
   const handle = (task: Task, end: End, index: number) => {
     const value = task[end]!;
-    const name = `${END_NAMES[end]} of ${task.title}`;
+    const name = end === 'startDate' ? t('timeline.handle.startDate', { title: task.title }) : t('timeline.handle.dueDate', { title: task.title });
+    const day = formatUtcDay(Date.parse(value));
     return (
       <span
         class={`timeline-handle timeline-handle-${end === 'startDate' ? 'start' : 'due'}`}
@@ -350,9 +351,9 @@ function TimelineGrid(props: {
         aria-valuemin={0}
         aria-valuemax={DAYS - 1}
         aria-valuenow={Math.min(DAYS - 1, Math.max(0, index))}
-        aria-valuetext={formatUtcDay(Date.parse(value))}
+        aria-valuetext={day}
         aria-readonly={editable ? undefined : true}
-        title={`${name}: ${formatUtcDay(Date.parse(value))}${editable ? ' (drag, or ← → when focused)' : ''}`}
+        title={editable ? t('timeline.handleTitleEditable', { name, day }) : t('timeline.handleTitle', { name, day })}
         onPointerDown={dragFrom(task, end)}
         onKeyDown={onKey(task, end)}
       />
@@ -374,19 +375,23 @@ function TimelineGrid(props: {
     if (right <= 0 || left >= DAYS) return null;
     const shownTask = { ...task, startDate: startIso, dueDate: dueIso };
     const marker = !startIso || !dueIso;
+    const startHandle = startIso && first >= 0 && first < DAYS && handle(shownTask, 'startDate', first);
+    const dueHandle = dueIso && last >= 0 && last < DAYS && handle(shownTask, 'dueDate', last);
     const describe = marker
-      ? `${startIso ? 'Starts' : 'Due'} ${formatUtcDay(Date.parse((startIso ?? dueIso)!))}`
-      : `${formatUtcDay(Date.parse(startIso))} to ${formatUtcDay(Date.parse(dueIso))}`;
+      ? startIso
+        ? t('timeline.starts', { day: formatUtcDay(Date.parse(startIso)) })
+        : t('timeline.due', { day: formatUtcDay(Date.parse(dueIso!)) })
+      : t('timeline.span', { from: formatUtcDay(Date.parse(startIso)), to: formatUtcDay(Date.parse(dueIso)) });
     return (
       <div
         class={`timeline-bar${marker ? ' timeline-marker' : ''}`}
         data-bar={task.id}
         style={{ left: `${(left / DAYS) * 100}%`, width: `${((right - left) / DAYS) * 100}%` }}
-        title={`${task.title}: ${describe}`}
+        title={t('timeline.barTitle', { title: task.title, description: describe })}
       >
         <span class="visually-hidden">{describe}</span>
-        {startIso && first >= 0 && first < DAYS && handle(shownTask, 'startDate', first)}
-        {dueIso && last >= 0 && last < DAYS && handle(shownTask, 'dueDate', last)}
+        {startHandle}
+        {dueHandle}
       </div>
     );
   };
@@ -403,7 +408,7 @@ function TimelineGrid(props: {
           ))}
         </div>
       </div>
-      {groups.length === 0 && <p class="muted">No task has a date in these four weeks.</p>}
+      {groups.length === 0 && <p class="muted">{t('timeline.noneInWindow')}</p>}
       {groups.map((group) => (
         <section key={group.key} class="timeline-group" aria-label={group.name}>
           <h3>{group.name}</h3>
@@ -425,7 +430,7 @@ function TimelineGrid(props: {
           width={size.width}
           height={size.height}
           role="img"
-          aria-label={`Dependencies: ${shownBlocks.map((block) => `${titles.get(block.from)} blocks ${titles.get(block.to)}`).join('; ')}`}
+          aria-label={t('timeline.dependencies', { list: shownBlocks.map((block) => t('timeline.blocks', { from: titles.get(block.from), to: titles.get(block.to) })).join('; ') })}
         >
           <defs>
             <marker id="timeline-arrowhead" viewBox="0 0 10 10" refX="4" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">

@@ -4,10 +4,13 @@ import { collect, keys } from '../data';
 import { canAdminister, formatTime } from '../format';
 import { queryClient, useAction, useEditorSave, useQuery } from '../hooks';
 import { client } from '../session';
+import { t } from '../i18n';
 import { announce, ConfirmButton, ErrorNote, Loading, Page } from '../ui';
 
-/** Shown when a webhook changed elsewhere since the page loaded it: the change was refused (412) and the list reloaded. */
-export const WEBHOOK_CHANGED_ELSEWHERE = 'Someone else changed this webhook meanwhile; the list was reloaded, so check it and try again.';
+/** The header the signature travels in: a name of the protocol, the same in every language. */
+const SIGNATURE_HEADER = 'X-Tasklane-Signature';
+/** The payload URL's example: an address, not words. */
+const EXAMPLE_URL = 'https://hooks.example.com/tasklane';
 
 const webhookKeys = {
   list: (projectId: string) => ['webhooks', projectId] as const,
@@ -27,22 +30,23 @@ export function WebhooksPage({ params }: { params: { projectId: string } }) {
   const { projectId } = params;
   const project = useQuery(keys.project(projectId), () => client.projects.get({ id: projectId }));
   const admin = canAdminister(project.data?.role);
-  if (project.error) return <Page title="Webhooks"><ErrorNote error={project.error} /></Page>;
-  if (!project.data) return <Loading what="the project" />;
+  if (project.error) return <Page title={t('webhooks.title')}><ErrorNote error={project.error} /></Page>;
+  if (!project.data) return <Loading what={t('webhooks.loadingProject')} />;
   return (
     <Page
-      title={`${project.data.name}: webhooks`}
+      title={t('webhooks.pageTitle', { project: project.data.name })}
       actions={
-        <nav aria-label="Project">
-          <a href={`/projects/${projectId}`}>Board</a> <a href={`/projects/${projectId}/members`}>Members</a>
+        <nav aria-label={t('webhooks.nav.label')}>
+          <a href={`/projects/${projectId}`}>{t('webhooks.nav.board')}</a> <a href={`/projects/${projectId}/members`}>{t('webhooks.nav.members')}</a>
         </nav>
       }
     >
       <p class="muted">
-        Tasklane POSTs each change of the project to your URL as JSON, signed with the webhook's secret (the <code>X-Tasklane-Signature</code> header). Failed deliveries are retried
-        for a day; a webhook that keeps failing is disabled.
+        {t('webhooks.intro.before')}
+        <code>{SIGNATURE_HEADER}</code>
+        {t('webhooks.intro.after')}
       </p>
-      {admin ? <Webhooks projectId={projectId} /> : <p class="muted">Only admins can see and manage webhooks.</p>}
+      {admin ? <Webhooks projectId={projectId} /> : <p class="muted">{t('webhooks.adminsOnly')}</p>}
     </Page>
   );
 }
@@ -52,7 +56,8 @@ function Webhooks({ projectId }: { projectId: string }) {
   // The secret on show: a new webhook's, or the one a rotation just made (the API shows it once).
   const [shown, setShown] = useState<{ webhook: CreatedWebhook; rotated: boolean } | undefined>(undefined);
   const { busy, error, save } = useEditorSave({
-    changedElsewhere: WEBHOOK_CHANGED_ELSEWHERE,
+    // Shown when a webhook changed elsewhere since the page loaded it: the change was refused (412) and the list reloaded.
+    changedElsewhere: t('webhooks.changedElsewhere'),
     refresh: () => void queryClient.invalidateQueries({ queryKey: webhookKeys.list(projectId) }),
   });
   const list = webhooks.data ?? [];
@@ -67,12 +72,12 @@ function Webhooks({ projectId }: { projectId: string }) {
       />
       {shown && <SecretNotice key={shown.webhook.secret} webhook={shown.webhook} rotated={shown.rotated} />}
       <section class="stack" aria-labelledby="webhooks-title" aria-busy={busy || webhooks.loading}>
-        <h2 id="webhooks-title">Webhooks</h2>
+        <h2 id="webhooks-title">{t('webhooks.title')}</h2>
         <ErrorNote error={error ?? webhooks.error} />
         {webhooks.loading && !webhooks.data ? (
-          <Loading what="the webhooks" />
+          <Loading what={t('webhooks.loadingWebhooks')} />
         ) : list.length === 0 ? (
-          <p class="muted">No webhooks yet. Add one above with the URL of the service that should hear about this project's changes.</p>
+          <p class="muted">{t('webhooks.empty')}</p>
         ) : (
           <ul class="stack webhook-list">
             {list.map((webhook) => (
@@ -82,10 +87,10 @@ function Webhooks({ projectId }: { projectId: string }) {
                 webhook={webhook}
                 busy={busy}
                 onUpdate={(patch, what) => save(what, () => client.webhooks.update({ id: projectId, webhookId: webhook.id, ...patch }, { ifMatch: webhook }))}
-                onDelete={() => void save('Webhook deleted.', () => client.webhooks.delete({ id: projectId, webhookId: webhook.id }, { ifMatch: webhook }), true)}
+                onDelete={() => void save(t('webhooks.deleted'), () => client.webhooks.delete({ id: projectId, webhookId: webhook.id }, { ifMatch: webhook }), true)}
                 onRotate={async () => {
                   let rotated: CreatedWebhook | undefined;
-                  const done = await save('New signing secret made.', async () => {
+                  const done = await save(t('webhooks.secretRotated'), async () => {
                     rotated = await client.webhooks.rotateSecret({ id: projectId, webhookId: webhook.id }, { ifMatch: webhook });
                     return rotated;
                   });
@@ -117,21 +122,22 @@ function SecretNotice({ webhook, rotated }: { webhook: CreatedWebhook; rotated: 
   return (
     <div class="card notice stack">
       <p>
-        {rotated ? 'The new signing secret' : 'The signing secret'} of the webhook to <strong>{webhook.url}</strong>. Copy it now: it is not shown again.
-        {rotated && ' Deliveries from now on are signed with it, so give it to your receiver.'}
+        {rotated ? t('webhooks.secret.rotated.before') : t('webhooks.secret.new.before')}
+        <strong>{webhook.url}</strong>
+        {rotated ? t('webhooks.secret.rotated.after') : t('webhooks.secret.new.after')}
       </p>
       <div class="row">
         <label class="grow">
-          Signing secret
+          {t('webhooks.secret.label')}
           <input id={inputId} readOnly value={webhook.secret} onFocus={(e) => e.currentTarget.select()} />
         </label>
         <button type="button" onClick={() => void copy()}>
-          Copy secret
+          {t('webhooks.secret.copy')}
         </button>
       </div>
       {copied && (
         <p class="muted small" role="status">
-          Copied.
+          {t('webhooks.secret.copied')}
         </p>
       )}
     </div>
@@ -172,15 +178,15 @@ function NewWebhook({ projectId, onCreated }: { projectId: string; onCreated: (w
     setEvents([]);
   };
   return (
-    <form class="card stack" onSubmit={submit} aria-label="Add a webhook">
+    <form class="card stack" onSubmit={submit} aria-label={t('webhooks.add.form')}>
       <label>
-        Payload URL
-        <input type="url" value={url} onInput={(e) => setUrl(e.currentTarget.value)} required maxLength={2000} placeholder="https://hooks.example.com/tasklane" />
+        {t('webhooks.payloadUrl')}
+        <input type="url" value={url} onInput={(e) => setUrl(e.currentTarget.value)} required maxLength={2000} placeholder={EXAMPLE_URL} />
       </label>
-      <EventChoice legend="Events to send (none ticked: every event)" chosen={events} onChange={setEvents} />
+      <EventChoice legend={t('webhooks.events')} chosen={events} onChange={setEvents} />
       <ErrorNote error={error} />
       <button type="submit" class="primary" disabled={busy}>
-        Add webhook
+        {t('webhooks.add.submit')}
       </button>
     </form>
   );
@@ -207,21 +213,26 @@ function WebhookItem(props: {
         {webhook.url}
       </h3>
       <p class="small">
-        <strong>{webhook.active ? 'Enabled' : 'Disabled'}</strong>
-        {webhook.disabledReason && <span> (disabled by Tasklane: {webhook.disabledReason})</span>}
+        <strong>{webhook.active ? t('webhooks.enabled') : t('webhooks.disabled')}</strong>
+        {webhook.disabledReason && <span> {t('webhooks.disabledBy', { reason: webhook.disabledReason })}</span>}
         {' · '}
-        {webhook.events.length === 0 ? 'Every event' : webhook.events.join(', ')}
-        {webhook.consecutiveFailures > 0 && <span> · {webhook.consecutiveFailures} failed attempts since the last delivery</span>}
+        {/* The event types are the API's names (what the payload says), not words to translate. */}
+        {webhook.events.length === 0 ? t('webhooks.everyEvent') : webhook.events.join(', ')}
+        {webhook.consecutiveFailures > 0 && <span> · {t('webhooks.failures', { count: webhook.consecutiveFailures })}</span>}
       </p>
       <div class="row">
-        <button type="button" disabled={busy} onClick={() => void props.onUpdate({ active: !webhook.active }, webhook.active ? 'Webhook disabled.' : 'Webhook enabled.')}>
-          {webhook.active ? 'Disable' : 'Enable'}
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => void props.onUpdate({ active: !webhook.active }, webhook.active ? t('webhooks.toggled.disabled') : t('webhooks.toggled.enabled'))}
+        >
+          {webhook.active ? t('webhooks.disable') : t('webhooks.enable')}
         </button>
         <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
-          Edit
+          {t('common.edit')}
         </button>
         <button type="button" aria-expanded={showDeliveries} onClick={() => setShowDeliveries(!showDeliveries)}>
-          Deliveries
+          {t('webhooks.deliveries')}
         </button>
         <button
           type="button"
@@ -229,26 +240,26 @@ function WebhookItem(props: {
           onClick={async () => {
             // Sent to a disabled webhook too: how a fixed URL is checked before enabling it again.
             if (!(await test.run(() => client.webhooks.test({ id: props.projectId, webhookId: webhook.id })))) return;
-            announce('Test delivery queued; its result shows in the deliveries.');
+            announce(t('webhooks.testQueued'));
             setShowDeliveries(true);
             void queryClient.invalidateQueries({ queryKey: webhookKeys.deliveries(props.projectId, webhook.id) });
           }}
         >
-          Send test
+          {t('webhooks.sendTest')}
         </button>
         <ConfirmButton
-          label="Rotate secret"
-          question={`Make a new signing secret for the webhook to ${webhook.url}? The old one stops working at once: deliveries from now on are signed with the new one.`}
-          confirmLabel="Make a new secret"
+          label={t('webhooks.rotate.label')}
+          question={t('webhooks.rotate.question', { url: webhook.url })}
+          confirmLabel={t('webhooks.rotate.confirm')}
           onConfirm={() => void props.onRotate().then(() => setRotating(false))}
           busy={busy}
           open={rotating}
           setOpen={setRotating}
         />
         <ConfirmButton
-          label="Delete"
-          question={`Delete the webhook to ${webhook.url}? Its pending deliveries are dropped.`}
-          confirmLabel="Delete webhook"
+          label={t('common.delete')}
+          question={t('webhooks.delete.question', { url: webhook.url })}
+          confirmLabel={t('webhooks.delete.confirm')}
           onConfirm={props.onDelete}
           busy={busy}
           open={deleting}
@@ -256,7 +267,7 @@ function WebhookItem(props: {
         />
       </div>
       <ErrorNote error={test.error} />
-      {editing && <EditWebhook webhook={webhook} busy={busy} onSave={async (patch) => (await props.onUpdate(patch, 'Webhook saved.')) && setEditing(false)} />}
+      {editing && <EditWebhook webhook={webhook} busy={busy} onSave={async (patch) => (await props.onUpdate(patch, t('webhooks.saved'))) && setEditing(false)} />}
       {showDeliveries && <Deliveries projectId={props.projectId} webhook={webhook} />}
     </li>
   );
@@ -268,25 +279,26 @@ function EditWebhook({ webhook, busy, onSave }: { webhook: Webhook; busy: boolea
   return (
     <form
       class="stack"
-      aria-label={`Edit the webhook to ${webhook.url}`}
+      aria-label={t('webhooks.edit.form', { url: webhook.url })}
       onSubmit={(event) => {
         event.preventDefault();
         onSave({ url: url.trim(), events });
       }}
     >
       <label>
-        Payload URL
+        {t('webhooks.payloadUrl')}
         <input type="url" value={url} onInput={(e) => setUrl(e.currentTarget.value)} required maxLength={2000} />
       </label>
-      <EventChoice legend="Events to send (none ticked: every event)" chosen={events} onChange={setEvents} />
+      <EventChoice legend={t('webhooks.events')} chosen={events} onChange={setEvents} />
       <button type="submit" class="primary" disabled={busy}>
-        Save webhook
+        {t('webhooks.edit.submit')}
       </button>
     </form>
   );
 }
 
-const STATE_LABELS = { PENDING: 'Pending', DELIVERED: 'Delivered', FAILED: 'Failed' } as const satisfies Record<Delivery['state'], string>;
+/** A delivery's state in the language now. */
+const deliveryStateLabel = (state: Delivery['state']) => t(`webhooks.deliveryState.${state}`);
 
 /** The webhook's delivery log, newest first (the server keeps a week of it). */
 function Deliveries({ projectId, webhook }: { projectId: string; webhook: Webhook }) {
@@ -296,34 +308,34 @@ function Deliveries({ projectId, webhook }: { projectId: string; webhook: Webhoo
   return (
     <div class="stack">
       <div class="row">
-        <h4 class="grow">Recent deliveries</h4>
+        <h4 class="grow">{t('webhooks.recentDeliveries')}</h4>
         <button type="button" disabled={deliveries.loading} onClick={() => deliveries.reload()}>
-          Refresh deliveries
+          {t('webhooks.refreshDeliveries')}
         </button>
       </div>
       <ErrorNote error={deliveries.error} />
       {deliveries.loading && !deliveries.data ? (
-        <Loading what="the deliveries" />
+        <Loading what={t('webhooks.loadingDeliveries')} />
       ) : deliveries.data?.length === 0 ? (
-        <p class="muted">No deliveries yet. One is sent when something in the project changes that this webhook listens to, or when you send a test.</p>
+        <p class="muted">{t('webhooks.noDeliveries')}</p>
       ) : (
         <table class="members">
-          <caption class="visually-hidden">Deliveries of the webhook to {webhook.url}</caption>
+          <caption class="visually-hidden">{t('webhooks.deliveriesCaption', { url: webhook.url })}</caption>
           <thead>
             <tr>
-              <th scope="col">Event</th>
-              <th scope="col">State</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Last status</th>
-              <th scope="col">Error</th>
-              <th scope="col">Created</th>
+              <th scope="col">{t('webhooks.column.event')}</th>
+              <th scope="col">{t('webhooks.column.state')}</th>
+              <th scope="col">{t('webhooks.column.attempts')}</th>
+              <th scope="col">{t('webhooks.column.lastStatus')}</th>
+              <th scope="col">{t('webhooks.column.error')}</th>
+              <th scope="col">{t('webhooks.column.created')}</th>
             </tr>
           </thead>
           <tbody>
             {deliveries.data?.map((delivery) => (
               <tr key={delivery.id} data-delivery-id={delivery.id}>
                 <td>{delivery.eventType}</td>
-                <td>{STATE_LABELS[delivery.state]}</td>
+                <td>{deliveryStateLabel(delivery.state)}</td>
                 <td>{delivery.attempts}</td>
                 <td>{delivery.lastStatus ?? '—'}</td>
                 <td>{delivery.lastError ?? '—'}</td>
