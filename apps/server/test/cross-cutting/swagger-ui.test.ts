@@ -69,7 +69,7 @@ describe('Swagger UI at /docs, offline in headless Chromium', () => {
     const status = operation.locator('.live-responses-table tbody .response-col_status').first();
     await expect.poll(() => status.textContent(), { timeout: 15_000 }).toContain('200');
     const body = await operation.locator('.live-responses-table .microlight').first().textContent();
-    expect(JSON.parse(body ?? '{}')).toEqual({ id: user.id, name: 'Swagger User', email: user.email });
+    expect(JSON.parse(body ?? '{}')).toEqual({ id: user.id, name: 'Swagger User', email: user.email, locale: null });
     expect(outside).toEqual([]);
   });
 });

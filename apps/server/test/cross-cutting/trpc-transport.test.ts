@@ -62,7 +62,7 @@ describe('the native tRPC endpoint', () => {
     expect(registered).toMatchObject({ token_type: 'Bearer', user: { name: 'Ada', email: 'ada@example.com' } });
     const login = dataOf(await mutate('auth.login', { email: 'ADA@example.com', password: 'analytical' }));
     const token: string = login.access_token;
-    expect(dataOf(await query('auth.me', undefined, token))).toEqual(registered.user);
+    expect(dataOf(await query('auth.me', undefined, token))).toEqual({ ...registered.user, locale: null });
 
     const project = dataOf(await mutate('projects.create', { name: 'Engine' }, token));
     expect(project).toMatchObject({ name: 'Engine', description: '', ownerId: registered.user.id });
