@@ -312,6 +312,16 @@ describe('one-click unsubscribe (RFC 8058)', () => {
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect(page.body).toContain('<form method="post"');
     expect(page.body).toContain('name="List-Unsubscribe" value="One-Click"');
+    expect(page.body).toContain('<html lang="en">');
+    // The page speaks the browser's language; a broken link's page too.
+    const french = await t.request('GET', url, { headers: { accept: 'text/html', 'accept-language': 'fr-CA, fr;q=0.9, en;q=0.5' } });
+    expect(french.body).toContain('<html lang="fr">');
+    expect(french.body).toContain('Ne plus recevoir les e-mails de notification de Tasklane ?');
+    expect(french.body).toContain('<button type="submit">Se désabonner</button>');
+    const broken = await t.request('GET', `${url}x`, { headers: { accept: 'text/html', 'accept-language': 'ja' } });
+    expect(broken.status).toBe(400);
+    expect(broken.body).toContain('<html lang="ja">');
+    expect(broken.body).toContain('このリンクは無効です');
     expect((await t.request('GET', SETTINGS, { token: member.token })).body).toEqual({ email: 'instant' });
 
     const done = await t.request('POST', url, { rawBody: 'List-Unsubscribe=One-Click', headers: form });

@@ -1,10 +1,11 @@
-import { UnsubscribeBody, UnsubscribeQuery } from '@tasklane/schemas';
+import { LOCALES, UnsubscribeBody, UnsubscribeQuery } from '@tasklane/schemas';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import type { ZodType } from 'zod';
 import { DomainError } from '../../platform/errors';
 import { isDatabaseUnavailable } from '../../platform/db-errors';
 import { escapeHtml } from '../../platform/mail/html';
+import { mailLocale, type MailT, mailT } from '../../platform/mail/i18n';
 import type { NotificationSettingsService } from '../../resources/notification-email/service';
 import { UNSUBSCRIBE_PATH } from '../../resources/notification-email/unsubscribe-token';
 import { type ErrorIssue, normalizeIssues, summarizeIssues, UNSUPPORTED_MEDIA_TYPE_MESSAGE } from '../trpc/errors';
@@ -15,8 +16,17 @@ export const UNSUBSCRIBE_CONFIRM_MESSAGE = 'To turn notification email off, POST
 
 const wantsHtml = (request: FastifyRequest) => new Negotiator(request.raw).mediaType(['application/json', 'text/html']) === 'text/html';
 
-const page = (title: string, body: string) => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex">
+/**
+ * The pages speak the browser's language (`Accept-Language`, among the app's), not the account's:
+ * whoever opens the link may read it anywhere, and the refusal page has no account to ask.
+ */
+function speaking(request: FastifyRequest): { lang: string; t: MailT } {
+  const lang = mailLocale(new Negotiator(request.raw).language([...LOCALES]));
+  return { lang, t: mailT(lang) };
+}
+
+const page = (lang: string, title: string, body: string) => `<!doctype html>
+<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title></head>
 <body style="font-family:system-ui,sans-serif;max-width:34rem;margin:4rem auto;padding:0 1rem">
 <h1 style="font-size:1.4rem">${escapeHtml(title)}</h1>
@@ -30,7 +40,9 @@ function answer(request: FastifyRequest, reply: FastifyReply, status: number, js
 }
 
 function refuse(request: FastifyRequest, reply: FastifyReply, status: number, body: ReturnType<typeof errorBody>) {
-  return answer(request, reply, status, body, () => page('This link does not work', `<p>${escapeHtml(body.message)}</p>`));
+  const { lang, t } = speaking(request);
+  // The reason is the API's message, in English as every API message.
+  return answer(request, reply, status, body, () => page(lang, t('unsubscribe.brokenTitle'), `<p>${escapeHtml(body.message)}</p>`));
 }
 
 /** A refusal of the service as a 400, an unreachable database as the API's 503; anything else is a bug. */
@@ -74,13 +86,15 @@ export function registerUnsubscribeRoutes(app: FastifyInstance, settings: Notifi
       } catch (error) {
         return refuseFor(error, request, reply);
       }
+      const { lang, t } = speaking(request);
       return answer(request, reply, 200, { message: UNSUBSCRIBE_CONFIRM_MESSAGE }, () =>
         page(
-          'Stop Tasklane notification emails?',
-          `<p>You will no longer get emails about your Tasklane notifications; they stay in the app. You can turn email back on in your settings.</p>
+          lang,
+          t('unsubscribe.confirmTitle'),
+          `<p>${escapeHtml(t('unsubscribe.confirmBody'))}</p>
 <form method="post" action="?token=${escapeHtml(encodeURIComponent(token))}">
 <input type="hidden" name="List-Unsubscribe" value="One-Click">
-<button type="submit">Unsubscribe</button>
+<button type="submit">${escapeHtml(t('unsubscribe.button'))}</button>
 </form>`,
         ),
       );
@@ -95,7 +109,8 @@ export function registerUnsubscribeRoutes(app: FastifyInstance, settings: Notifi
       if (token === undefined) return reply;
       try {
         const result = await settings.unsubscribe(token);
-        return answer(request, reply, 200, result, () => page('You are unsubscribed', '<p>Tasklane will send you no more notification emails. Your notifications stay in the app.</p>'));
+        const { lang, t } = speaking(request);
+        return answer(request, reply, 200, result, () => page(lang, t('unsubscribe.doneTitle'), `<p>${escapeHtml(t('unsubscribe.doneBody'))}</p>`));
       } catch (error) {
         return refuseFor(error, request, reply);
       }

@@ -46,4 +46,12 @@ export default {
     choose: 'Neues Passwort wählen',
     notYou: 'Wenn Sie das nicht waren, ignorieren Sie diese E-Mail: Das Passwort bleibt unverändert.',
   },
+  unsubscribe: {
+    confirmTitle: 'Benachrichtigungs-E-Mails von Tasklane abbestellen?',
+    confirmBody: 'Sie erhalten dann keine E-Mails mehr zu Ihren Tasklane-Benachrichtigungen; in der App bleiben sie erhalten. In Ihren Einstellungen können Sie E-Mails wieder einschalten.',
+    button: 'Abbestellen',
+    doneTitle: 'Sie haben die E-Mails abbestellt',
+    doneBody: 'Tasklane sendet Ihnen keine Benachrichtigungs-E-Mails mehr. Ihre Benachrichtigungen bleiben in der App.',
+    brokenTitle: 'Dieser Link funktioniert nicht',
+  },
 };

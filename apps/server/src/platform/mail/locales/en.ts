@@ -46,4 +46,12 @@ export default {
     choose: 'Choose a new password',
     notYou: 'If it was not you, ignore this email: the password stays as it is.',
   },
+  unsubscribe: {
+    confirmTitle: 'Stop Tasklane notification emails?',
+    confirmBody: 'You will no longer get emails about your Tasklane notifications; they stay in the app. You can turn email back on in your settings.',
+    button: 'Unsubscribe',
+    doneTitle: 'You are unsubscribed',
+    doneBody: 'Tasklane will send you no more notification emails. Your notifications stay in the app.',
+    brokenTitle: 'This link does not work',
+  },
 };

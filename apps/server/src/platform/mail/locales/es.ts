@@ -49,4 +49,12 @@ export default {
     choose: 'Elegir una contraseña nueva',
     notYou: 'Si no fuiste tú, ignora este correo: la contraseña sigue igual.',
   },
+  unsubscribe: {
+    confirmTitle: '¿Dejar de recibir los correos de notificación de Tasklane?',
+    confirmBody: 'Ya no recibirás correos sobre tus notificaciones de Tasklane; seguirán en la aplicación. Puedes volver a activar el correo en tu configuración.',
+    button: 'Darse de baja',
+    doneTitle: 'Te has dado de baja',
+    doneBody: 'Tasklane no te enviará más correos de notificación. Tus notificaciones siguen en la aplicación.',
+    brokenTitle: 'Este enlace no funciona',
+  },
 };

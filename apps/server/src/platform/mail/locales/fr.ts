@@ -49,4 +49,12 @@ export default {
     choose: 'Choisir un nouveau mot de passe',
     notYou: 'Si ce n’était pas vous, ignorez cet e-mail : le mot de passe reste inchangé.',
   },
+  unsubscribe: {
+    confirmTitle: 'Ne plus recevoir les e-mails de notification de Tasklane ?',
+    confirmBody: 'Vous ne recevrez plus d’e-mails sur vos notifications Tasklane ; elles restent dans l’application. Vous pourrez réactiver les e-mails dans vos paramètres.',
+    button: 'Se désabonner',
+    doneTitle: 'Vous êtes désabonné',
+    doneBody: 'Tasklane ne vous enverra plus d’e-mails de notification. Vos notifications restent dans l’application.',
+    brokenTitle: 'Ce lien ne fonctionne pas',
+  },
 };

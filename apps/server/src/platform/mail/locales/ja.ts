@@ -43,4 +43,12 @@ export default {
     choose: '新しいパスワードを設定',
     notYou: '心当たりがない場合は、このメールを無視してください。パスワードは変更されません。',
   },
+  unsubscribe: {
+    confirmTitle: 'Tasklane の通知メールを停止しますか？',
+    confirmBody: 'Tasklane の通知に関するメールは届かなくなります。通知はアプリに残ります。メールは設定からいつでも再開できます。',
+    button: '配信を停止',
+    doneTitle: '配信を停止しました',
+    doneBody: 'Tasklane から通知メールは送信されなくなります。通知はアプリに残ります。',
+    brokenTitle: 'このリンクは無効です',
+  },
 };
