@@ -42,7 +42,11 @@ describe('Lighthouse on the board', () => {
 
     // Chromium with a debugging port Lighthouse can drive; the port is read from the profile.
     profile = await mkdtemp(join(tmpdir(), 'tasklane-lighthouse-'));
-    chrome = spawn(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', ['--headless=new', '--no-sandbox', '--disable-gpu', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], { stdio: 'ignore' });
+    // Its temporary files in the profile too (TMPDIR), so that removing the profile leaves /tmp as it was.
+    chrome = spawn(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', ['--headless=new', '--no-sandbox', '--disable-gpu', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], {
+      stdio: 'ignore',
+      env: { ...process.env, TMPDIR: profile },
+    });
     for (;;) {
       const file = await readFile(join(profile, 'DevToolsActivePort'), 'utf8').catch(() => '');
       if (file) {
@@ -60,7 +64,8 @@ describe('Lighthouse on the board', () => {
     await browser.close();
   });
   afterAll(async () => {
-    chrome?.kill();
+    // Gone before its profile is removed: a Chromium still exiting writes into it again.
+    if (chrome && chrome.exitCode === null) await new Promise((exited) => chrome.once('exit', exited).kill());
     await server?.close();
     if (profile) await rm(profile, { recursive: true, force: true });
   });
