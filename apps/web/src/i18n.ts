@@ -159,19 +159,15 @@ function formattingLocale(): string {
 }
 
 const formats = new Map<string, Intl.DateTimeFormat | Intl.NumberFormat>();
-/** A date format of the language now (made once per language and options). */
-export function dateFormat(options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+/** A format of the language now, made once per language, kind and options. */
+function cachedFormat<F extends Intl.DateTimeFormat | Intl.NumberFormat>(kind: string, options: object, make: (locale: string) => F): F {
   const locale = formattingLocale();
-  const key = `d${locale}${JSON.stringify(options)}`;
+  const key = `${kind}${locale}${JSON.stringify(options)}`;
   let format = formats.get(key);
-  if (!format) formats.set(key, (format = new Intl.DateTimeFormat(locale, options)));
-  return format as Intl.DateTimeFormat;
+  if (!format) formats.set(key, (format = make(locale)));
+  return format as F;
 }
-/** A number format of the language now (made once per language and options). */
-export function numberFormat(options: Intl.NumberFormatOptions = {}): Intl.NumberFormat {
-  const locale = formattingLocale();
-  const key = `n${locale}${JSON.stringify(options)}`;
-  let format = formats.get(key);
-  if (!format) formats.set(key, (format = new Intl.NumberFormat(locale, options)));
-  return format as Intl.NumberFormat;
-}
+/** A date format of the language now. */
+export const dateFormat = (options: Intl.DateTimeFormatOptions) => cachedFormat('d', options, (locale) => new Intl.DateTimeFormat(locale, options));
+/** A number format of the language now. */
+export const numberFormat = (options: Intl.NumberFormatOptions = {}) => cachedFormat('n', options, (locale) => new Intl.NumberFormat(locale, options));
