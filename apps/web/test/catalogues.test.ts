@@ -44,6 +44,8 @@ const valuesOf = (text: string) => [...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].ma
 function expectComplete(catalogues: Record<string, Catalogue>) {
   const english = flatten(catalogues.en!);
   expect(english.size).toBeGreaterThan(0);
+  // English's singular says one thing: "1 task", never "1 tasks" (a copy of the plural left behind).
+  for (const [key, text] of english) if (key.endsWith('_one')) expect(text, `en ${key} is singular`).not.toMatch(/\{\{count\}\} (\w+ )?\w+s\b/);
   for (const locale of LOCALES) {
     const messages = flatten(catalogues[locale]!);
     expect([...messages.keys()].sort(), `the keys of ${locale}`).toEqual(expectedKeys(english, locale));
