@@ -65,6 +65,39 @@ export function useFollowed<T>(value: T): [T, (next: T) => void] {
 }
 
 /**
+ * A name edited in place (a label's, a state's, a field's or an option's): sent on Enter or when the
+ * field loses focus, and put back when it is empty, unchanged or refused (`commit` resolving false).
+ * Enter disables the field while the change is on its way, and a disabled field loses its focus: the
+ * blur that follows must not send the same name again, since it would go with the version the first
+ * change has just used and come back refused as stale (412), shown as someone else's change.
+ */
+export function useRename(current: string, commit: (name: string) => Promise<boolean> | void) {
+  const [name, setName] = useFollowed(current);
+  const sent = useRef<string | undefined>(undefined);
+  const send = () => {
+    const trimmed = name.trim();
+    if (!trimmed || trimmed === current) return setName(current);
+    sent.current = trimmed;
+    void Promise.resolve(commit(trimmed)).then((ok) => ok === false && setName(current));
+  };
+  return {
+    value: name,
+    onInput: (event: { currentTarget: HTMLInputElement }) => {
+      sent.current = undefined;
+      setName(event.currentTarget.value);
+    },
+    onBlur: () => {
+      if (sent.current !== name.trim()) send();
+    },
+    onKeyDown: (event: KeyboardEvent) => {
+      if (event.key !== 'Enter') return;
+      event.preventDefault();
+      send();
+    },
+  };
+}
+
+/**
  * A user action: `busy` while it runs, and the server's message in `error` when it fails. `reset`
  * clears both and leaves the actions still on their way without a say in them: their result is
  * still returned, but a late failure no longer shows (a form switched to another meanwhile).

@@ -21,6 +21,21 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
+/**
+ * What a page or a part of one shows when it holds nothing yet: what is missing, in a line, and what
+ * to do about it (a sentence, and a button or link when the way is one click).
+ */
+export function EmptyState({ title, hint, action, small }: { title: string; hint?: string; action?: ComponentChildren; small?: boolean }) {
+  if (small) return <p class="empty-state small muted">{hint ? `${title} ${hint}` : title}</p>;
+  return (
+    <div class="empty-state">
+      <p class="empty-title">{title}</p>
+      {hint && <p class="muted">{hint}</p>}
+      {action}
+    </div>
+  );
+}
+
 /** Asks "are you sure?" in place, instead of a browser dialog. */
 export function ConfirmButton(props: {
   label: string;
@@ -51,9 +66,14 @@ export function ConfirmButton(props: {
   );
 }
 
-export function Page({ title, actions, children }: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
+/**
+ * A page under the header: its title, the actions beside it, and its content. `narrow` is for pages of
+ * settings and lists read top to bottom (account, members, webhooks, inbox): a measure a line can be
+ * read in, each section a panel; the board and the other views of a project use the whole width.
+ */
+export function Page({ title, actions, narrow, children }: { title: string; actions?: ComponentChildren; narrow?: boolean; children: ComponentChildren }) {
   return (
-    <main id="main" tabIndex={-1}>
+    <main id="main" tabIndex={-1} class={narrow ? 'narrow' : undefined}>
       <div class="page-head">
         <h1>{title}</h1>
         {actions}

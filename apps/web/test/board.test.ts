@@ -35,6 +35,10 @@ describe('the Kanban board in Chromium', () => {
     await register(viewer, 'Alan Turing', emails.viewer);
 
     const { page } = owner;
+    // A new person's empty list says what is missing and what to do about it.
+    const empty = page.locator('.empty-state');
+    await empty.getByText('No projects yet', { exact: true }).waitFor();
+    expect(await empty.textContent()).toContain('Create your first project above');
     await page.getByLabel('Project name').fill('Launch');
     await page.getByLabel('Description').fill('Everything for the launch');
     await page.getByRole('button', { name: 'Create project' }).click();
@@ -45,6 +49,7 @@ describe('the Kanban board in Chromium', () => {
     await page.getByRole('link', { name: 'Projects' }).click();
     const item = page.locator('.project', { hasText: 'Launch' });
     await expect.poll(() => item.locator('.role-badge').textContent()).toBe('Owner');
+    await screenshot(page, 'projects.png');
     await item.getByRole('link', { name: 'Launch' }).click();
     await page.getByRole('heading', { name: 'Launch', level: 1 }).waitFor();
   });
@@ -199,6 +204,7 @@ describe('the Kanban board in Chromium', () => {
     // Grouped by when they are due.
     expect(await page.getByRole('region', { name: /^Overdue/ }).textContent()).toContain('Fix the signup form on mobile');
     expect(await page.locator('.my-tasks li').count()).toBe(1);
+    await screenshot(page, 'my-tasks.png');
   });
 
   it('shows comments added in one browser in the other, without a reload', async () => {

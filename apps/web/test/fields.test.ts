@@ -74,7 +74,7 @@ describe('custom fields in Chromium', () => {
     const { page } = people.ada;
     await page.getByRole('button', { name: 'Edit fields' }).click();
     const editor = page.getByRole('dialog', { name: 'Custom fields' });
-    await editor.getByText('No custom fields yet.').waitFor();
+    await editor.getByText('No custom fields yet', { exact: true }).waitFor();
     const add = editor.getByRole('form', { name: 'Add a field' });
 
     await add.getByLabel('New field').fill('Points');

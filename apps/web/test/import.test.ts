@@ -1,7 +1,7 @@
 import { createTasklaneClient, type TasklaneClient } from '@tasklane/sdk';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessibilityViolations, launchChromium, newPerson, type Person, type Server, signInWithToken, startServer } from './harness';
+import { accessibilityViolations, launchChromium, newPerson, type Person, type Server, signInWithToken, startServer, screenshot } from './harness';
 
 /**
  * The import page as a person uses it: the source and the file, the columns of a CSV mapped, the
@@ -51,6 +51,7 @@ describe('import in Chromium', () => {
     expect(await preview.locator('dt:text-is("Tasks") + dd').textContent()).toBe('3');
     expect(await preview.textContent()).toContain('Columns: Doing, Done, To do');
     expect(await preview.getByRole('listitem').allTextContents()).toEqual(['Row 4: "not a date" is not a date, so it has no due date']);
+    await screenshot(page, 'import.png', { fullPage: true });
     expect(await accessibilityViolations(page)).toEqual([]);
     // Nothing written yet.
     expect((await api.projects.list({})).items).toEqual([]);

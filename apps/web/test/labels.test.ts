@@ -1,8 +1,8 @@
 import { createTasklaneClient, type TasklaneClient } from '@tasklane/sdk';
 import type { Task } from '@tasklane/schemas';
-import type { Browser } from 'playwright-core';
+import type { Browser, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessibilityViolations, card, launchChromium, newPerson, type Person, type Server, signInWithToken, startServer } from './harness';
+import { accessibilityViolations, card, launchChromium, newPerson, type Person, type Server, signInWithToken, startServer, screenshot } from './harness';
 
 /**
  * The labels editor on the board (issue 39): an EDITOR adds, renames, recolours and deletes (after
@@ -73,12 +73,23 @@ describe('the labels editor in Chromium', () => {
     await add.getByRole('button', { name: 'Add label' }).click();
     await editor.getByRole('alert').filter({ hasText: /already/i }).waitFor();
 
+    // Enter sends the new name once: the field, disabled while it is on its way, loses its focus, and
+    // that blur must not send it again with the version the first change used (a 412 shown as someone else's).
+    const renames: string[] = [];
+    const count = (request: Request) => {
+      if (request.method() !== 'GET' && request.url().includes('labels') && request.postData()?.includes('Documentation')) renames.push(request.url());
+    };
+    page.on('request', count);
     const name = editor.getByLabel('Name of Docs');
     await name.fill('Documentation');
     await name.press('Enter');
     await editor.getByLabel('Name of Documentation').waitFor();
     await editor.getByLabel('Colour of Bug').fill('#1d4ed8');
     await expect.poll(() => chips(grace).locator('.dot').evaluate((dot) => getComputedStyle(dot).backgroundColor)).toBe('rgb(29, 78, 216)');
+    page.off('request', count);
+    expect(renames).toHaveLength(1);
+    expect(await editor.getByRole('alert').count()).toBe(0);
+    await screenshot(page, 'labels-editor.png');
     expect(await serverLabels()).toEqual([
       { name: 'Bug', color: '#1d4ed8' },
       { name: 'Documentation', color: '#0e8a16' },

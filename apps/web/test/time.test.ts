@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessibilityViolations, card, column, launchChromium, register, type Server, startServer } from './harness';
+import { accessibilityViolations, card, column, launchChromium, register, type Server, startServer, screenshot } from './harness';
 
 /**
  * Estimates and time as a person tracks them: an estimate on the card and in the dialog, time logged
@@ -154,6 +154,7 @@ describe('estimates, time entries, the timer and the time report in Chromium', (
     const table = page.locator('table.report-table');
     await expect.poll(() => table.locator('tbody tr').allInnerTexts()).toEqual(['Ada Lovelace\t2h']);
     await expect.poll(() => table.locator('tfoot tr').innerText()).toBe('Total\t2h');
+    await screenshot(page, 'time-report.png', { fullPage: true });
 
     await page.getByLabel('Group by').selectOption('task');
     await expect.poll(() => table.locator('tbody tr').allInnerTexts()).toEqual([expect.stringMatching(/Prune the trees\t2h$/)]);
@@ -168,7 +169,7 @@ describe('estimates, time entries, the timer and the time report in Chromium', (
     // A range with nothing in it.
     await page.getByLabel('From').fill('2020-01-01');
     await page.getByLabel('To').fill('2020-01-31');
-    await page.getByText('No time logged in these dates.').waitFor();
+    await page.getByText('No time logged in these dates', { exact: true }).waitFor();
 
     const totals = page.getByRole('region', { name: 'Estimates' }).getByRole('table');
     await expect.poll(() => totals.locator('tbody tr').first().innerText()).toBe('To do\t3 pts');

@@ -1,7 +1,7 @@
 import { createTasklaneClient, type TasklaneClient } from '@tasklane/sdk';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessibilityViolations, launchChromium, type Server, startServer } from './harness';
+import { accessibilityViolations, launchChromium, type Server, startServer, screenshot } from './harness';
 
 const DAY = 86_400_000;
 
@@ -98,6 +98,7 @@ describe('the timeline in Chromium', () => {
     const bar = await row('Design the rocket').locator('.timeline-bar').boundingBox();
     expect(Math.round(((bar!.x - track!.x) / track!.width) * 28)).toBe(1);
     expect(Math.round((bar!.width / track!.width) * 28)).toBe(4);
+    await screenshot(page, 'timeline.png');
   });
 
   it('draws an arrow from the blocking task to the blocked one', async () => {

@@ -457,10 +457,35 @@ describe('the keyboard-first board in Chromium', () => {
       await serious(`members, ${theme}`);
       await page.goto('/inbox');
       await page.getByRole('heading', { name: 'Notifications', level: 1 }).waitFor();
+      await page.locator('.inbox li').first().waitFor();
       await serious(`inbox, ${theme}`);
+      if (theme === 'light') await screenshot(page, 'inbox.png');
       await page.goto('/account');
       await page.getByLabel('No email').waitFor();
       await serious(`account, ${theme}`);
+      // The other pages a person reaches from the header and a project's navigation, and the board's three editors.
+      const others: [string, string, () => Promise<unknown>][] = [
+        ['projects', '/', () => page.locator('.project').first().waitFor()],
+        ['my tasks', '/my-tasks', () => page.getByRole('heading', { name: 'My tasks', level: 1 }).waitFor()],
+        ['import', '/import', () => page.getByLabel('Exported file').waitFor()],
+        ['webhooks', `${boardUrl}/webhooks`, () => page.getByText('No webhooks yet', { exact: true }).waitFor()],
+        ['calendar', `${boardUrl}/calendar`, () => page.locator('.calendar-grid td').first().waitFor()],
+        ['timeline', `${boardUrl}/timeline`, () => page.locator('.timeline').waitFor()],
+        ['time report', `${boardUrl}/time`, () => page.getByLabel('Group by').waitFor()],
+      ];
+      for (const [what, path, shown] of others) {
+        await page.goto(path);
+        await shown();
+        await serious(`${what}, ${theme}`);
+      }
+      await page.goto(boardUrl);
+      for (const [button, dialog] of [['Edit labels', 'Labels'], ['Edit workflow', 'Workflow'], ['Edit fields', 'Custom fields']]) {
+        await page.getByRole('button', { name: button }).click();
+        const editor = page.getByRole('dialog', { name: dialog });
+        await editor.getByRole('button', { name: 'Close' }).waitFor();
+        await serious(`${dialog} editor, ${theme}`);
+        await editor.getByRole('button', { name: 'Close' }).click();
+      }
     };
 
     await page.goto('/login');

@@ -23,7 +23,7 @@ const scopeLabels = (): Record<TokenScope, string> => ({
 /** The account page: profile, email settings, calendar feed, personal access tokens for scripts, and the sessions signed in. */
 export function AccountPage() {
   return (
-    <Page title={t('account.title')}>
+    <Page title={t('account.title')} narrow>
       <Profile />
       <LanguageSetting />
       <EmailSetting />
@@ -204,7 +204,7 @@ function TokenRow({ token, projectNames, onRevoked }: { token: AccessToken; proj
       </td>
       {/* The scopes' own names, as the API and scripts spell them. */}
       <td>{token.scopes.join(', ')}</td>
-      <td>{token.lastUsedAt ? formatTime(token.lastUsedAt) : t('account.tokens.never')}</td>
+      <td class="when">{token.lastUsedAt ? formatTime(token.lastUsedAt) : t('account.tokens.never')}</td>
       <td>{token.expiresAt ? (expired ? t('account.tokens.expiredOn', { day: formatDay(token.expiresAt) }) : formatDay(token.expiresAt)) : t('account.tokens.never')}</td>
       <td>
         <ConfirmButton
@@ -289,8 +289,8 @@ function SessionRow({ session, onEnded }: { session: Session; onEnded: () => voi
         {session.current && <strong>{t('account.sessions.thisBrowser')}</strong>}
       </td>
       <td>{session.ip ?? '—'}</td>
-      <td>{formatTime(session.createdAt)}</td>
-      <td>{formatTime(session.lastUsedAt)}</td>
+      <td class="when">{formatTime(session.createdAt)}</td>
+      <td class="when">{formatTime(session.lastUsedAt)}</td>
       <td>
         {!session.current && (
           <button type="button" disabled={busy} onClick={end}>

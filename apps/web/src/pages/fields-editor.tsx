@@ -2,10 +2,10 @@ import { DEFAULT_OPTION_COLOR, FIELD_NAME_MAX, FIELD_OPTION_NAME_MAX, type Field
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fieldKeys, keys } from '../data';
 import { FIELD_TYPES, fieldTypeLabel, hasOptions, useFields } from '../fields';
-import { queryClient, useEditorSave, useFollowed } from '../hooks';
+import { queryClient, useEditorSave, useRename } from '../hooks';
 import { t } from '../i18n';
 import { client } from '../session';
-import { ConfirmButton, ErrorNote } from '../ui';
+import { ConfirmButton, EmptyState, ErrorNote } from '../ui';
 
 /** An option as the editor sends it back in a PATCH: with its id (kept) or without (new). */
 type OptionChange = { id?: string; name: string; color: string };
@@ -54,7 +54,7 @@ export function FieldsEditor({ projectId, onClose }: { projectId: string; onClos
       </div>
       <p class="muted small">{t('fieldsEditor.intro')}</p>
       <ErrorNote error={error ?? fields.error} />
-      {list.length === 0 && !fields.loading && <p class="muted">{t('fieldsEditor.empty')}</p>}
+      {list.length === 0 && !fields.loading && <EmptyState title={t('fieldsEditor.empty')} hint={t('fieldsEditor.emptyHint')} />}
       <ol class="fields-list" aria-busy={busy || fields.loading}>
         {list.map((field, index) => (
           <FieldRow
@@ -84,30 +84,17 @@ function FieldRow(props: {
   onDelete: () => void;
 }) {
   const { field, busy } = props;
-  const [name, setName] = useFollowed(field.name);
+  const rename = useRename(field.name, (name) => props.onUpdate({ name }, t('fieldsEditor.renamed', { name })));
   const [deleting, setDeleting] = useState(false);
-  const rename = () => {
-    const trimmed = name.trim();
-    if (trimmed && trimmed !== field.name) void props.onUpdate({ name: trimmed }, t('fieldsEditor.renamed', { name: trimmed }));
-    else setName(field.name);
-  };
   return (
     <li class="field-row" data-field-id={field.id}>
       <div class="row">
         <input
           class="grow"
-          value={name}
+          {...rename}
           maxLength={FIELD_NAME_MAX}
           aria-label={t('fieldsEditor.nameOf', { name: field.name })}
           disabled={busy}
-          onInput={(event) => setName(event.currentTarget.value)}
-          onBlur={rename}
-          onKeyDown={(event) => {
-            if (event.key === 'Enter') {
-              event.preventDefault();
-              rename();
-            }
-          }}
         />
         <span class="muted small field-type">{fieldTypeLabel(field.type)}</span>
         <button
@@ -191,30 +178,17 @@ function OptionsEditor({ field, busy, onChange }: { field: Field; busy: boolean;
 
 function OptionRow(props: { field: Field; option: FieldOption; busy: boolean; onRename: (name: string) => void; onRecolour: (color: string) => void; onDelete: () => void }) {
   const { option, busy } = props;
-  const [name, setName] = useFollowed(option.name);
+  const rename = useRename(option.name, props.onRename);
   const [deleting, setDeleting] = useState(false);
-  const rename = () => {
-    const trimmed = name.trim();
-    if (trimmed && trimmed !== option.name) props.onRename(trimmed);
-    else setName(option.name);
-  };
   return (
     <li class="row">
       <input type="color" value={option.color} aria-label={t('fieldsEditor.options.colourOf', { name: option.name })} disabled={busy} onChange={(event) => props.onRecolour(event.currentTarget.value)} />
       <input
         class="grow"
-        value={name}
+        {...rename}
         maxLength={FIELD_OPTION_NAME_MAX}
         aria-label={t('fieldsEditor.options.nameOf', { name: option.name })}
         disabled={busy}
-        onInput={(event) => setName(event.currentTarget.value)}
-        onBlur={rename}
-        onKeyDown={(event) => {
-          if (event.key === 'Enter') {
-            event.preventDefault();
-            rename();
-          }
-        }}
       />
       <ConfirmButton
         label={t('fieldsEditor.options.delete.label', { name: option.name })}

@@ -113,7 +113,7 @@ export function ImportPage() {
 
   const info = SOURCES[source];
   return (
-    <Page title={t('importProject.title')}>
+    <Page title={t('importProject.title')} narrow>
       <p class="muted">{t('importProject.intro')}</p>
       <form class="card stack" onSubmit={check} aria-label={t('importProject.form')}>
         <label>
@@ -143,7 +143,7 @@ export function ImportPage() {
           <input key={source} type="file" accept={info.accept} aria-describedby="import-how" required onChange={(e) => void choose(e.currentTarget.files?.[0])} />
         </label>
         {source === 'csv' && columns.length > 0 && (
-          <fieldset class="stack">
+          <fieldset class="column-mapping">
             <legend>{t('importProject.mapping')}</legend>
             {CSV_FIELDS.map((field) => (
               <label key={field}>

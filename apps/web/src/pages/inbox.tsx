@@ -6,7 +6,7 @@ import { formatTime } from '../format';
 import { queryClient, useAction, useQuery } from '../hooks';
 import { t } from '../i18n';
 import { client } from '../session';
-import { ErrorNote, Icon, Loading, Page } from '../ui';
+import { EmptyState, ErrorNote, Icon, Loading, Page } from '../ui';
 
 const unreadKey = [...keys.notifications, 'unread'] as const;
 const listKey = [...keys.notifications, 'list'] as const;
@@ -111,6 +111,7 @@ export function InboxPage() {
   return (
     <Page
       title={t('inbox.title')}
+      narrow
       actions={
         <button type="button" onClick={markAll} disabled={!items.some((item) => !item.readAt)}>
           {t('inbox.markAllRead')}
@@ -119,7 +120,7 @@ export function InboxPage() {
     >
       <ErrorNote error={list.error ?? error} />
       {!list.data && !list.error && <Loading what={t('inbox.loading')} />}
-      {list.data?.length === 0 && <p class="muted">{t('inbox.empty')}</p>}
+      {list.data?.length === 0 && <EmptyState title={t('inbox.empty')} hint={t('inbox.emptyHint')} />}
       <ul class="inbox">
         {items.map((item) => (
           <li key={item.id} class={`card${item.readAt ? '' : ' unread'}`}>

@@ -35,7 +35,7 @@ export function InvitePage({ params }: { params: { token: string } }) {
 
   if (error) {
     return (
-      <Page title={t('invite.title')}>
+      <Page title={t('invite.title')} narrow>
         <ErrorNote error={error} />
         <p>
           <a href="/">{t('invite.toProjects')}</a>
@@ -45,7 +45,7 @@ export function InvitePage({ params }: { params: { token: string } }) {
   }
   if (!answer) return <Loading what={t('invite.loading')} />;
   return (
-    <Page title={t('invite.title')}>
+    <Page title={t('invite.title')} narrow>
       <p role="status">{t('invite.alreadyMember')}</p>
       <p>
         <a href={`/projects/${answer.member.projectId}`}>{t('invite.openProject')}</a>

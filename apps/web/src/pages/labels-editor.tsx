@@ -1,10 +1,10 @@
 import { DEFAULT_LABEL_COLOR, type Label, LABEL_NAME_MAX } from '@tasklane/schemas';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { keys, loadLabels } from '../data';
-import { queryClient, useEditorSave, useFollowed, useQuery } from '../hooks';
+import { queryClient, useEditorSave, useRename, useQuery } from '../hooks';
 import { t } from '../i18n';
 import { client } from '../session';
-import { ConfirmButton, ErrorNote } from '../ui';
+import { ConfirmButton, EmptyState, ErrorNote } from '../ui';
 
 /** The close button's icon: a glyph, not a word (the button's name is its aria-label). */
 const CLOSE_ICON = '✕';
@@ -41,7 +41,7 @@ export function LabelsEditor({ projectId, onClose }: { projectId: string; onClos
       </div>
       <p class="muted small">{t('labelsEditor.intro')}</p>
       <ErrorNote error={error ?? labels.error} />
-      {list.length === 0 && !labels.loading && <p class="muted">{t('labelsEditor.empty')}</p>}
+      {list.length === 0 && !labels.loading && <EmptyState title={t('labelsEditor.empty')} hint={t('labelsEditor.emptyHint')} />}
       <ul class="stack labels-list" aria-busy={busy || labels.loading}>
         {list.map((label) => (
           <LabelRow
@@ -60,13 +60,9 @@ export function LabelsEditor({ projectId, onClose }: { projectId: string; onClos
 
 function LabelRow(props: { label: Label; busy: boolean; onUpdate: (patch: { name?: string; color?: string }, what: string) => Promise<boolean>; onDelete: () => void }) {
   const { label, busy } = props;
-  const [name, setName] = useFollowed(label.name);
+  // Refused (a name the project has, a 412): the field shows the label's name again.
+  const rename = useRename(label.name, (name) => props.onUpdate({ name }, t('labelsEditor.renamed', { name })));
   const [deleting, setDeleting] = useState(false);
-  const rename = async () => {
-    const trimmed = name.trim();
-    // Refused (a name the project has, a 412): the field shows the label's name again.
-    if (!trimmed || trimmed === label.name || !(await props.onUpdate({ name: trimmed }, t('labelsEditor.renamed', { name: trimmed })))) setName(label.name);
-  };
   return (
     <li class="row label-row" data-label-id={label.id}>
       <input
@@ -78,18 +74,10 @@ function LabelRow(props: { label: Label; busy: boolean; onUpdate: (patch: { name
       />
       <input
         class="grow"
-        value={name}
+        {...rename}
         maxLength={LABEL_NAME_MAX}
         aria-label={t('labelsEditor.nameOf', { name: label.name })}
         disabled={busy}
-        onInput={(event) => setName(event.currentTarget.value)}
-        onBlur={() => void rename()}
-        onKeyDown={(event) => {
-          if (event.key === 'Enter') {
-            event.preventDefault();
-            void rename();
-          }
-        }}
       />
       <ConfirmButton
         label={t('labelsEditor.delete.label', { name: label.name })}

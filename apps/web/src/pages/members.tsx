@@ -29,6 +29,7 @@ export function MembersPage({ params }: { params: { projectId: string } }) {
   return (
     <Page
       title={t('members.pageTitle', { project: project.data.name })}
+      narrow
       actions={
         <nav aria-label={t('members.nav.label')}>
           <a href={`/projects/${projectId}`}>{t('members.nav.board')}</a>
@@ -206,28 +207,30 @@ function MemberRow(props: { member: Member; project: Project; admin: boolean; on
       <td>{member.name}</td>
       <td>{member.email}</td>
       <td>
-        {admin && !isOwner ? (
-          <label>
-            <span class="visually-hidden">{t('members.roleOf', { name: member.name })}</span>
-            <select value={member.role} disabled={busy} onChange={(e) => changeRole(e.currentTarget.value as Role)}>
-              <EnumOptions labels={roleLabels()} />
-            </select>
-          </label>
-        ) : (
-          <span>{isOwner ? t('members.owner') : roleLabel(member.role)}</span>
-        )}
-        {removable && (
-          <ConfirmButton
-            label={isMe ? t('members.leave.label') : t('common.remove')}
-            question={isMe ? t('members.leave.question') : t('members.remove.question', { name: member.name })}
-            confirmLabel={isMe ? t('members.leave.confirm') : t('members.remove.confirm')}
-            onConfirm={remove}
-            busy={busy}
-            open={confirming}
-            setOpen={setConfirming}
-          />
-        )}
-        <ErrorNote error={error} />
+        <div class="row">
+          {admin && !isOwner ? (
+            <label>
+              <span class="visually-hidden">{t('members.roleOf', { name: member.name })}</span>
+              <select value={member.role} disabled={busy} onChange={(e) => changeRole(e.currentTarget.value as Role)}>
+                <EnumOptions labels={roleLabels()} />
+              </select>
+            </label>
+          ) : (
+            <span>{isOwner ? t('members.owner') : roleLabel(member.role)}</span>
+          )}
+          {removable && (
+            <ConfirmButton
+              label={isMe ? t('members.leave.label') : t('common.remove')}
+              question={isMe ? t('members.leave.question') : t('members.remove.question', { name: member.name })}
+              confirmLabel={isMe ? t('members.leave.confirm') : t('members.remove.confirm')}
+              onConfirm={remove}
+              busy={busy}
+              open={confirming}
+              setOpen={setConfirming}
+            />
+          )}
+          <ErrorNote error={error} />
+        </div>
       </td>
     </tr>
   );

@@ -5,7 +5,7 @@ import { closedKeys, humanizeKey } from '../states';
 import { useQuery } from '../hooks';
 import { t } from '../i18n';
 import { client } from '../session';
-import { ErrorNote, Loading, Page } from '../ui';
+import { EmptyState, ErrorNote, Loading, Page } from '../ui';
 
 async function loadMyTasks(): Promise<{ tasks: Task[]; projects: Map<string, Project> }> {
   const [tasks, projects] = await Promise.all([
@@ -44,10 +44,12 @@ export function MyTasksPage() {
     groups.set(group, [...(groups.get(group) ?? []), task]);
   }
   return (
-    <Page title={t('myTasks.title')}>
+    <Page title={t('myTasks.title')} narrow>
       <ErrorNote error={mine.error} />
       {!mine.data && !mine.error && <Loading what={t('myTasks.loadingWhat')} />}
-      {mine.data?.tasks.length === 0 && <p class="muted">{t('myTasks.empty')}</p>}
+      {mine.data?.tasks.length === 0 && (
+        <EmptyState title={t('myTasks.empty')} hint={t('myTasks.emptyHint')} action={<a href="/">{t('myTasks.emptyAction')}</a>} />
+      )}
       {GROUPS.filter((group) => groups.has(group)).map((group) => (
         <section key={group} class="due-group" aria-labelledby={`due-${group}`}>
           <h2 id={`due-${group}`}>

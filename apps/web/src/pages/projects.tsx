@@ -7,7 +7,7 @@ import { canAdminister, roleLabel } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { t } from '../i18n';
 import { client } from '../session';
-import { ConfirmButton, ErrorNote, Loading, Page } from '../ui';
+import { ConfirmButton, EmptyState, ErrorNote, Loading, Page } from '../ui';
 
 export function ProjectsPage() {
   const projects = useQuery(keys.projects, loadProjects);
@@ -23,7 +23,7 @@ export function ProjectsPage() {
       />
       <ErrorNote error={projects.error} />
       {projects.loading && !projects.data ? <Loading what={t('projects.loading')} /> : null}
-      {projects.data?.length === 0 && <p class="muted">{t('projects.empty')}</p>}
+      {projects.data?.length === 0 && <EmptyState title={t('projects.empty')} hint={t('projects.emptyHint')} />}
       <ul class="project-list">
         {projects.data?.map((project) => (
           <ProjectItem

@@ -1,7 +1,7 @@
 import { DEFAULT_STATE_COLORS, STATE_CATEGORIES, type State, type StateCategory } from '@tasklane/schemas';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { keys } from '../data';
-import { queryClient, useEditorSave, useFollowed } from '../hooks';
+import { queryClient, useEditorSave, useRename } from '../hooks';
 import { t } from '../i18n';
 import { client } from '../session';
 import { useStates } from '../states';
@@ -77,14 +77,9 @@ function StateRow(props: {
   onDelete: (moveTo: string | undefined) => void;
 }) {
   const { state, busy } = props;
-  const [name, setName] = useFollowed(state.name);
+  const rename = useRename(state.name, (name) => props.onUpdate({ name }, t('statesEditor.renamed', { name })));
   const [deleting, setDeleting] = useState(false);
   const [moveTo, setMoveTo] = useState('');
-  const rename = () => {
-    const trimmed = name.trim();
-    if (trimmed && trimmed !== state.name) props.onUpdate({ name: trimmed }, t('statesEditor.renamed', { name: trimmed }));
-    else setName(state.name);
-  };
   return (
     <li class="state-row" data-state-key={state.key}>
       <div class="row">
@@ -97,18 +92,10 @@ function StateRow(props: {
         />
         <input
           class="grow"
-          value={name}
+          {...rename}
           maxLength={50}
           aria-label={t('statesEditor.nameOf', { name: state.name })}
           disabled={busy}
-          onInput={(event) => setName(event.currentTarget.value)}
-          onBlur={rename}
-          onKeyDown={(event) => {
-            if (event.key === 'Enter') {
-              event.preventDefault();
-              rename();
-            }
-          }}
         />
         <code class="muted small" title={t('statesEditor.keyHint')}>
           {state.key}

@@ -6,7 +6,7 @@ import { canAdminister, canEditTasks, formatBytes } from '../format';
 import { queryClient, useAction, useQuery } from '../hooks';
 import { t } from '../i18n';
 import { client, describeError } from '../session';
-import { ErrorNote } from '../ui';
+import { EmptyState, ErrorNote } from '../ui';
 
 interface Upload {
   key: number;
@@ -150,7 +150,7 @@ export function Attachments({ task, project }: { task: Task; project: Project })
         </div>
       )}
       <UploadProgress uploads={uploads} dismiss={dismiss} />
-      {attachments.data?.length === 0 && <p class="muted small">{t('taskAttachments.empty')}</p>}
+      {attachments.data?.length === 0 && <EmptyState small title={t('taskAttachments.empty')} hint={t('taskAttachments.emptyHint')} />}
       {attachments.data && attachments.data.length > 0 && (
         <Gallery
           attachments={attachments.data}

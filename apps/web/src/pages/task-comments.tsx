@@ -8,7 +8,7 @@ import { useAction, useQuery } from '../hooks';
 import { t } from '../i18n';
 import { client } from '../session';
 import { Markdown } from '../markdown';
-import { ConfirmButton, ErrorNote } from '../ui';
+import { ConfirmButton, EmptyState, ErrorNote } from '../ui';
 import { Gallery, UploadProgress, useUploads } from './task-attachments';
 
 /** The button that leaves a pasted file out shows a glyph, not a word (its name is its aria-label). */
@@ -51,7 +51,7 @@ export function Comments(props: { task: Task; project: Project; members: Member[
     <section class="comments" aria-labelledby="comments-title">
       <h3 id="comments-title">{t('taskComments.title')}</h3>
       <ErrorNote error={comments.error} />
-      {comments.data?.length === 0 && <p class="muted small">{t('taskComments.empty')}</p>}
+      {comments.data?.length === 0 && <EmptyState small title={t('taskComments.empty')} hint={t('taskComments.emptyHint')} />}
       <ol class="comment-list">
         {comments.data?.map((comment) => (
           <CommentItem

@@ -10,7 +10,7 @@ import { t } from '../i18n';
 import { client } from '../session';
 import { closedKeys, StateOptions, stateName } from '../states';
 import { changeTask, type TaskPatch } from '../task-actions';
-import { announce, Avatar, ErrorNote, LabelChips, MemberOptions, SubtaskProgress } from '../ui';
+import { announce, Avatar, EmptyState, ErrorNote, LabelChips, MemberOptions, SubtaskProgress } from '../ui';
 
 export type SortKey = 'title' | 'status' | 'priority' | 'assignee' | 'dueDate';
 const COLUMNS: SortKey[] = ['title', 'status', 'priority', 'assignee', 'dueDate'];
@@ -192,7 +192,7 @@ export function TaskList(props: { projectId: string; filters: TaskFilters; tasks
           </tbody>
         </table>
       </div>
-      {rows.length === 0 && !(params && served.loading) && <p class="muted">{t('taskList.noMatch')}</p>}
+      {rows.length === 0 && !(params && served.loading) && <EmptyState title={t('taskList.noMatch')} hint={t('taskList.noMatchHint')} />}
       {params && served.more && (
         <button type="button" disabled={served.loading} onClick={served.loadMore}>
           {t('taskList.showMore')}

@@ -6,7 +6,7 @@ import { t } from '../i18n';
 import { refreshRelated } from '../live';
 import { humanizeKey } from '../states';
 import { client } from '../session';
-import { ErrorNote } from '../ui';
+import { EmptyState, ErrorNote } from '../ui';
 
 /**
  * How a relation reads from this task, as a person says it (its words are `taskRelations.kinds.<kind>`):
@@ -47,7 +47,7 @@ export function Relations({ task, project, editable }: { task: Task; project: Pr
       <h3 id="relations-title">{t('taskRelations.title')}</h3>
       {task.blocked && <p class="blocked-mark">{t('taskRelations.blocked')}</p>}
       <ErrorNote error={relations.error ?? error} />
-      {relations.data?.length === 0 && <p class="muted small">{t('taskRelations.empty')}</p>}
+      {relations.data?.length === 0 && <EmptyState small title={t('taskRelations.empty')} hint={t('taskRelations.emptyHint')} />}
       {(Object.keys(KINDS) as Kind[]).map((kind) => {
         const group = relations.data?.filter((relation) => kindOf(relation) === kind) ?? [];
         if (group.length === 0) return null;

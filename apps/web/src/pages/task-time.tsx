@@ -8,7 +8,7 @@ import { t } from '../i18n';
 import { client } from '../session';
 import { formatEstimate, formatMinutes, parseDuration, todayUtc } from '../time';
 import { Elapsed, refreshTaskTime, startTimer, stopTimer, useTimer } from '../timer';
-import { ErrorNote } from '../ui';
+import { EmptyState, ErrorNote } from '../ui';
 
 /**
  * The task's time: its total against the estimate, the timer (start and stop, the running one
@@ -68,7 +68,7 @@ export function TaskTime({ task, project, members }: { task: Task; project: Proj
         />
       )}
       <ErrorNote error={entries.error} />
-      {entries.data?.length === 0 && <p class="muted small">{t('taskTime.empty')}</p>}
+      {entries.data?.length === 0 && <EmptyState small title={t('taskTime.empty')} hint={t('taskTime.emptyHint')} />}
       {entries.data && entries.data.length > 0 && (
         <table class="time-entries">
           <caption class="visually-hidden">{t('taskTime.caption')}</caption>

@@ -7,7 +7,7 @@ import { t } from '../i18n';
 import { client } from '../session';
 import { stateName, useStates } from '../states';
 import { formatEstimate, formatMinutes, todayUtc, unitLabel, useProject } from '../time';
-import { ErrorNote, Loading, Page } from '../ui';
+import { EmptyState, ErrorNote, Loading, Page } from '../ui';
 import { ViewsMenu } from '../views';
 import { saveBlob } from '../download';
 
@@ -67,6 +67,7 @@ export function TimeReportPage({ params }: { params: { projectId: string } }) {
 
   return (
     <Page
+      narrow
       title={t('timeReport.title', { name })}
       actions={
         <nav class="row" aria-label={t('timeReport.nav.label')}>
@@ -113,7 +114,7 @@ export function TimeReportPage({ params }: { params: { projectId: string } }) {
         </form>
         {!valid && <p class="notice">{t('timeReport.report.invalidRange')}</p>}
         <ErrorNote error={report.error ?? download.error} />
-        {valid && report.data?.length === 0 && <p class="muted">{t('timeReport.report.empty')}</p>}
+        {valid && report.data?.length === 0 && <EmptyState title={t('timeReport.report.empty')} hint={t('timeReport.report.emptyHint')} />}
         {valid && report.data && report.data.length > 0 && (
           <table class="report-table">
             <caption class="visually-hidden">{t(`timeReport.report.caption.${groupBy}`, { from: range.from, to: range.to })}</caption>

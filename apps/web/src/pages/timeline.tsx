@@ -7,7 +7,7 @@ import { useQuery } from '../hooks';
 import { dateFormat, t } from '../i18n';
 import { client, describeError } from '../session';
 import { stateName, useStates } from '../states';
-import { announce, ErrorNote, Loading, Page } from '../ui';
+import { announce, EmptyState, ErrorNote, Loading, Page } from '../ui';
 
 const DAY = 86_400_000;
 /** The window: four weeks, Monday to Sunday (UTC, as the API's dates are). */
@@ -408,7 +408,7 @@ function TimelineGrid(props: {
           ))}
         </div>
       </div>
-      {groups.length === 0 && <p class="muted">{t('timeline.noneInWindow')}</p>}
+      {groups.length === 0 && <EmptyState title={t('timeline.noneInWindow')} hint={t('timeline.noneInWindowHint')} />}
       {groups.map((group) => (
         <section key={group.key} class="timeline-group" aria-label={group.name}>
           <h3>{group.name}</h3>

@@ -5,7 +5,7 @@ import { canAdminister, formatTime } from '../format';
 import { queryClient, useAction, useEditorSave, useQuery } from '../hooks';
 import { client } from '../session';
 import { t } from '../i18n';
-import { announce, ConfirmButton, ErrorNote, Loading, Page } from '../ui';
+import { announce, ConfirmButton, EmptyState, ErrorNote, Loading, Page } from '../ui';
 
 /** The header the signature travels in: a name of the protocol, the same in every language. */
 const SIGNATURE_HEADER = 'X-Tasklane-Signature';
@@ -35,6 +35,7 @@ export function WebhooksPage({ params }: { params: { projectId: string } }) {
   return (
     <Page
       title={t('webhooks.pageTitle', { project: project.data.name })}
+      narrow
       actions={
         <nav aria-label={t('webhooks.nav.label')}>
           <a href={`/projects/${projectId}`}>{t('webhooks.nav.board')}</a> <a href={`/projects/${projectId}/members`}>{t('webhooks.nav.members')}</a>
@@ -77,7 +78,7 @@ function Webhooks({ projectId }: { projectId: string }) {
         {webhooks.loading && !webhooks.data ? (
           <Loading what={t('webhooks.loadingWebhooks')} />
         ) : list.length === 0 ? (
-          <p class="muted">{t('webhooks.empty')}</p>
+          <EmptyState title={t('webhooks.empty')} hint={t('webhooks.emptyHint')} />
         ) : (
           <ul class="stack webhook-list">
             {list.map((webhook) => (
