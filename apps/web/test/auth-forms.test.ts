@@ -1,7 +1,7 @@
 import { createTasklaneClient, type TasklaneClient } from '@tasklane/sdk';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, newPerson, type Server, startServer } from './harness';
+import { launchChromium, newPerson, type Server, startServer, screenshot } from './harness';
 
 /**
  * Switching between the login and the registration forms (issue 39): after a failed login, the
@@ -56,6 +56,7 @@ describe('the login and registration forms in Chromium', () => {
     await page.getByLabel('Full name').fill('Someone');
     await page.getByRole('link', { name: 'Log in' }).click();
     await expectClean(page, 'Log in', ['Email', 'Password']);
+    await screenshot(page, 'login.png');
     expect(person.pageErrors).toEqual([]);
     await person.context.close();
   });

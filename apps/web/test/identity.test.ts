@@ -90,6 +90,7 @@ describe('identity in the web app', () => {
     const { page } = person;
     await page.goto(invitePath);
     await page.getByText('You were invited to a project').waitFor();
+    await screenshot(page, 'invitation.png');
     await page.getByRole('link', { name: 'Sign in with Company login' }).click();
     // The provider returns to /login; the app goes on to the invitation, which accepts it and opens the project.
     await page.getByRole('heading', { name: 'Compilers', level: 1 }).waitFor();
@@ -178,6 +179,7 @@ describe('identity in the web app', () => {
     await page.getByLabel('Email').fill(email);
     await page.getByRole('button', { name: 'Send the link' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toContain('on its way');
+    await screenshot(page, 'forgot-password.png');
 
     const mail = (await smtp.waitForMessages(before + 1)).slice(before).find((message) => message.to === email)!;
     const link = /http:\S+\/reset-password#token=\S+/.exec(mail.text)![0];
