@@ -37,6 +37,18 @@ export default tseslint.config(
     },
   },
   {
+    // The browser loads no Zod: the app takes the schemas' types from '@tasklane/schemas' and their
+    // plain values from '@tasklane/schemas/constants' (a value from the first would bring Zod and build
+    // every schema on the board's first load).
+    files: ['apps/web/src/**/*.{ts,tsx}'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@tasklane/schemas', message: "Import values from '@tasklane/schemas/constants'.", allowTypeImports: true }] },
+      ],
+    },
+  },
+  {
     // Tests read JSON bodies of many shapes; `any` there keeps assertions readable.
     files: ['**/test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

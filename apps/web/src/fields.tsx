@@ -1,4 +1,5 @@
-import { FIELD_TYPES, type Field, type FieldType, type FieldValue, type Member } from '@tasklane/schemas';
+import type { Field, FieldType, FieldValue, Member } from '@tasklane/schemas';
+import { FIELD_TYPES } from '@tasklane/schemas/constants';
 import { fieldKeys, loadFields } from './data';
 import { useQuery } from './hooks';
 import { dateFormat, t } from './i18n';

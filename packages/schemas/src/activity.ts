@@ -1,43 +1,8 @@
 import { z } from 'zod';
 import { IdRefSchema, IdSchema, PageQueryShape, PathIdSchema, TimestampSchema } from './common';
+import { ACTIVITY_TYPES } from './constants';
 
-/** Every kind of change the activity history, the live stream and webhooks report. */
-export const ACTIVITY_TYPES = [
-  'project.created',
-  'project.updated',
-  'project.deleted',
-  'member.added',
-  'member.updated',
-  'member.removed',
-  'invitation.created',
-  'invitation.deleted',
-  'invitation.accepted',
-  'task.created',
-  'task.updated',
-  'task.deleted',
-  'comment.created',
-  'comment.updated',
-  'comment.deleted',
-  'label.created',
-  'label.updated',
-  'label.deleted',
-  'state.created',
-  'state.updated',
-  'state.deleted',
-  'relation.created',
-  'relation.deleted',
-  'attachment.created',
-  'attachment.deleted',
-  'field.created',
-  'field.updated',
-  'field.deleted',
-  'time_entry.created',
-  'time_entry.updated',
-  'time_entry.deleted',
-  'view.created',
-  'view.updated',
-  'view.deleted',
-] as const;
+export { ACTIVITY_TYPES } from './constants';
 
 export const ActivityTypeSchema = z.enum(ACTIVITY_TYPES).meta({ id: 'ActivityType' });
 

@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { AttachmentSchema } from './attachments';
 import { IdRefSchema, IdSchema, PageQueryShape, PathIdSchema, TimestampSchema, trimmed } from './common';
 import { MentionIdsSchema } from './notifications';
+import { COMMENT_TEXT_MAX } from './constants';
 
-export const COMMENT_TEXT_MAX = 20_000;
+export { COMMENT_TEXT_MAX } from './constants';
+
 /** The most attachments one comment names. */
 export const COMMENT_ATTACHMENTS_MAX = 50;
 

@@ -1,21 +1,14 @@
 import { z } from 'zod';
 import { IdRefSchema, IdSchema, PathIdSchema, TimestampSchema, trimmed } from './common';
 import { ColorSchema } from './labels';
+import { FIELD_TYPES, FIELD_NAME_MAX, FIELD_OPTION_NAME_MAX } from './constants';
 
-/** The types of a custom field. */
-export const FIELD_TYPES = ['text', 'number', 'date', 'select', 'multi_select', 'user', 'checkbox', 'url'] as const;
-export const FIELD_NAME_MAX = 50;
+export { FIELD_TYPES, FIELD_NAME_MAX, FIELD_OPTION_NAME_MAX, FIELD_TEXT_MAX, FIELD_URL_MAX, DEFAULT_OPTION_COLOR } from './constants';
+
 /** The most custom fields a project has (409 FIELD_LIMIT). */
 export const FIELDS_MAX = 50;
 /** The most options a select or multi_select field has. */
 export const FIELD_OPTIONS_MAX = 100;
-export const FIELD_OPTION_NAME_MAX = 50;
-/** The longest `text` value, in code points. */
-export const FIELD_TEXT_MAX = 2000;
-/** The longest `url` value. */
-export const FIELD_URL_MAX = 2000;
-/** The colour of an option given without one. */
-export const DEFAULT_OPTION_COLOR = '#6b7280';
 
 export const FieldTypeSchema = z.enum(FIELD_TYPES).meta({ id: 'FieldType' });
 

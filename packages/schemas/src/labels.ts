@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { IdSchema, PageQueryShape, PathIdSchema, TimestampSchema, trimmed } from './common';
+import { LABEL_NAME_MAX, DEFAULT_LABEL_COLOR } from './constants';
 
-export const LABEL_NAME_MAX = 50;
-/** The colour a label gets when none is given. */
-export const DEFAULT_LABEL_COLOR = '#6b7280';
+export { LABEL_NAME_MAX, DEFAULT_LABEL_COLOR } from './constants';
 
 const pathIds = { id: PathIdSchema, labelId: PathIdSchema };
 

@@ -2,10 +2,12 @@ import { z } from 'zod';
 import { IdSchema, PageQueryShape, PathIdSchema, TimestampSchema, trimmed } from './common';
 import { text } from './text';
 import { RoleSchema } from './members';
+import { ESTIMATE_UNITS } from './constants';
+
+export { ESTIMATE_UNITS } from './constants';
 
 export const PROJECT_NAME_MAX = 200;
 export const PROJECT_DESCRIPTION_MAX = 10_000;
-export const ESTIMATE_UNITS = ['points', 'hours'] as const;
 export type EstimateUnit = (typeof ESTIMATE_UNITS)[number];
 
 /** A project key: 2–10 letters and digits, starting with a letter, in either case (stored in upper case). */

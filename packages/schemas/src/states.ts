@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { IdSchema, PathIdSchema, TimestampSchema, trimmed } from './common';
 import { ColorSchema } from './labels';
+import { STATE_CATEGORIES } from './constants';
 
-/** The categories of workflow states, in the order a board groups them. */
-export const STATE_CATEGORIES = ['backlog', 'unstarted', 'started', 'completed', 'cancelled'] as const;
+export { STATE_CATEGORIES, DEFAULT_STATE_COLORS } from './constants';
+
 /** The categories a project always keeps at least one state of (409 STATE_REQUIRED). */
 export const REQUIRED_STATE_CATEGORIES = ['unstarted', 'completed'] as const;
 export const STATE_NAME_MAX = 50;
@@ -22,15 +23,6 @@ export const StateKeySchema = z
   .max(STATE_KEY_MAX, { error: `a state key has at most ${STATE_KEY_MAX} characters` })
   .regex(STATE_KEY_PATTERN, { error: 'a state key is UPPER_SNAKE: upper-case letters, digits and single underscores' })
   .meta({ description: `The key of a state of the project: UPPER_SNAKE, at most ${STATE_KEY_MAX} characters`, example: 'IN_PROGRESS' });
-
-/** The colour of a state of each category when none is given. */
-export const DEFAULT_STATE_COLORS = {
-  backlog: '#9ca3af',
-  unstarted: '#6b7280',
-  started: '#2563eb',
-  completed: '#16a34a',
-  cancelled: '#dc2626',
-} as const satisfies Record<(typeof STATE_CATEGORIES)[number], string>;
 
 /** The states every project starts with, in board order (migration 0010 gave existing projects the same). */
 export const DEFAULT_STATES = [

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { IdSchema, PageQueryShape, PathIdSchema, TimestampSchema } from './common';
 import { text } from './text';
+import { TIME_REPORT_GROUPS } from './constants';
+
+export { TIME_REPORT_GROUPS } from './constants';
 
 export const TIME_ENTRY_MINUTES_MAX = 1_440;
 export const TIME_ENTRY_NOTE_MAX = 2_000;
 /** A timer left running longer stops itself at this length (one day's entry). */
 export const TIMER_MAX_MINUTES = 1_440;
-export const TIME_REPORT_GROUPS = ['user', 'task', 'day'] as const;
 
 /** A calendar date, YYYY-MM-DD, that exists (2026-02-30 does not), years 1–9999. */
 export const CalendarDateSchema = z

@@ -150,7 +150,11 @@ export function BoardPage({ params, view: shown, saved }: { params: { projectId:
         </button>
       </div>
       <ErrorNote error={tasks.error ?? states.error} />
-      {view === 'board' ? (
+      {view === 'board' && tasks.loading && !tasks.data ? (
+        // The columns wait for the first page of cards: drawn empty and then filled, each pushed the
+        // next down (on a phone, where they stack), a layout shift the person sees.
+        <Loading what={t('board.loadingWhat')} />
+      ) : view === 'board' ? (
         <Board
           projectId={projectId}
           counts={filtered ? {} : project.data.taskCounts}

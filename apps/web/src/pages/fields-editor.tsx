@@ -1,4 +1,5 @@
-import { DEFAULT_OPTION_COLOR, FIELD_NAME_MAX, FIELD_OPTION_NAME_MAX, type Field, type FieldOption, type FieldType } from '@tasklane/schemas';
+import type { Field, FieldOption, FieldType } from '@tasklane/schemas';
+import { DEFAULT_OPTION_COLOR, FIELD_NAME_MAX, FIELD_OPTION_NAME_MAX } from '@tasklane/schemas/constants';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fieldKeys, keys } from '../data';
 import { FIELD_TYPES, fieldTypeLabel, hasOptions, useFields } from '../fields';

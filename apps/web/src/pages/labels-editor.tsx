@@ -1,4 +1,5 @@
-import { DEFAULT_LABEL_COLOR, type Label, LABEL_NAME_MAX } from '@tasklane/schemas';
+import type { Label } from '@tasklane/schemas';
+import { DEFAULT_LABEL_COLOR, LABEL_NAME_MAX } from '@tasklane/schemas/constants';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { keys, loadLabels } from '../data';
 import { queryClient, useEditorSave, useRename, useQuery } from '../hooks';

@@ -1,4 +1,5 @@
-import { DEFAULT_STATE_COLORS, STATE_CATEGORIES, type State, type StateCategory } from '@tasklane/schemas';
+import type { State, StateCategory } from '@tasklane/schemas';
+import { DEFAULT_STATE_COLORS, STATE_CATEGORIES } from '@tasklane/schemas/constants';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { keys } from '../data';
 import { queryClient, useEditorSave, useRename } from '../hooks';

@@ -1,4 +1,5 @@
-import { type Attachment, type Comment, COMMENT_TEXT_MAX, type Member, type Project, type Task } from '@tasklane/schemas';
+import type { Attachment, Comment, Member, Project, Task } from '@tasklane/schemas';
+import { COMMENT_TEXT_MAX } from '@tasklane/schemas/constants';
 import { TasklaneError } from '@tasklane/sdk';
 import { useRef, useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';

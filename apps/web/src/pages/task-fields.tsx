@@ -1,4 +1,5 @@
-import { FIELD_TEXT_MAX, FIELD_URL_MAX, type Field, type FieldValue, type Member, type Project, type Task } from '@tasklane/schemas';
+import type { Field, FieldValue, Member, Project, Task } from '@tasklane/schemas';
+import { FIELD_TEXT_MAX, FIELD_URL_MAX } from '@tasklane/schemas/constants';
 import { TasklaneError } from '@tasklane/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { storeTask } from '../data';

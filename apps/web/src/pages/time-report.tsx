@@ -1,4 +1,5 @@
-import { type EstimateUnit, ESTIMATE_UNITS, TIME_REPORT_GROUPS } from '@tasklane/schemas';
+import type { EstimateUnit } from '@tasklane/schemas';
+import { ESTIMATE_UNITS, TIME_REPORT_GROUPS } from '@tasklane/schemas/constants';
 import { useEffect, useState } from 'preact/hooks';
 import { keys, timeKeys } from '../data';
 import { canAdminister } from '../format';

@@ -1,4 +1,5 @@
-import { ACTIVITY_TYPES, type ActivityType, type CreatedWebhook, type Delivery, type Webhook } from '@tasklane/schemas';
+import type { ActivityType, CreatedWebhook, Delivery, Webhook } from '@tasklane/schemas';
+import { ACTIVITY_TYPES } from '@tasklane/schemas/constants';
 import { useState } from 'preact/hooks';
 import { collect, keys } from '../data';
 import { canAdminister, formatTime } from '../format';
