@@ -135,7 +135,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const mailOutbox = createMailOutbox(config.mail !== undefined);
   const unsubscribeTokens = createUnsubscribeTokens(config.jwtSecret);
   // Attachment files: DATA_DIR/files, or the S3 bucket.
-  const files = createBlobStore({ dataDir: config.dataDir, ...(config.attachments.s3 ? { s3: config.attachments.s3 } : {}) });
+  const files = await createBlobStore({ dataDir: config.dataDir, ...(config.attachments.s3 ? { s3: config.attachments.s3 } : {}) });
   // Imports' progress, for the live streams of their creators on this instance.
   const importProgress = createImportProgressHub();
   const services = createServices(

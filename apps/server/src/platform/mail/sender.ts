@@ -1,5 +1,5 @@
 import type { Database, Db } from '@tasklane/db';
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
 import type { MailConfig } from '../config';
 import { backoffMs, startBackgroundWorker } from '../background-worker';
 import { MAIL_CHANNEL, type MailTemplates } from './outbox';
@@ -25,7 +25,9 @@ const isPermanent = (error: unknown) => {
  */
 export async function startMailSender(database: Pick<Database, 'db' | 'listen'>, config: MailConfig, templates: MailTemplates, onError: (error: unknown) => void) {
   const db: Db = database.db;
-  const transport = nodemailer.createTransport({
+  // Loaded only when email is on (SMTP_URL): nodemailer is memory a server without email would hold for nothing.
+  const { default: mailer } = await import('nodemailer');
+  const transport = mailer.createTransport({
     url: config.smtpUrl,
     connectionTimeout: SMTP_TIMEOUT_MS,
     greetingTimeout: SMTP_TIMEOUT_MS,

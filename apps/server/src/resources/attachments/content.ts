@@ -1,6 +1,5 @@
 import { ATTACHMENT_FILENAME_MAX_BYTES } from '@tasklane/schemas';
 import { fileTypeFromBuffer } from 'file-type';
-import sharp from 'sharp';
 import type { BlobStore } from '../../platform/storage';
 
 /** What an unrecognised file is served as: bytes to save, never to render. */
@@ -32,6 +31,8 @@ export async function sniffContentType(head: Buffer): Promise<string> {
  * metadata), so no such image is ever decoded.
  */
 export async function makeThumbnail(files: BlobStore, temporaryKey: string, head: Buffer): Promise<Buffer | undefined> {
+  // Loaded with the first image (Node keeps it after): libvips is memory a server that stores no image would hold for nothing.
+  const { default: sharp } = await import('sharp');
   try {
     const header = await sharp(head).metadata();
     if (header.width && header.height && header.width * header.height > THUMBNAIL_MAX_PIXELS) return undefined;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { EmailSchema } from '@tasklane/schemas';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { bearerTokenOf } from '../../resources/credentials/tokens';
 import { DomainError } from '../../platform/errors';
@@ -106,7 +106,9 @@ async function spend(limit: Limit, key: string, points: number, reply: FastifyRe
 
 /** Redis for shared counters: commands fail at once while it is unreachable (no offline queue), so requests pass then. */
 async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
-  const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 });
+  // Loaded only with REDIS_URL: ioredis is memory a single instance would hold for nothing.
+  const { Redis: RedisClient } = await import('ioredis');
+  const redis = new RedisClient(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 });
   redis.on('error', (error: Error) => app.log.warn({ err: error }, 'rate-limit store (Redis) unavailable'));
   app.addHook('onClose', async () => {
     redis.disconnect();
