@@ -66,7 +66,8 @@ export function useFollowed<T>(value: T): [T, (next: T) => void] {
 
 /**
  * A name edited in place (a label's, a state's, a field's or an option's): sent on Enter or when the
- * field loses focus, and put back when it is empty, unchanged or refused (`commit` resolving false).
+ * field loses focus, and put back when it is empty or unchanged, or refused when `commit` says so by
+ * resolving false (a commit that resolves nothing keeps the typed name, to be sent again).
  * Enter disables the field while the change is on its way, and a disabled field loses its focus: the
  * blur that follows must not send the same name again, since it would go with the version the first
  * change has just used and come back refused as stale (412), shown as someone else's change.

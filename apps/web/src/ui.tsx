@@ -26,7 +26,8 @@ export function Loading({ what }: { what: string }) {
  * to do about it (a sentence, and a button or link when the way is one click).
  */
 export function EmptyState({ title, hint, action, small }: { title: string; hint?: string; action?: ComponentChildren; small?: boolean }) {
-  if (small) return <p class="empty-state small muted">{hint ? `${title} ${hint}` : title}</p>;
+  // One line: the two sentences side by side, with a space where the language puts one (not after "。").
+  if (small) return <p class="empty-state small muted">{hint ? `${title}${/[。！？]$/.test(title) ? '' : ' '}${hint}` : title}</p>;
   return (
     <div class="empty-state">
       <p class="empty-title">{title}</p>

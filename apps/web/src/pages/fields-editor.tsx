@@ -85,7 +85,8 @@ function FieldRow(props: {
   onDelete: () => void;
 }) {
   const { field, busy } = props;
-  const rename = useRename(field.name, (name) => props.onUpdate({ name }, t('fieldsEditor.renamed', { name })));
+  // A refused name stays in the field (not put back), to be sent again on the field as reloaded.
+  const rename = useRename(field.name, (name) => void props.onUpdate({ name }, t('fieldsEditor.renamed', { name })));
   const [deleting, setDeleting] = useState(false);
   return (
     <li class="field-row" data-field-id={field.id}>

@@ -150,7 +150,7 @@ export function Attachments({ task, project }: { task: Task; project: Project })
         </div>
       )}
       <UploadProgress uploads={uploads} dismiss={dismiss} />
-      {attachments.data?.length === 0 && <EmptyState small title={t('taskAttachments.empty')} hint={t('taskAttachments.emptyHint')} />}
+      {attachments.data?.length === 0 && <EmptyState small title={t('taskAttachments.empty')} hint={editable ? t('taskAttachments.emptyHint') : undefined} />}
       {attachments.data && attachments.data.length > 0 && (
         <Gallery
           attachments={attachments.data}

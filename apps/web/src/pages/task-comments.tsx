@@ -52,7 +52,7 @@ export function Comments(props: { task: Task; project: Project; members: Member[
     <section class="comments" aria-labelledby="comments-title">
       <h3 id="comments-title">{t('taskComments.title')}</h3>
       <ErrorNote error={comments.error} />
-      {comments.data?.length === 0 && <EmptyState small title={t('taskComments.empty')} hint={t('taskComments.emptyHint')} />}
+      {comments.data?.length === 0 && <EmptyState small title={t('taskComments.empty')} hint={editable ? t('taskComments.emptyHint') : undefined} />}
       <ol class="comment-list">
         {comments.data?.map((comment) => (
           <CommentItem

@@ -192,7 +192,7 @@ export function TaskList(props: { projectId: string; filters: TaskFilters; tasks
           </tbody>
         </table>
       </div>
-      {rows.length === 0 && !(params && served.loading) && <EmptyState title={t('taskList.noMatch')} hint={t('taskList.noMatchHint')} />}
+      {rows.length === 0 && !(params && served.loading) && <EmptyState title={t('taskList.noMatch')} hint={editable ? t('taskList.noMatchHint') : t('taskList.noMatchFiltersHint')} />}
       {params && served.more && (
         <button type="button" disabled={served.loading} onClick={served.loadMore}>
           {t('taskList.showMore')}

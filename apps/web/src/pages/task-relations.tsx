@@ -47,7 +47,7 @@ export function Relations({ task, project, editable }: { task: Task; project: Pr
       <h3 id="relations-title">{t('taskRelations.title')}</h3>
       {task.blocked && <p class="blocked-mark">{t('taskRelations.blocked')}</p>}
       <ErrorNote error={relations.error ?? error} />
-      {relations.data?.length === 0 && <EmptyState small title={t('taskRelations.empty')} hint={t('taskRelations.emptyHint')} />}
+      {relations.data?.length === 0 && <EmptyState small title={t('taskRelations.empty')} hint={editable ? t('taskRelations.emptyHint') : undefined} />}
       {(Object.keys(KINDS) as Kind[]).map((kind) => {
         const group = relations.data?.filter((relation) => kindOf(relation) === kind) ?? [];
         if (group.length === 0) return null;

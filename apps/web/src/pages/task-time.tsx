@@ -68,7 +68,7 @@ export function TaskTime({ task, project, members }: { task: Task; project: Proj
         />
       )}
       <ErrorNote error={entries.error} />
-      {entries.data?.length === 0 && <EmptyState small title={t('taskTime.empty')} hint={t('taskTime.emptyHint')} />}
+      {entries.data?.length === 0 && <EmptyState small title={t('taskTime.empty')} hint={editable ? t('taskTime.emptyHint') : undefined} />}
       {entries.data && entries.data.length > 0 && (
         <table class="time-entries">
           <caption class="visually-hidden">{t('taskTime.caption')}</caption>
