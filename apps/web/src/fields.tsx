@@ -1,6 +1,7 @@
 import type { Field, FieldType, FieldValue, Member } from '@tasklane/schemas';
 import { FIELD_TYPES } from '@tasklane/schemas/constants';
 import { fieldKeys, loadFields } from './data';
+import { memberName } from './format';
 import { useQuery } from './hooks';
 import { dateFormat, t } from './i18n';
 
@@ -40,7 +41,7 @@ export function FieldValueView({ field, value, members }: { field: Field; value:
       );
     }
     case 'user':
-      return <span>{members.find((member) => member.userId === value)?.name ?? t('fields.formerMember')}</span>;
+      return <span>{memberName(members, String(value))}</span>;
     case 'checkbox':
       return <span>{value ? t('common.yes') : t('common.no')}</span>;
     case 'date':

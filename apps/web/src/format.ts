@@ -1,4 +1,4 @@
-import type { Role, Task, TaskPriority } from '@tasklane/schemas';
+import type { Member, Role, Task, TaskPriority } from '@tasklane/schemas';
 import { dateFormat, numberFormat, t } from './i18n';
 import { isClosed } from './states';
 
@@ -16,6 +16,9 @@ export const priorityLabels = () => Object.fromEntries(PRIORITIES.map((priority)
 export const roleLabels = () => Object.fromEntries(ROLES.map((role) => [role, roleLabel(role)])) as Record<Role, string>;
 
 /** What a role may do, as the server's policy table says (the server still decides). */
+/** A member's name by user id; someone who has left the project since is "a former member". */
+export const memberName = (members: readonly Member[], userId: string) => members.find((member) => member.userId === userId)?.name ?? t('common.formerMember');
+
 export const canEditTasks = (role: Role | undefined) => role === 'EDITOR' || role === 'ADMIN';
 export const canAdminister = (role: Role | undefined) => role === 'ADMIN';
 

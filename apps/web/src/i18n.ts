@@ -1,11 +1,11 @@
 import i18next from 'i18next';
 import LanguageDetector from 'i18next-browser-languagedetector';
 import { useEffect, useState } from 'preact/hooks';
+import { isLocale, type Locale, LOCALES } from '@tasklane/schemas/constants';
 import en from './locales/en';
 
-/** The languages the app speaks, English first (the fallback of any key another lacks). */
-export const LOCALES = ['en', 'de', 'fr', 'es', 'ja'] as const;
-export type Locale = (typeof LOCALES)[number];
+/** The languages the app speaks: the API's and the emails' (`PATCH /auth/me` takes the same). */
+export { isLocale, type Locale, LOCALES };
 /** Each language's own name, as its speakers write it (the language menu shows these). */
 export const LOCALE_NAMES: Record<Locale, string> = { en: 'English', de: 'Deutsch', fr: 'Français', es: 'Español', ja: '日本語' };
 
@@ -28,8 +28,6 @@ const catalogues: Record<Exclude<Locale, 'en'>, () => Promise<{ default: unknown
 
 /** Where a language chosen in this browser (or the account's, once signed in) is kept for the next start. */
 const LOCALE_KEY = 'tasklane.locale';
-
-export const isLocale = (value: unknown): value is Locale => LOCALES.includes(value as Locale);
 
 /** The app's language closest to the browser's (`de-AT` → `de`, `pt` → English). */
 function bestLocale(codes: string | readonly string[]): Locale {

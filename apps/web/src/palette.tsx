@@ -6,6 +6,7 @@ import { queryClient, useQuery } from './hooks';
 import { t, useLocale } from './i18n';
 import { client } from './session';
 import { shortcutList, typingIn } from './shortcuts';
+import { CLOSE_GLYPH } from './ui';
 
 export interface Command {
   id: string;
@@ -200,9 +201,6 @@ export function CommandPalette({ actions, onClose }: { actions: Command[]; onClo
   );
 }
 
-/** The close button's cross: a drawn mark, not words (the button's name is its aria-label). */
-const CLOSE_MARK = '✕';
-
 /** `?`: every shortcut. */
 export function ShortcutHelp({ onClose }: { onClose: () => void }) {
   const { dialog, close } = useModal(onClose);
@@ -211,7 +209,7 @@ export function ShortcutHelp({ onClose }: { onClose: () => void }) {
       <div class="dialog-head">
         <h2 id="shortcuts-title">{t('palette.shortcuts')}</h2>
         <button type="button" onClick={() => dialog.current?.close()} aria-label={t('common.close')} autoFocus>
-          {CLOSE_MARK}
+          {CLOSE_GLYPH}
         </button>
       </div>
       <table class="shortcuts">

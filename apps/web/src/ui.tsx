@@ -3,6 +3,9 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { t } from './i18n';
 
+/** The glyph of a close or remove button: a sign, not a word (the button's name is its aria-label). */
+export const CLOSE_GLYPH = '✕';
+
 /** An API refusal or failure, with the server's message; announced to screen readers. */
 export function ErrorNote({ error }: { error: string | undefined }) {
   if (!error) return null;

@@ -9,7 +9,7 @@ import { queryClient, useAction, useFollowed, useQuery } from './hooks';
 import { t } from './i18n';
 import { DEFAULT_SORT, type FieldFilter, fieldFilterParams, filterParams, NO_FIELD_FILTER, SERVER_SORTS, type Sort, type SortKey } from './pages/task-list';
 import { client } from './session';
-import { announce, ConfirmButton, ErrorNote } from './ui';
+import { announce, CLOSE_GLYPH, ConfirmButton, ErrorNote } from './ui';
 
 /** Saved views (issue 37): a name, a layout, and the task list's filters and sort, kept by the server. */
 
@@ -119,9 +119,6 @@ export function ViewsMenu({ projectId, current }: { projectId: string; current?:
     </details>
   );
 }
-
-/** A sign, not a word: the close button is named by its aria-label. */
-const CLOSE_GLYPH = '✕';
 
 /** Reads a view's list afresh (and the view itself), after a change made here or announced live. */
 export const refreshViews = (projectId: string) => void queryClient.invalidateQueries({ queryKey: viewKeys.list(projectId) });

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { IdSchema, trimmed } from './common';
 import { text } from './text';
+import { LOCALES } from './constants';
+
+export { isLocale, type Locale, LOCALES } from './constants';
 
 /** bcrypt ignores bytes beyond 72, so longer passwords are refused rather than silently truncated. */
 export const PASSWORD_MAX_BYTES = 72;
@@ -21,10 +24,7 @@ export const UserSchema = z
   .object({ id: IdSchema, name: z.string(), email: z.string() })
   .meta({ id: 'User', example: { id: '0193a5b4-7c1e-7d2a-9f3b-2c4d5e6f7a8b', name: 'Ada Lovelace', email: 'ada@example.com' } });
 
-/** The languages the web app and the emails speak (issue 39). */
-export const LOCALES = ['en', 'de', 'fr', 'es', 'ja'] as const;
 export const LocaleSchema = z.enum(LOCALES).meta({ description: 'A language of the web app and the emails: en, de, fr, es or ja' });
-export type Locale = z.infer<typeof LocaleSchema>;
 
 /** The signed-in user, with what only they see of themselves. */
 export const MeSchema = UserSchema.extend({

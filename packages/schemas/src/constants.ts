@@ -5,6 +5,13 @@
  * phone). Each resource's schema file re-exports its own, so '@tasklane/schemas' offers them as before.
  */
 
+// Accounts
+/** The languages the web app and the emails speak (issue 39), English first: the fallback of any missing message. */
+export const LOCALES = ['en', 'de', 'fr', 'es', 'ja'] as const;
+export type Locale = (typeof LOCALES)[number];
+/** Whether a value (a saved choice, a browser's code) is one of the languages offered. */
+export const isLocale = (value: unknown): value is Locale => LOCALES.includes(value as Locale);
+
 // Projects
 export const ESTIMATE_UNITS = ['points', 'hours'] as const;
 

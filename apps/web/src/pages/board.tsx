@@ -24,7 +24,7 @@ import { useLocation } from 'preact-iso';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
 import { type BoardQuery, columnHasMore, filteredBoardKey, keys, loadFilteredBoard, loadLabels, loadMembers, loadMoreFiltered, loadMoreTasks, loadTasks, matches, type FilteredBoard, type TaskFilters } from '../data';
-import { canAdminister, canEditTasks, formatDay, isOverdue, priorityLabel, priorityLabels } from '../format';
+import { canAdminister, canEditTasks, formatDay, isOverdue, memberName, priorityLabel, priorityLabels } from '../format';
 import { queryClient, useQuery } from '../hooks';
 import { t } from '../i18n';
 import { useProjectEvents } from '../live';
@@ -608,7 +608,7 @@ function Column(props: {
 /** What a card shows: key, title, labels, blocked, priority, due date, comment and file counts, subtask progress, assignee. */
 function CardFace({ task, members, labels, closed, link = false }: { task: Task; members: Member[]; labels: Label[]; closed: ReadonlySet<string>; link?: boolean }) {
   const overdue = isOverdue(task, closed);
-  const assignee = task.assigneeId ? (members.find((member) => member.userId === task.assigneeId)?.name ?? t('board.card.formerMember')) : undefined;
+  const assignee = task.assigneeId ? memberName(members, task.assigneeId) : undefined;
   const comments = task.commentCount;
   const files = task.attachmentCount;
   return (

@@ -6,13 +6,10 @@ import { FIELD_TYPES, fieldTypeLabel, hasOptions, useFields } from '../fields';
 import { queryClient, useEditorSave, useRename } from '../hooks';
 import { t } from '../i18n';
 import { client } from '../session';
-import { ConfirmButton, EmptyState, ErrorNote } from '../ui';
+import { CLOSE_GLYPH, ConfirmButton, EmptyState, ErrorNote } from '../ui';
 
 /** An option as the editor sends it back in a PATCH: with its id (kept) or without (new). */
 type OptionChange = { id?: string; name: string; color: string };
-
-/** The close button's icon: a glyph, not a word (the button's name is its aria-label). */
-const CLOSE_ICON = '✕';
 
 /**
  * After a change of the fields: the list of them and the task queries that filter by them. Only a
@@ -50,7 +47,7 @@ export function FieldsEditor({ projectId, onClose }: { projectId: string; onClos
       <div class="dialog-head">
         <h2 id="fields-editor-title">{t('fieldsEditor.title')}</h2>
         <button type="button" onClick={() => dialog.current?.close()} aria-label={t('common.close')}>
-          {CLOSE_ICON}
+          {CLOSE_GLYPH}
         </button>
       </div>
       <p class="muted small">{t('fieldsEditor.intro')}</p>

@@ -5,10 +5,7 @@ import { keys, loadLabels } from '../data';
 import { queryClient, useEditorSave, useRename, useQuery } from '../hooks';
 import { t } from '../i18n';
 import { client } from '../session';
-import { ConfirmButton, EmptyState, ErrorNote } from '../ui';
-
-/** The close button's icon: a glyph, not a word (the button's name is its aria-label). */
-const CLOSE_ICON = '✕';
+import { CLOSE_GLYPH, ConfirmButton, EmptyState, ErrorNote } from '../ui';
 
 /** After a change of the labels: the list of them, and (a deletion takes the label off its tasks) the tasks. */
 function refresh(projectId: string, deleted: boolean) {
@@ -37,7 +34,7 @@ export function LabelsEditor({ projectId, onClose }: { projectId: string; onClos
       <div class="dialog-head">
         <h2 id="labels-editor-title">{t('common.labels')}</h2>
         <button type="button" onClick={() => dialog.current?.close()} aria-label={t('common.close')}>
-          {CLOSE_ICON}
+          {CLOSE_GLYPH}
         </button>
       </div>
       <p class="muted small">{t('labelsEditor.intro')}</p>

@@ -6,13 +6,10 @@ import { queryClient, useEditorSave, useRename } from '../hooks';
 import { t } from '../i18n';
 import { client } from '../session';
 import { useStates } from '../states';
-import { ErrorNote } from '../ui';
+import { CLOSE_GLYPH, ErrorNote } from '../ui';
 
 /** A category's name in the language now. */
 const categoryLabel = (category: StateCategory) => t(`statesEditor.category.${category}`);
-
-/** The close button's icon: a glyph, not a word (the button's name is its aria-label). */
-const CLOSE_ICON = '✕';
 
 /** After a change of the states: the board's columns, the counts and (a delete moved some) the tasks. */
 function refresh(projectId: string) {
@@ -42,7 +39,7 @@ export function StatesEditor({ projectId, onClose }: { projectId: string; onClos
       <div class="dialog-head">
         <h2 id="states-editor-title">{t('statesEditor.title')}</h2>
         <button type="button" onClick={() => dialog.current?.close()} aria-label={t('common.close')}>
-          {CLOSE_ICON}
+          {CLOSE_GLYPH}
         </button>
       </div>
       <p class="muted small">{t('statesEditor.intro')}</p>

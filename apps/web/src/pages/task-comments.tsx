@@ -9,11 +9,8 @@ import { useAction, useQuery } from '../hooks';
 import { t } from '../i18n';
 import { client } from '../session';
 import { Markdown } from '../markdown';
-import { ConfirmButton, EmptyState, ErrorNote } from '../ui';
+import { CLOSE_GLYPH, ConfirmButton, EmptyState, ErrorNote } from '../ui';
 import { Gallery, UploadProgress, useUploads } from './task-attachments';
-
-/** The button that leaves a pasted file out shows a glyph, not a word (its name is its aria-label). */
-const REMOVE_ICON = '✕';
 
 /** The task's comments, oldest first, re-read whenever the live stream reports a change to them. */
 export function Comments(props: { task: Task; project: Project; members: Member[]; editable: boolean; onAdded: () => void }) {
@@ -82,7 +79,7 @@ export function Comments(props: { task: Task; project: Project; members: Member[
                     aria-label={t('taskComments.leaveOut', { filename: attachment.filename })}
                     onClick={() => setPending((current) => current.filter((item) => item.id !== attachment.id))}
                   >
-                    {REMOVE_ICON}
+                    {CLOSE_GLYPH}
                   </button>
                 </li>
               ))}

@@ -7,7 +7,7 @@ import { StateOptions, useStates } from '../states';
 import { useAction, useQuery } from '../hooks';
 import { t } from '../i18n';
 import { client } from '../session';
-import { ConfirmButton, EnumOptions, ErrorNote, Loading, MemberOptions } from '../ui';
+import { CLOSE_GLYPH, ConfirmButton, EnumOptions, ErrorNote, Loading, MemberOptions } from '../ui';
 import { Attachments } from './task-attachments';
 import { Comments } from './task-comments';
 import { Relations } from './task-relations';
@@ -17,9 +17,6 @@ import { RecurrencePicker } from './recurrence-picker';
 import { TaskFields } from './task-fields';
 import { TaskTime } from './task-time';
 import { Markdown } from '../markdown';
-
-/** The close button's icon: a glyph, not a word (the button's name is its aria-label). */
-const CLOSE_ICON = '✕';
 
 interface Props {
   taskId: string;
@@ -62,7 +59,7 @@ export function TaskDetail({ taskId, project, members, labels, editFirst, onClos
       <div class="dialog-head">
         <h2 id="task-dialog-title">{task.data?.title ?? t('taskDetail.task')}</h2>
         <button type="button" onClick={close} aria-label={t('common.close')}>
-          {CLOSE_ICON}
+          {CLOSE_GLYPH}
         </button>
       </div>
       <ErrorNote error={task.error} />

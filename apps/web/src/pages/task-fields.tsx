@@ -171,7 +171,7 @@ function FieldInput({ field, value, members, error, onChange }: { field: Field; 
       <select id={id} value={text} {...described} onChange={(event) => onChange(event.currentTarget.value || null)}>
         <option value="">—</option>
         {/* A value no choice has any more (a former member) stays shown as it is. */}
-        {text && !choices.some((choice) => choice.id === text) && <option value={text}>{field.type === 'user' ? t('taskFields.formerMember') : t('taskFields.deletedOption')}</option>}
+        {text && !choices.some((choice) => choice.id === text) && <option value={text}>{field.type === 'user' ? t('common.formerMember') : t('taskFields.deletedOption')}</option>}
         {choices.map((choice) => (
           <option key={choice.id} value={choice.id}>
             {choice.name}

@@ -4,7 +4,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
 import { columnHasMore, fieldKeys, readPages, type TaskFilters } from '../data';
 import { FieldValueView, useFields } from '../fields';
-import { formatDay, isOverdue, PRIORITIES, priorityLabel } from '../format';
+import { formatDay, isOverdue, memberName, PRIORITIES, priorityLabel } from '../format';
 import { useQuery } from '../hooks';
 import { t } from '../i18n';
 import { client } from '../session';
@@ -67,7 +67,7 @@ export function TaskList(props: { projectId: string; filters: TaskFilters; tasks
   const allFields = fields.data ?? [];
   const [shownIds, setShownIds] = useFieldColumns(projectId, allFields);
   const shown = allFields.filter((field) => shownIds.includes(field.id));
-  const nameOf = (id: string | null) => (id ? (members.find((member) => member.userId === id)?.name ?? t('taskList.formerMember')) : '');
+  const nameOf = (id: string | null) => (id ? memberName(members, id) : '');
 
   const filterField = allFields.find((field) => field.id === fieldFilter.fieldId);
   // A project the board read only in part (issue 37) is sorted and filtered by the server, a page at

@@ -2,7 +2,7 @@ import type { Member, Project, Task, TimeEntry } from '@tasklane/schemas';
 import { useState } from 'preact/hooks';
 import { useCurrentUser } from '../current-user';
 import { loadTimeEntries, timeKeys } from '../data';
-import { canAdminister, canEditTasks, formatDay } from '../format';
+import { canAdminister, canEditTasks, formatDay, memberName } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { t } from '../i18n';
 import { client } from '../session';
@@ -25,7 +25,7 @@ export function TaskTime({ task, project, members }: { task: Task; project: Proj
   const timerAction = useAction();
   // Admins (the owner is one) may change anyone's entry (the server decides; this only hides the buttons).
   const mayChangeAny = canAdminister(project.role);
-  const nameOf = (userId: string) => members.find((member) => member.userId === userId)?.name ?? t('taskTime.formerMember');
+  const nameOf = (userId: string) => memberName(members, userId);
 
   const refresh = () => refreshTaskTime(task.id);
 

@@ -1,4 +1,4 @@
-import { type Locale, LOCALES } from '@tasklane/schemas';
+import { isLocale, type Locale, LOCALES } from '@tasklane/schemas';
 import i18next from 'i18next';
 import de from './locales/de';
 import en from './locales/en';
@@ -23,7 +23,7 @@ void mails.init({
 });
 
 /** A language the emails speak, from a user's saved choice (null, or one no longer offered: English). */
-export const mailLocale = (locale: string | null | undefined): Locale => (LOCALES.includes(locale as Locale) ? (locale as Locale) : 'en');
+export const mailLocale = (locale: string | null | undefined): Locale => (isLocale(locale) ? locale : 'en');
 
 /** An email's translate function: a key of the catalogues and the values it names (`count` picks the plural). */
 export type MailT = (key: string, values?: Record<string, unknown>) => string;

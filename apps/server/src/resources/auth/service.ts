@@ -1,5 +1,5 @@
 import type { Db } from '@tasklane/db';
-import { ACCESS_TOKEN_PREFIX, type AuthResponse, type LoginInput, type RegisterInput, type Session, type Locale, LOCALES, type Me, type UpdateMeInput, type User } from '@tasklane/schemas';
+import { ACCESS_TOKEN_PREFIX, type AuthResponse, type LoginInput, type RegisterInput, type Session, isLocale, type Me, type UpdateMeInput, type User } from '@tasklane/schemas';
 import type { AccessTokensService } from '../access-tokens/service';
 import { type BackgroundQueue, createBackgroundQueue } from '../../platform/background';
 import { isUniqueViolation } from '../../platform/db-errors';
@@ -33,7 +33,7 @@ const toUser = (row: { id: string; name: string; email: string }): User => ({ id
 /** Oneself: the user and their language (a value no longer offered reads as the browser's). */
 const toMe = (row: { id: string; name: string; email: string; locale: string | null }): Me => ({
   ...toUser(row),
-  locale: LOCALES.includes(row.locale as Locale) ? (row.locale as Locale) : null,
+  locale: isLocale(row.locale) ? row.locale : null,
 });
 
 const toSession = (row: store.SessionRow, currentId: string | undefined): Session => ({

@@ -102,17 +102,19 @@ ${excerptHtml(item)}
       const items = queued.filter((item) => projects.has(item.projectId));
       if (items.length === 0) return null;
       const t = mailT(locale);
+      // Each item's line and link, made once for the text part and the HTML part.
+      const lines = items.map((item) => ({ item, line: headline(t, locale, item), link: linkOf(publicUrl, item) }));
       const count = items.length + more;
       const inbox = `${publicUrl}/`;
       return withUnsubscribe(t, userId, {
         subject: t('digest.subject', { count, day: mailDay(locale, day) }),
-        text: `${t('hello', { name: recipientName })}\n\n${t('digest.intro')}\n\n${items
-          .map((item) => `- [${item.projectName}] ${headline(t, locale, item)}\n  ${linkOf(publicUrl, item)}`)
+        text: `${t('hello', { name: recipientName })}\n\n${t('digest.intro')}\n\n${lines
+          .map(({ item, line, link }) => `- [${item.projectName}] ${line}\n  ${link}`)
           .join('\n')}${more > 0 ? `\n${t('digest.moreText', { count: more, link: inbox })}` : ''}`,
         html: `<p>${t('hello', { name: escapeHtml(recipientName) })}</p>
 <p>${escapeHtml(t('digest.intro'))}</p>
 <ul>
-${items.map((item) => `<li>[${escapeHtml(item.projectName)}] <a href="${escapeHtml(linkOf(publicUrl, item))}">${escapeHtml(headline(t, locale, item))}</a></li>`).join('\n')}
+${lines.map(({ item, line, link }) => `<li>[${escapeHtml(item.projectName)}] <a href="${escapeHtml(link)}">${escapeHtml(line)}</a></li>`).join('\n')}
 </ul>
 ${more > 0 ? `<p>${t('digest.moreHtml', { count: more, inbox: `<a href="${escapeHtml(inbox)}">${escapeHtml(t('digest.inbox'))}</a>` })}</p>` : ''}`,
       });
