@@ -132,7 +132,7 @@ async function floor(url, counts) {
         await tx`insert into floor_tasks ${tx(rows)}`;
       }
       for (let i = 0; i < counts.comments; i += 1000) {
-        const rows = Array.from({ length: Math.min(1000, counts.comments - i) }, (_, j) => ({ id: randomUUID(), task_id: randomUUID(), author_id: randomUUID(), text: `Comment ${i + j}`, created_at: now, updated_at: now }));
+        const rows = Array.from({ length: Math.min(1000, counts.comments - i) }, (_, j) => ({ id: randomUUID(), task_id: randomUUID(), project_id: randomUUID(), author_id: randomUUID(), text: `Comment ${i + j}`, created_at: now, updated_at: now }));
         await tx`insert into floor_comments ${tx(rows)}`;
       }
     });

@@ -1,15 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedKeys, temporaryDataDir } from './support/attachments';
 import { freePort } from './support/ports';
-import { call, type ServerProcess, startServerProcess } from './support/server-process';
+import { call, type ServerProcess, startServerProcess, statusBytes } from './support/server-process';
 
 const MiB = 1024 * 1024;
-
-/** A field of /proc/<pid>/status, in bytes (the kernel reports kB). */
-const statusBytes = (pid: number, field: 'VmRSS' | 'VmHWM') =>
-  Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 
 /** Uploads `size` random bytes as one multipart part `file`, streamed: neither side ever holds the file. */
 async function streamUpload(baseUrl: string, token: string, taskId: string, size: number) {

@@ -265,6 +265,13 @@ describe('imports', () => {
     const cases: [Part[], RegExp, { reason?: string; issues?: unknown }][] = [
       [form('trello', '{"not":"trello"}'), /not a Trello board/, format],
       [form('trello', '{broken'), /not valid JSON/, format],
+      // The streaming parser's edges: a file cut short, one value after another, a bare value, an empty file, an array where the board is.
+      [form('trello', '{"name":"Cut","lists":[{"id":"l1"'), /not valid JSON/, format],
+      [form('trello', '{"name":"Two"} {"name":"Boards"}'), /not valid JSON/, format],
+      [form('trello', '"a board"'), /not a Trello board/, format],
+      [form('trello', ''), /not valid JSON/, format],
+      [form('trello', '{"name":"Odd","lists":{},"cards":[]}'), /not a Trello board/, format],
+      [form('github', '[{"title":"Fine","state":"open"}, 3]'), /not GitHub's issue list/, format],
       [form('github', '{"title":"an object, not a list"}'), /not GitHub's issue list/, format],
       [form('jira', 'Summary,Status\nA,Open'), /no "Issue key" column/, format],
       [form('asana', '"unterminated,quote\n'), /not a CSV file/, format],
@@ -300,6 +307,8 @@ describe('imports', () => {
       const cut = await t.request('POST', '/api/v1/imports', { token: ada.token, rawBody, headers: { 'content-type': whole.contentType } });
       expectErrorBody(cut, 400, { message: expect.stringMatching(/^Malformed multipart body: /), reason: 'FILE_REQUIRED' });
     }
+    // Each refused file was received into the store as it streamed, and is gone with its answer.
+    await expect.poll(() => storedKeys(dataDir.dir)).toEqual([]);
   });
 
   it('mends what a file gets wrong rather than failing: repeated names and ids, text PostgreSQL cannot store, loops, impossible dates', async () => {

@@ -1,4 +1,4 @@
-import { buffer } from 'node:stream/consumers';
+import type { Readable } from 'node:stream';
 import type { Db } from '@tasklane/db';
 import { type CsvMapping, CsvMappingSchema, IMPORT_TASKS_MAX, type Import, type ImportCounts, type ImportDryRun, type ImportProgressEvent, type ImportSource, PROJECT_DESCRIPTION_MAX, PROJECT_NAME_MAX } from '@tasklane/schemas';
 import { inTransaction } from '../../platform/ambient-transaction';
@@ -38,11 +38,11 @@ const toImport = (row: store.ImportRow, live: { done: number } | undefined): Imp
   finishedAt: row.finishedAt?.toISOString() ?? null,
 });
 
-/** The bytes of a stored file; a missing one (swept, or lost with a local disk) fails the import. */
-async function readFile(files: BlobStore, key: string): Promise<Buffer> {
+/** A stored file, to be read as a stream; a missing one (swept, or lost with a local disk) fails the import. */
+async function openFile(files: BlobStore, key: string): Promise<NodeJS.ReadableStream> {
   const stream = await files.read(key);
   if (!stream) throw new DomainError('NOT_FOUND', 'The file of this import is no longer stored: upload it again');
-  return buffer(stream);
+  return stream;
 }
 
 /** A Tasklane file's project key that a project here has or had. */
@@ -50,8 +50,10 @@ const keyTakenWarning = (key: string) => `The project key ${key} is taken on thi
 
 /**
  * Imports (issue 38): a file another tool exported becomes one new project of the caller's. The
- * file is read at once (a bad one is a 400 before anything is kept), then waits in the blob store
- * (`imports/<id>`) until a background job (`runNext`, any instance, once) writes the whole project in one transaction.
+ * upload streams to a temporary file of the blob store (`receive`), never held in memory whole; it
+ * is read from there at once (a bad one is a 400 before anything is kept), then waits
+ * (`imports/<id>`) until a background job (`runNext`, any instance, once) reads it again and writes
+ * the whole project in one transaction. Each read streams (sources/json.ts, sources/csv-table.ts).
  */
 export function createImportsService(db: Db, services: { projects: ProjectsService; members: MembersService }, options: ImportsOptions) {
   const { projects, members } = services;
@@ -59,8 +61,14 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
   const writing = new Map<string, { done: number }>();
 
   /** The file read and checked, its people matched: what would be made. */
-  async function settle(userId: string, source: ImportSource, bytes: Buffer, mapping: CsvMapping | undefined) {
-    const plan: ImportPlan = planOf(source, bytes, mapping);
+  async function settle(userId: string, source: ImportSource, file: NodeJS.ReadableStream, mapping: CsvMapping | undefined) {
+    let plan: ImportPlan;
+    try {
+      plan = await planOf(source, file, mapping);
+    } finally {
+      // A source that refused the file early (a csv without its mapping) leaves it unread: closed here.
+      (file as Readable).destroy();
+    }
     normalizePlan(plan);
     collectLabels(plan);
     if (plan.tasks.length > IMPORT_TASKS_MAX) throw formatError(`The file has ${plan.tasks.length} tasks; an import makes at most ${IMPORT_TASKS_MAX}`);
@@ -75,29 +83,32 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
   }
 
   return {
-    /** `dryRun`: what would be made, nothing kept. Otherwise the import, pending. */
-    async submit(userId: string, input: { source: ImportSource; mapping?: CsvMapping | undefined; file: Buffer; dryRun: boolean }): Promise<ImportDryRun | Pick<Import, 'id' | 'status' | 'source'>> {
-      const { plan, counts } = await settle(userId, input.source, input.file, input.mapping);
-      if (input.dryRun) {
-        return {
-          dryRun: true,
-          source: input.source,
-          project: { name: plan.project.name },
-          counts,
-          warnings: plan.warnings,
-          states: plan.states.map(({ name, category }) => ({ name, category })),
-          labels: plan.labels,
-        };
+    /**
+     * An uploaded file streamed to a temporary key of the blob store, at most `maxBytes` (else
+     * BlobTooLargeError, nothing kept): the key `submit` takes, or `discard` lets go.
+     */
+    async receive(source: NodeJS.ReadableStream, maxBytes: number): Promise<string> {
+      return (await options.files.upload(source, maxBytes)).temporaryKey;
+    },
+
+    /** A received file no import will take (its request was refused). */
+    discard: (upload: string) => options.files.remove([upload]),
+
+    /**
+     * The received file `upload` read and checked. `dryRun`: what would be made, nothing kept.
+     * Otherwise the import, pending, its file moved to `imports/<id>`. Either way the temporary
+     * file is gone when this returns (a refused file too).
+     */
+    async submit(userId: string, input: { source: ImportSource; mapping?: CsvMapping | undefined; upload: string; dryRun: boolean }): Promise<ImportDryRun | Pick<Import, 'id' | 'status' | 'source'>> {
+      let kept = false;
+      try {
+        const result = await submitReceived(userId, input);
+        kept = !('dryRun' in result);
+        return result;
+      } finally {
+        // A file whose row committed was moved; any other is removed now (the sweep would, later).
+        if (!kept) await options.files.remove([input.upload]);
       }
-      const id = newId();
-      // The file to its place in the transaction that inserts its row: a failed insert leaves only a
-      // temporary file (swept), and a file whose row never commits is swept too (events/attachment-files.ts).
-      const temporary = await options.files.putTemporary(input.file);
-      await inTransaction(db, async () => {
-        await store.insertImport(db, { id, userId, source: input.source, mapping: input.mapping ?? null, total: counts.tasks });
-        await options.files.promote(temporary, importKey(id));
-      });
-      return { id, status: 'pending', source: input.source };
     },
 
     /** The caller's own import (anyone else's is a 404, as an unknown id is). */
@@ -107,76 +118,101 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
       return toImport(row, row.status === 'running' ? writing.get(row.id) : undefined);
     },
 
-    /** Runs the oldest waiting import, if any: true when there was one. */
-    async runNext(): Promise<boolean> {
-      const job = await store.claimImport(db, options.leaseMs, options.maxAttempts);
-      if (!job) return false;
-      // The lease renewed while this instance works on it; another takes over only once it has stopped.
-      const heartbeat = setInterval(() => void store.renewLease(db, job.id, options.leaseMs).catch(options.onError), Math.max(500, options.leaseMs / 3));
-      heartbeat.unref();
-      const report = (status: Import['status'], done: number, total: number, projectId: string | null = null) =>
-        options.onProgress?.(job.userId, { id: job.id, status, done, total, projectId });
-      // Whatever ends it (here, or an instance that took it over) leaves its file unneeded; a release does not.
-      let ended = true;
-      try {
-        const mapping = job.mapping ? CsvMappingSchema.parse(job.mapping) : undefined;
-        const file = await readFile(options.files, importKey(job.id));
-        const { plan, people, counts } = await settle(job.userId, job.source as ImportSource, file, mapping);
-        await store.setPlanned(db, job.id, { total: counts.tasks, counts, warnings: plan.warnings });
-        const progress = { done: 0 };
-        writing.set(job.id, progress);
-        report('running', 0, counts.tasks);
-        const projectId = await inTransaction(db, async (tx) => {
-          // Still ours (not finished by an instance that took it over): the row stays locked to the commit.
-          if (!(await store.lockRunning(tx, job.id))) {
-            // Another instance took it over (this one stalled past its lease): its file is that run's.
-            ended = false;
-            return undefined;
-          }
-          const project = await projects.create(
-            job.userId,
-            { name: clip(plan.project.name.trim(), PROJECT_NAME_MAX) || 'Imported project', description: clip(plan.project.description, PROJECT_DESCRIPTION_MAX) },
-            plan.project.key ? { preferredKey: plan.project.key } : {},
-          );
-          // Taken meanwhile (the check above ran before the keys' lock): said as the check would have.
-          if (plan.project.key && project.key !== plan.project.key) await store.addWarning(tx, job.id, keyTakenWarning(plan.project.key));
-          // The people of the file registered here join as EDITORs, as an ADMIN's invitation adds them (they hear of it).
-          for (const [email, memberId] of people) if (memberId !== job.userId) await members.invite(job.userId, { id: project.id, email, role: 'EDITOR' });
-          await writePlan(tx, {
-            projectId: project.id,
-            userId: job.userId,
-            plan,
-            people,
-            onProgress: (done) => {
-              progress.done = done;
-              report('running', done, counts.tasks);
-            },
-          });
-          await store.finishImport(tx, job.id, { status: 'succeeded', projectId: project.id, done: counts.tasks });
-          return project.id;
-        });
-        if (projectId) report('succeeded', counts.tasks, counts.tasks, projectId);
-      } catch (error) {
-        if (error instanceof DomainError) {
-          await store.finishImport(db, job.id, { status: 'failed', error: error.message });
-          report('failed', 0, 0);
-        } else if (job.attempts >= options.maxAttempts) {
-          options.onError(error);
-          await store.finishImport(db, job.id, { status: 'failed', error: `The import failed ${job.attempts} times on the server's side; nothing of it was kept` });
-          report('failed', 0, 0);
-        } else {
-          options.onError(error);
-          await store.release(db, job.id);
-          ended = false;
-        }
-      } finally {
-        clearInterval(heartbeat);
-        writing.delete(job.id);
-      }
-      if (ended) await options.files.remove([importKey(job.id)]);
-      return true;
-    },
+    runNext,
   };
+
+  async function submitReceived(userId: string, input: { source: ImportSource; mapping?: CsvMapping | undefined; upload: string; dryRun: boolean }): Promise<ImportDryRun | Pick<Import, 'id' | 'status' | 'source'>> {
+    const { plan, counts } = await settle(userId, input.source, await openFile(options.files, input.upload), input.mapping);
+    if (input.dryRun) {
+      return {
+        dryRun: true,
+        source: input.source,
+        project: { name: plan.project.name },
+        counts,
+        warnings: plan.warnings,
+        states: plan.states.map(({ name, category }) => ({ name, category })),
+        labels: plan.labels,
+      };
+    }
+    const id = newId();
+    // The file to its place in the transaction that inserts its row: a failed insert leaves the
+    // temporary file (removed by submit), and a file whose row never commits is swept (events/attachment-files.ts).
+    await inTransaction(db, async () => {
+      await store.insertImport(db, { id, userId, source: input.source, mapping: input.mapping ?? null, total: counts.tasks });
+      await options.files.promote(input.upload, importKey(id));
+    });
+    return { id, status: 'pending', source: input.source };
+  }
+
+  /** Runs the oldest waiting import, if any: true when there was one. */
+  async function runNext(): Promise<boolean> {
+    const job = await store.claimImport(db, options.leaseMs, options.maxAttempts);
+    if (!job) return false;
+    // The lease renewed while this instance works on it; another takes over only once it has stopped.
+    const heartbeat = setInterval(() => void store.renewLease(db, job.id, options.leaseMs).catch(options.onError), Math.max(500, options.leaseMs / 3));
+    heartbeat.unref();
+    const report = (status: Import['status'], done: number, total: number, projectId: string | null = null) =>
+      options.onProgress?.(job.userId, { id: job.id, status, done, total, projectId });
+    // Whatever ends it (here, or an instance that took it over) leaves its file unneeded; a release does not.
+    let ended = true;
+    try {
+      const mapping = job.mapping ? CsvMappingSchema.parse(job.mapping) : undefined;
+      const file = await openFile(options.files, importKey(job.id));
+      const { plan, people, counts } = await settle(job.userId, job.source as ImportSource, file, mapping);
+      await store.setPlanned(db, job.id, { total: counts.tasks, counts, warnings: plan.warnings });
+      const progress = { done: 0 };
+      writing.set(job.id, progress);
+      report('running', 0, counts.tasks);
+      const projectId = await inTransaction(db, async (tx) => {
+        // Still ours (not finished by an instance that took it over): the row stays locked to the commit.
+        if (!(await store.lockRunning(tx, job.id))) {
+          // Another instance took it over (this one stalled past its lease): its file is that run's.
+          ended = false;
+          return undefined;
+        }
+        const project = await projects.create(
+          job.userId,
+          { name: clip(plan.project.name.trim(), PROJECT_NAME_MAX) || 'Imported project', description: clip(plan.project.description, PROJECT_DESCRIPTION_MAX) },
+          plan.project.key ? { preferredKey: plan.project.key } : {},
+        );
+        // Taken meanwhile (the check above ran before the keys' lock): said as the check would have.
+        if (plan.project.key && project.key !== plan.project.key) await store.addWarning(tx, job.id, keyTakenWarning(plan.project.key));
+        // The people of the file registered here join as EDITORs, as an ADMIN's invitation adds them (they hear of it).
+        for (const [email, memberId] of people) if (memberId !== job.userId) await members.invite(job.userId, { id: project.id, email, role: 'EDITOR' });
+        await writePlan(tx, {
+          projectId: project.id,
+          userId: job.userId,
+          plan,
+          people,
+          onProgress: (done) => {
+            progress.done = done;
+            report('running', done, counts.tasks);
+          },
+        });
+        await store.finishImport(tx, job.id, { status: 'succeeded', projectId: project.id, done: counts.tasks });
+        return project.id;
+      });
+      if (projectId) report('succeeded', counts.tasks, counts.tasks, projectId);
+    } catch (error) {
+      if (error instanceof DomainError) {
+        await store.finishImport(db, job.id, { status: 'failed', error: error.message });
+        report('failed', 0, 0);
+      } else if (job.attempts >= options.maxAttempts) {
+        options.onError(error);
+        await store.finishImport(db, job.id, { status: 'failed', error: `The import failed ${job.attempts} times on the server's side; nothing of it was kept` });
+        report('failed', 0, 0);
+      } else {
+        options.onError(error);
+        await store.release(db, job.id);
+        ended = false;
+      }
+    } finally {
+      clearInterval(heartbeat);
+      writing.delete(job.id);
+    }
+    if (ended) await options.files.remove([importKey(job.id)]);
+    return true;
+  }
 }
 
 export type ImportsService = ReturnType<typeof createImportsService>;

@@ -81,31 +81,44 @@ export async function usersByEmail(db: Db, emails: string[]): Promise<Map<string
   return found;
 }
 
-/** `write` given CHUNK rows at a time (a statement's parameters are bounded), then told how many are done. */
-async function inChunks<T>(rows: T[], write: (chunk: T[]) => Promise<unknown>, onChunk?: (done: number) => void): Promise<void> {
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    await write(rows.slice(i, i + CHUNK));
-    onChunk?.(Math.min(i + CHUNK, rows.length));
+/**
+ * `write` given CHUNK rows at a time (a statement's parameters are bounded), then told how many are
+ * done. The rows are taken from `rows` as they are needed: an import's are made one chunk at a
+ * time, never all at once beside the plan they come from.
+ */
+async function inChunks<T>(rows: Iterable<T>, write: (chunk: T[]) => Promise<unknown>, onChunk?: (done: number) => void): Promise<void> {
+  let chunk: T[] = [];
+  let done = 0;
+  const flush = async () => {
+    await write(chunk);
+    done += chunk.length;
+    chunk = [];
+    onChunk?.(done);
+  };
+  for (const row of rows) {
+    chunk.push(row);
+    if (chunk.length === CHUNK) await flush();
   }
+  if (chunk.length > 0) await flush();
 }
 
 export const replaceStates = async (tx: Db, projectId: string, rows: (typeof projectStates.$inferInsert)[]) => {
   await tx.delete(projectStates).where(eq(projectStates.projectId, projectId));
   await tx.insert(projectStates).values(rows);
 };
-export const insertLabels = (tx: Db, rows: (typeof labels.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(labels).values(chunk));
-export const insertFields = (tx: Db, rows: (typeof projectFields.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(projectFields).values(chunk));
-export const insertComments = (tx: Db, rows: (typeof comments.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(comments).values(chunk));
-export const insertFieldValues = (tx: Db, rows: (typeof taskFieldValues.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(taskFieldValues).values(chunk));
-export const insertTimeEntries = (tx: Db, rows: (typeof timeEntries.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(timeEntries).values(chunk));
+export const insertLabels = (tx: Db, rows: Iterable<typeof labels.$inferInsert>) => inChunks(rows, (chunk) => tx.insert(labels).values(chunk));
+export const insertFields = (tx: Db, rows: Iterable<typeof projectFields.$inferInsert>) => inChunks(rows, (chunk) => tx.insert(projectFields).values(chunk));
+export const insertComments = (tx: Db, rows: Iterable<typeof comments.$inferInsert>) => inChunks(rows, (chunk) => tx.insert(comments).values(chunk));
+export const insertFieldValues = (tx: Db, rows: Iterable<typeof taskFieldValues.$inferInsert>) => inChunks(rows, (chunk) => tx.insert(taskFieldValues).values(chunk));
+export const insertTimeEntries = (tx: Db, rows: Iterable<typeof timeEntries.$inferInsert>) => inChunks(rows, (chunk) => tx.insert(timeEntries).values(chunk));
 export const setEstimateUnit = (tx: Db, projectId: string, estimateUnit: 'points' | 'hours') => tx.update(projects).set({ estimateUnit }).where(eq(projects.id, projectId));
-export const insertRelations = (tx: Db, rows: (typeof taskRelations.$inferInsert)[]) => inChunks(rows, (chunk) => tx.insert(taskRelations).values(chunk).onConflictDoNothing());
+export const insertRelations = (tx: Db, rows: Iterable<typeof taskRelations.$inferInsert>) => inChunks(rows, (chunk) => tx.insert(taskRelations).values(chunk).onConflictDoNothing());
 
 /** Tasks, CHUNK at a time, `onChunk` told how many are written so far. */
-export const insertTasks = (tx: Db, rows: (typeof tasks.$inferInsert)[], onChunk: (written: number) => void) => inChunks(rows, (chunk) => tx.insert(tasks).values(chunk), onChunk);
+export const insertTasks = (tx: Db, rows: Iterable<typeof tasks.$inferInsert>, onChunk: (written: number) => void) => inChunks(rows, (chunk) => tx.insert(tasks).values(chunk), onChunk);
 
 /** Parents, once every task exists (a file may list a subtask before its parent). */
-export const setParents = (tx: Db, pairs: { id: string; parentId: string }[]) =>
+export const setParents = (tx: Db, pairs: Iterable<{ id: string; parentId: string }>) =>
   inChunks(pairs, (chunk) =>
     tx.execute(sql`
       update tasks set parent_id = v.parent_id::uuid

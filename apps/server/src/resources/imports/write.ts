@@ -229,56 +229,77 @@ export async function writePlan(tx: Db, input: { projectId: string; userId: stri
 
   const ids = new Map(plan.tasks.map((task) => [task.ref, newId()]));
   const positions = plan.tasks.length > 0 ? generateNKeysBetween(null, null, plan.tasks.length) : [];
-  const taskRows = plan.tasks.map((task, index) => {
-    const createdAt = task.createdAt && task.createdAt <= now ? task.createdAt : now;
-    const done = completed.has(task.state) ? (task.completedAt && task.completedAt <= now ? task.completedAt : now) : null;
-    return {
-      id: ids.get(task.ref)!, projectId, title: task.title, description: task.description, status: keyOfState.get(task.state)!,
-      priority: task.priority ?? 'MEDIUM', dueDate: task.dueDate ?? null, startDate: task.startDate ?? null, assigneeId: userOf(task.assignee) ?? null,
-      createdById: userId, labelIds: task.labels.map((name) => labelId.get(name.toLowerCase())).filter((id) => id !== undefined).sort(),
-      number: task.number ?? index + 1, position: positions[index]!, createdAt, updatedAt: now, completedAt: done, estimate: task.estimate ?? null,
-      recurrence: task.recurrence ?? null, nextDueDate: storedNextDueDate(task.recurrence ?? null, task.dueDate ?? null),
-    };
-  });
-  await store.insertTasks(tx, taskRows, input.onProgress);
-  await store.setParents(tx, plan.tasks.filter((task) => task.parentRef !== undefined).map((task) => ({ id: ids.get(task.ref)!, parentId: ids.get(task.parentRef!)! })));
+  // Each kind of row is made as its chunk is written (store.ts): never all of them beside the plan.
+  await store.insertTasks(
+    tx,
+    (function* () {
+      for (const [index, task] of plan.tasks.entries()) {
+        const createdAt = task.createdAt && task.createdAt <= now ? task.createdAt : now;
+        const done = completed.has(task.state) ? (task.completedAt && task.completedAt <= now ? task.completedAt : now) : null;
+        yield {
+          id: ids.get(task.ref)!, projectId, title: task.title, description: task.description, status: keyOfState.get(task.state)!,
+          priority: task.priority ?? 'MEDIUM', dueDate: task.dueDate ?? null, startDate: task.startDate ?? null, assigneeId: userOf(task.assignee) ?? null,
+          createdById: userId, labelIds: task.labels.map((name) => labelId.get(name.toLowerCase())).filter((id) => id !== undefined).sort(),
+          number: task.number ?? index + 1, position: positions[index]!, createdAt, updatedAt: now, completedAt: done, estimate: task.estimate ?? null,
+          recurrence: task.recurrence ?? null, nextDueDate: storedNextDueDate(task.recurrence ?? null, task.dueDate ?? null),
+        };
+      }
+    })(),
+    input.onProgress,
+  );
+  await store.setParents(
+    tx,
+    (function* () {
+      for (const task of plan.tasks) if (task.parentRef !== undefined) yield { id: ids.get(task.ref)!, parentId: ids.get(task.parentRef)! };
+    })(),
+  );
   await store.setNextTaskNumber(tx, projectId, plan.tasks.reduce((last, task, index) => Math.max(last, task.number ?? index + 1), 0) + 1);
 
   await store.insertFieldValues(
     tx,
-    plan.tasks.flatMap((task) =>
-      Object.entries(task.fields).flatMap(([name, value]) => {
-        const field = fieldOf.get(name)!;
-        // Checked (and a user's email made their id) by settlePlan: here only its sort columns are made.
-        const stored = storedValue(field, value as FieldValue);
-        return typeof stored === 'string' ? [] : [{ taskId: ids.get(task.ref)!, fieldId: field.id, value: stored.value, sortText: stored.sortText, sortNumber: stored.sortNumber }];
-      }),
-    ),
+    (function* () {
+      for (const task of plan.tasks) {
+        for (const [name, value] of Object.entries(task.fields)) {
+          const field = fieldOf.get(name)!;
+          // Checked (and a user's email made their id) by settlePlan: here only its sort columns are made.
+          const stored = storedValue(field, value as FieldValue);
+          if (typeof stored !== 'string') yield { taskId: ids.get(task.ref)!, fieldId: field.id, value: stored.value, sortText: stored.sortText, sortNumber: stored.sortNumber };
+        }
+      }
+    })(),
   );
   await store.insertComments(
     tx,
-    plan.tasks.flatMap((task) =>
-      task.comments.map((comment) => {
-        const authorId = userOf(comment.author);
-        const createdAt = comment.createdAt && comment.createdAt <= now ? comment.createdAt : now;
-        const text = authorId || !comment.author ? comment.text : clipComment(`Originally by ${comment.author.name}:\n\n${comment.text}`);
-        return { id: newId(), taskId: ids.get(task.ref)!, projectId, authorId: authorId ?? userId, text: text || '(empty)', createdAt, updatedAt: createdAt };
-      }),
-    ),
+    (function* () {
+      for (const task of plan.tasks) {
+        for (const comment of task.comments) {
+          const authorId = userOf(comment.author);
+          const createdAt = comment.createdAt && comment.createdAt <= now ? comment.createdAt : now;
+          const text = authorId || !comment.author ? comment.text : clipComment(`Originally by ${comment.author.name}:\n\n${comment.text}`);
+          yield { id: newId(), taskId: ids.get(task.ref)!, projectId, authorId: authorId ?? userId, text: text || '(empty)', createdAt, updatedAt: createdAt };
+        }
+      }
+    })(),
   );
   await store.insertTimeEntries(
     tx,
-    plan.tasks.flatMap((task) =>
-      (task.timeEntries ?? []).map((entry) => {
-        const authorId = userOf(entry.author);
-        const createdAt = entry.createdAt && entry.createdAt <= now ? entry.createdAt : now;
-        const note = authorId || !entry.author ? entry.note : clip(`Originally logged by ${entry.author.name}${entry.note ? `: ${entry.note}` : ''}`, TIME_ENTRY_NOTE_MAX);
-        return { id: newId(), taskId: ids.get(task.ref)!, userId: authorId ?? userId, minutes: entry.minutes, date: entry.date, note, createdAt, updatedAt: createdAt };
-      }),
-    ),
+    (function* () {
+      for (const task of plan.tasks) {
+        for (const entry of task.timeEntries ?? []) {
+          const authorId = userOf(entry.author);
+          const createdAt = entry.createdAt && entry.createdAt <= now ? entry.createdAt : now;
+          const note = authorId || !entry.author ? entry.note : clip(`Originally logged by ${entry.author.name}${entry.note ? `: ${entry.note}` : ''}`, TIME_ENTRY_NOTE_MAX);
+          yield { id: newId(), taskId: ids.get(task.ref)!, userId: authorId ?? userId, minutes: entry.minutes, date: entry.date, note, createdAt, updatedAt: createdAt };
+        }
+      }
+    })(),
   );
   await store.insertRelations(
     tx,
-    plan.tasks.flatMap((task) => task.relations.map((relation) => ({ id: newId(), type: relation.type, taskId: ids.get(task.ref)!, relatedTaskId: ids.get(relation.targetRef)!, createdBy: userId, createdAt: now }))),
+    (function* () {
+      for (const task of plan.tasks) {
+        for (const relation of task.relations) yield { id: newId(), type: relation.type, taskId: ids.get(task.ref)!, relatedTaskId: ids.get(relation.targetRef)!, createdBy: userId, createdAt: now };
+      }
+    })(),
   );
 }

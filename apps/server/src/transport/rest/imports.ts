@@ -6,7 +6,8 @@ import type { AuthService } from '../../resources/auth/service';
 import type { ImportsService } from '../../resources/imports/service';
 import { runWithGrant, type TokenNeed } from '../../resources/policy/policy';
 import { errorBody, sendError } from './rest-errors';
-import { authenticate, MULTIPART_OVERHEAD, parseInput, refuse, refuseMalformedMultipart } from './plain-routes';
+import { BlobTooLargeError } from '../../platform/storage';
+import { authenticate, MULTIPART_OVERHEAD, parseInput, refuse, refuseMalformedMultipart, relayPart } from './plain-routes';
 
 export const IMPORT_ROUTE = '/api/v1/imports';
 
@@ -32,9 +33,10 @@ const ImportForm = z.object({
 
 /**
  * `POST /imports` (issue 38): a plain Fastify route, as the REST adapter does not read multipart.
- * The parts: `source`, `mapping` (a csv's, JSON) and `file`, in any order. The file is read whole
- * (at most IMPORT_MAX_BYTES, else 413 and nothing kept), checked at once (a file that is not what
- * `source` says is a 400), then queued (202) or, with `?dryRun=true`, only described (200).
+ * The parts: `source`, `mapping` (a csv's, JSON) and `file`, in any order. The file streams to the
+ * blob store as it arrives (at most IMPORT_MAX_BYTES, else 413 and nothing kept), is checked at
+ * once (a file that is not what `source` says is a 400), then queued (202) or, with
+ * `?dryRun=true`, only described (200).
  */
 export async function registerImportRoutes(app: FastifyInstance, options: { auth: AuthService; imports: ImportsService; maxBytes: number; wake: () => void }): Promise<void> {
   const { auth, imports, maxBytes } = options;
@@ -42,8 +44,9 @@ export async function registerImportRoutes(app: FastifyInstance, options: { auth
 
   await app.register(async (scope) => {
     await scope.register(multipart, {
-      limits: { fileSize: maxBytes, files: 1, fields: 5, fieldSize: 64 * 1024, parts: 6, headerPairs: 100 },
-      throwFileSizeLimit: true,
+      // One byte over the limit reaches the blob store's counter, which refuses it (413) and keeps nothing.
+      limits: { fileSize: maxBytes + 1, files: 1, fields: 5, fieldSize: 64 * 1024, parts: 6, headerPairs: 100 },
+      throwFileSizeLimit: false,
     });
 
     scope.post(IMPORT_ROUTE, async (request, reply) => {
@@ -60,38 +63,54 @@ export async function registerImportRoutes(app: FastifyInstance, options: { auth
         return sendError(request, reply, 413, tooLarge());
       }
       const fields: { source?: string; mapping?: string } = {};
-      let file: Buffer | undefined;
-      try {
-        for await (const part of request.parts()) {
-          if (part.type === 'file') {
-            if (part.fieldname !== 'file') {
-              part.file.resume();
-              continue;
+      /** The file streamed to a temporary key as it arrives: never held in memory whole. */
+      let upload: string | undefined;
+      const answer = async (): Promise<unknown> => {
+        try {
+          for await (const part of request.parts()) {
+            if (part.type === 'file') {
+              if (part.fieldname !== 'file' || upload !== undefined) {
+                part.file.resume();
+                continue;
+              }
+              const file = relayPart(part.file);
+              try {
+                upload = await imports.receive(file.stream, maxBytes);
+              } catch (error) {
+                if (error instanceof BlobTooLargeError) {
+                  reply.header('connection', 'close');
+                  return sendError(request, reply, 413, tooLarge());
+                }
+                throw file.bodyError ?? error;
+              }
+            } else if (part.fieldname === 'source' || part.fieldname === 'mapping') {
+              fields[part.fieldname] = String(part.value);
             }
-            file = await part.toBuffer();
-          } else if (part.fieldname === 'source' || part.fieldname === 'mapping') {
-            fields[part.fieldname] = String(part.value);
           }
+        } catch (error) {
+          // Everything in the loop reads the request's body.
+          return refuseMalformedMultipart(request, reply, error);
         }
-      } catch (error) {
-        const code = (error as { code?: string }).code;
-        if (code === 'FST_REQ_FILE_TOO_LARGE') {
-          reply.header('connection', 'close');
-          return sendError(request, reply, 413, tooLarge());
+        if (!upload) return sendError(request, reply, 400, errorBody(400, 'The multipart body needs a part named `file` holding the exported file', 'FILE_REQUIRED'));
+        const form = await parseInput(request, reply, ImportForm, fields);
+        if (!form) return reply;
+        const received = upload;
+        // submit owns the file from here: it moves it to the import or removes it.
+        upload = undefined;
+        try {
+          const result = await runWithGrant(caller.grant, () => imports.submit(caller.userId, { ...form, upload: received, dryRun: query.dryRun === 'true' }));
+          if ('dryRun' in result) return reply.code(200).send(result);
+          options.wake();
+          return reply.code(202).header('location', `${IMPORT_ROUTE}/${result.id}`).send(result);
+        } catch (error) {
+          return refuse(request, reply, error);
         }
-        // Everything in the loop reads the request's body.
-        return refuseMalformedMultipart(request, reply, error);
-      }
-      if (!file) return sendError(request, reply, 400, errorBody(400, 'The multipart body needs a part named `file` holding the exported file', 'FILE_REQUIRED'));
-      const form = await parseInput(request, reply, ImportForm, fields);
-      if (!form) return reply;
+      };
       try {
-        const result = await runWithGrant(caller.grant, () => imports.submit(caller.userId, { ...form, file, dryRun: query.dryRun === 'true' }));
-        if ('dryRun' in result) return reply.code(200).send(result);
-        options.wake();
-        return reply.code(202).header('location', `${IMPORT_ROUTE}/${result.id}`).send(result);
-      } catch (error) {
-        return refuse(request, reply, error);
+        return await answer();
+      } finally {
+        // A file received for a request refused afterwards (a bad form, a body cut short).
+        if (upload !== undefined) await imports.discard(upload);
       }
     });
   });

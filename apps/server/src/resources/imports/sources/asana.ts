@@ -10,8 +10,8 @@ import { ensureCategory } from './trello';
  * task" (the parent's name) makes a subtask of the task of that name; the assignee is matched by
  * "Assignee Email".
  */
-export function asanaPlan(bytes: Buffer): ImportPlan {
-  const table = readCsv(bytes, "Asana's CSV export");
+export async function asanaPlan(file: NodeJS.ReadableStream): Promise<ImportPlan> {
+  const table = await readCsv(file, "Asana's CSV export");
   requireColumns(table, ['Task ID', 'Name'], "Asana's CSV export");
   const plan: ImportPlan = { project: { name: 'Asana', description: '' }, states: [], labels: [], fields: [], tasks: [], warnings: [] };
   const projects = new Set<string>();

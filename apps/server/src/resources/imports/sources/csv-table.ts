@@ -1,4 +1,4 @@
-import { parse } from 'csv-parse/sync';
+import { CsvError, parse } from 'csv-parse';
 import { formatError } from '../plan';
 
 /** A CSV file's header and rows, with the columns found by name (a name may repeat, as Jira's Comment and Labels do). */
@@ -15,12 +15,20 @@ export interface CsvTable {
 
 const normal = (name: string) => name.toLowerCase().replace(/\s+/g, ' ').trim();
 
-/** RFC 4180 CSV (any line ends, a BOM, quoted cells over lines), or a 400 naming where it breaks. */
-export function readCsv(bytes: Buffer, what: string): CsvTable {
-  let records: string[][];
+/**
+ * RFC 4180 CSV (any line ends, a BOM, quoted cells over lines), or a 400 naming where it breaks.
+ * Parsed as the file streams: the rows are kept (a source reads them more than once), the file's
+ * bytes are not.
+ */
+export async function readCsv(file: NodeJS.ReadableStream, what: string): Promise<CsvTable> {
+  const records: string[][] = [];
+  const parser = parse({ bom: true, relax_column_count: true, skip_empty_lines: true });
+  file.on('error', (error: Error) => parser.destroy(error));
   try {
-    records = parse(bytes, { bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];
+    for await (const record of file.pipe(parser)) records.push(record as string[]);
   } catch (error) {
+    // The file's own fault; a failed read of the stored file is the server's (retried).
+    if (!(error instanceof CsvError)) throw error;
     throw formatError(`The file is not a CSV file, as ${what} is: ${(error as Error).message}`);
   }
   const [header, ...rows] = records;

@@ -12,9 +12,9 @@ const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'URGENT'] as const;
  * separated — and custom fields). Each distinct status becomes a state, in the order first seen,
  * its category guessed from its name.
  */
-export function csvPlan(bytes: Buffer, mapping: CsvMapping | undefined): ImportPlan {
+export async function csvPlan(file: NodeJS.ReadableStream, mapping: CsvMapping | undefined): Promise<ImportPlan> {
   if (!mapping) throw formatError('A csv import needs a `mapping` part: JSON naming the column of each field, at least {"title": "<column>"}');
-  const table = readCsv(bytes, 'a CSV file');
+  const table = await readCsv(file, 'a CSV file');
   const columns = [mapping.title, mapping.description, mapping.status, mapping.priority, mapping.dueDate, mapping.assigneeEmail, mapping.labels, ...Object.values(mapping.fields ?? {})].filter((name) => name !== undefined);
   const missing = columns.filter((name) => table.columns(name).length === 0);
   if (missing.length > 0) throw formatError(`The mapping names columns the file does not have: ${missing.map((name) => `"${name}"`).join(', ')} (its columns: ${table.header.map((name) => `"${name}"`).join(', ')})`);

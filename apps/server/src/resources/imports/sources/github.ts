@@ -1,8 +1,29 @@
 import { clipComment, clipDescription, clipTitle, dateOf, colorOf, type ImportPlan, type PlannedPerson, type PlannedTask, formatError, textField } from '../plan';
-import { arrayOf, isRecord, parseJson, textOf } from './json';
+import { arrayOf, isRecord, type JsonKeep, pickKeys, readJson, textOf } from './json';
 
 const MILESTONE = 'Milestone';
 const ISSUE = 'GitHub issue';
+
+const PERSON_KEYS = ['login', 'email', 'name'];
+const personKeys = (value: unknown) => (isRecord(value) ? pickKeys(value, PERSON_KEYS) : value);
+
+/** What the plan reads of each issue, as the file streams (the API's issues carry much more: users' URLs, reactions). */
+const GITHUB_KEEP: JsonKeep = {
+  '': (issue) =>
+    isRecord(issue)
+      ? {
+          ...pickKeys(issue, ['title', 'body', 'state', 'state_reason', 'stateReason', 'number', 'html_url', 'url', 'isPullRequest', 'created_at', 'createdAt', 'closed_at', 'closedAt']),
+          ...(issue.pull_request !== undefined ? { pull_request: true } : {}),
+          labels: arrayOf(issue.labels).map((label) => (isRecord(label) ? pickKeys(label, ['name', 'color']) : label)),
+          assignees: arrayOf(issue.assignees).map(personKeys),
+          assignee: personKeys(issue.assignee),
+          milestone: isRecord(issue.milestone) ? pickKeys(issue.milestone, ['title', 'due_on', 'dueOn']) : issue.milestone,
+          comments: arrayOf(issue.comments).map((comment) =>
+            isRecord(comment) ? { ...pickKeys(comment, ['body', 'createdAt', 'created_at']), author: personKeys(comment.author), user: personKeys(comment.user) } : comment,
+          ),
+        }
+      : issue,
+};
 
 /** A GitHub account as the file names it: a login (and a name or email when the file has one). */
 function personOf(value: unknown): PlannedPerson | undefined {
@@ -21,8 +42,8 @@ function personOf(value: unknown): PlannedPerson | undefined {
  * URL) become text fields; comments come along when the file has them (`gh --json comments`).
  * Pull requests, which the API lists among issues, are left out with a warning.
  */
-export function githubPlan(bytes: Buffer): ImportPlan {
-  const issues = parseJson(bytes, "GitHub's issue list");
+export async function githubPlan(file: NodeJS.ReadableStream): Promise<ImportPlan> {
+  const issues = await readJson(file, "GitHub's issue list", GITHUB_KEEP);
   if (!Array.isArray(issues) || !issues.every((issue) => isRecord(issue) && typeof issue.title === 'string' && (typeof issue.state === 'string' || typeof issue.number === 'number'))) {
     throw formatError("The file is not GitHub's issue list: a JSON array of issues, each with a title and a state (GET /repos/{owner}/{repo}/issues, or gh issue list --json)");
   }

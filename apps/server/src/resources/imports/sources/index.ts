@@ -7,20 +7,20 @@ import { jiraPlan } from './jira';
 import { tasklanePlan } from './tasklane';
 import { trelloPlan } from './trello';
 
-/** The plan of a file from `source` (a 400 IMPORT_FORMAT when it is not that source's file). */
-export function planOf(source: ImportSource, bytes: Buffer, mapping: CsvMapping | undefined): ImportPlan {
+/** The plan of a file from `source`, read as it streams (a 400 IMPORT_FORMAT when it is not that source's file). */
+export function planOf(source: ImportSource, file: NodeJS.ReadableStream, mapping: CsvMapping | undefined): Promise<ImportPlan> {
   switch (source) {
     case 'trello':
-      return trelloPlan(bytes);
+      return trelloPlan(file);
     case 'jira':
-      return jiraPlan(bytes);
+      return jiraPlan(file);
     case 'github':
-      return githubPlan(bytes);
+      return githubPlan(file);
     case 'asana':
-      return asanaPlan(bytes);
+      return asanaPlan(file);
     case 'csv':
-      return csvPlan(bytes, mapping);
+      return csvPlan(file, mapping);
     case 'tasklane':
-      return tasklanePlan(bytes);
+      return tasklanePlan(file);
   }
 }

@@ -31,8 +31,8 @@ const CATEGORY: Record<string, StateCategory> = { 'to do': 'unstarted', 'in prog
  * becomes `blocks`; the repeated Labels and Comment columns become labels and comments (a comment
  * cell is "date;author;text"); the issue key stays in a text field named "Jira key".
  */
-export function jiraPlan(bytes: Buffer): ImportPlan {
-  const table = readCsv(bytes, "Jira's CSV export");
+export async function jiraPlan(file: NodeJS.ReadableStream): Promise<ImportPlan> {
+  const table = await readCsv(file, "Jira's CSV export");
   requireColumns(table, ['Summary', 'Issue key', 'Status'], "Jira's CSV export");
   const plan: ImportPlan = { project: { name: 'Jira', description: '' }, states: [], labels: [], fields: [textField(JIRA_KEY)], tasks: [], warnings: [] };
   const keyOfId = new Map<string, string>();

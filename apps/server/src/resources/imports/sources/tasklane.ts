@@ -7,7 +7,10 @@ import {
   clip, clipComment, clipDescription, clipTitle, colorOf, dateOf, formatError, type ImportPlan, type PlannedField, type PlannedPerson, type PlannedTask, type PlannedTimeEntry, type PlannedValue,
   textField, uniqueName,
 } from '../plan';
-import { arrayOf, isRecord, parseJson, textOf } from './json';
+import { arrayOf, isRecord, type JsonKeep, readJson, textOf } from './json';
+
+/** What an export holds is what a project is: every part is read (streamed, as every import). */
+const TASKLANE_KEEP: JsonKeep = { format: true, version: true, kind: true, project: true, states: true, labels: true, fields: true, members: true, tasks: true };
 
 const PRIORITIES = new Set(['LOW', 'MEDIUM', 'HIGH', 'URGENT']);
 /** A task number kept as it is: far below the integer column's limit, which the project's next numbers count up to. */
@@ -21,8 +24,8 @@ const TASK_NUMBER_MAX = 1_000_000_000;
  * emails), relations within the project and field values. Attachments' files are not in the
  * export (only what they were): they are named in a warning.
  */
-export function tasklanePlan(bytes: Buffer): ImportPlan {
-  const file = parseJson(bytes, "a Tasklane project's export");
+export async function tasklanePlan(stream: NodeJS.ReadableStream): Promise<ImportPlan> {
+  const file = await readJson(stream, "a Tasklane project's export", TASKLANE_KEEP);
   if (!isRecord(file) || file.format !== EXPORT_FILE_FORMAT || file.kind !== 'project' || !isRecord(file.project) || !Array.isArray(file.tasks)) {
     throw formatError(`The file is not a Tasklane project's export: it starts {"format":"${EXPORT_FILE_FORMAT}","version":${EXPORT_FILE_VERSION},"kind":"project"`);
   }

@@ -1,9 +1,37 @@
 import { DEFAULT_STATES, STATE_NAME_MAX, type StateCategory } from '@tasklane/schemas';
 import { clipComment, clipDescription, clipTitle, colorOf, dateOf, formatError, type ImportPlan, type PlannedPerson, type PlannedTask, uniqueName } from '../plan';
 import { categoryOfName } from './states';
-import { arrayOf, isRecord, parseJson, textOf } from './json';
+import { arrayOf, isRecord, type JsonKeep, pickKeys, readJson, textOf } from './json';
 
 const CANCELLED = 'Cancelled';
+
+/**
+ * What the plan reads of a board, as the file streams: of each card only what becomes its task, of
+ * the actions only the comments (most of a large board's file is its actions, each repeating the
+ * board, list and member it touched).
+ */
+const TRELLO_KEEP: JsonKeep = {
+  name: true,
+  desc: true,
+  members: true,
+  lists: true,
+  labels: true,
+  checklists: true,
+  cards: (card) =>
+    isRecord(card)
+      ? { ...pickKeys(card, ['id', 'idList', 'closed', 'pos', 'name', 'desc', 'idMembers', 'idLabels', 'due', 'start']), attachments: arrayOf(card.attachments).filter(isRecord).map((attachment) => pickKeys(attachment, ['name', 'url'])) }
+      : card,
+  actions: (action) =>
+    isRecord(action) && action.type === 'commentCard' && isRecord(action.data) && isRecord(action.data.card)
+      ? {
+          type: action.type,
+          date: action.date,
+          idMemberCreator: action.idMemberCreator,
+          memberCreator: isRecord(action.memberCreator) ? pickKeys(action.memberCreator, ['fullName', 'username']) : undefined,
+          data: { text: action.data.text, card: { id: action.data.card.id } },
+        }
+      : undefined,
+};
 const DONE = 'Done';
 
 /**
@@ -14,8 +42,8 @@ const DONE = 'Done';
  * due dates stay; attachments become links at the end of the description. Trello's export names
  * people but gives no email, so assignments come back as warnings unless an email is in the file.
  */
-export function trelloPlan(bytes: Buffer): ImportPlan {
-  const board = parseJson(bytes, "a Trello board's export");
+export async function trelloPlan(file: NodeJS.ReadableStream): Promise<ImportPlan> {
+  const board = await readJson(file, "a Trello board's export", TRELLO_KEEP);
   if (!isRecord(board) || !Array.isArray(board.lists) || !Array.isArray(board.cards) || typeof board.name !== 'string') {
     throw formatError("The file is not a Trello board's JSON export: it needs the board's name, lists and cards");
   }
