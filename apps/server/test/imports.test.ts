@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -309,6 +310,18 @@ describe('imports', () => {
     }
     // Each refused file was received into the store as it streamed, and is gone with its answer.
     await expect.poll(() => storedKeys(dataDir.dir)).toEqual([]);
+    // A store that cannot take the file (here its temporary folder is a file) fails on the server's side: a 500, not the body's 400.
+    const temporary = join(dataDir.dir, 'files', 'tmp');
+    rmSync(temporary, { recursive: true, force: true });
+    writeFileSync(temporary, 'in the way');
+    try {
+      const failed = await post(ada, form('csv', 'Name\nA', { title: 'Name' }));
+      expect(failed.status).toBe(500);
+      expect(failed.body).toMatchObject({ message: expect.any(String) });
+      expect(failed.body.message).not.toMatch(/multipart/i);
+    } finally {
+      rmSync(temporary);
+    }
   });
 
   it('mends what a file gets wrong rather than failing: repeated names and ids, text PostgreSQL cannot store, loops, impossible dates', async () => {

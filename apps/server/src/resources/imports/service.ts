@@ -91,8 +91,8 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
       return (await options.files.upload(source, maxBytes)).temporaryKey;
     },
 
-    /** A received file no import will take (its request was refused). */
-    discard: (upload: string) => options.files.remove([upload]),
+    /** A received file no import will take (its request was refused); one the store fails to remove is swept later. */
+    discard: (upload: string) => options.files.remove([upload]).catch(options.onError),
 
     /**
      * The received file `upload` read and checked. `dryRun`: what would be made, nothing kept.
@@ -106,8 +106,9 @@ export function createImportsService(db: Db, services: { projects: ProjectsServi
         kept = !('dryRun' in result);
         return result;
       } finally {
-        // A file whose row committed was moved; any other is removed now (the sweep would, later).
-        if (!kept) await options.files.remove([input.upload]);
+        // A file whose row committed was moved; any other is removed now, or by the sweep if the
+        // store fails to (that failure is not the request's answer).
+        if (!kept) await options.files.remove([input.upload]).catch(options.onError);
       }
     },
 

@@ -65,6 +65,8 @@ export async function registerImportRoutes(app: FastifyInstance, options: { auth
       const fields: { source?: string; mapping?: string } = {};
       /** The file streamed to a temporary key as it arrives: never held in memory whole. */
       let upload: string | undefined;
+      /** The store's own failure to take the file (a full disk, the bucket down): the server's, not the body's. */
+      let storeFailure: { error: unknown } | undefined;
       const answer = async (): Promise<unknown> => {
         try {
           for await (const part of request.parts()) {
@@ -81,16 +83,20 @@ export async function registerImportRoutes(app: FastifyInstance, options: { auth
                   reply.header('connection', 'close');
                   return sendError(request, reply, 413, tooLarge());
                 }
-                throw file.bodyError ?? error;
+                if (file.bodyError) throw file.bodyError;
+                storeFailure = { error };
+                break;
               }
             } else if (part.fieldname === 'source' || part.fieldname === 'mapping') {
               fields[part.fieldname] = String(part.value);
             }
           }
         } catch (error) {
-          // Everything in the loop reads the request's body.
+          // Everything else in the loop reads the request's body.
           return refuseMalformedMultipart(request, reply, error);
         }
+        // Answered as the attachments' upload answers it: a 500, logged (or a 503 while the database is away).
+        if (storeFailure) return refuse(request, reply, storeFailure.error);
         if (!upload) return sendError(request, reply, 400, errorBody(400, 'The multipart body needs a part named `file` holding the exported file', 'FILE_REQUIRED'));
         const form = await parseInput(request, reply, ImportForm, fields);
         if (!form) return reply;

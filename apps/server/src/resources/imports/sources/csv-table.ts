@@ -1,3 +1,4 @@
+import { finished } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { formatError } from '../plan';
 
@@ -23,7 +24,10 @@ const normal = (name: string) => name.toLowerCase().replace(/\s+/g, ' ').trim();
 export async function readCsv(file: NodeJS.ReadableStream, what: string): Promise<CsvTable> {
   const records: string[][] = [];
   const parser = parse({ bom: true, relax_column_count: true, skip_empty_lines: true });
-  file.on('error', (error: Error) => parser.destroy(error));
+  // The stored file failing to be read (or closing before its end) ends the parse with that error.
+  finished(file, (error) => {
+    if (error) parser.destroy(error);
+  });
   try {
     for await (const record of file.pipe(parser)) records.push(record as string[]);
   } catch (error) {

@@ -1,3 +1,4 @@
+import { finished } from 'node:stream';
 import Assembler from 'stream-json/assembler.js';
 import parser from 'stream-json/parser.js';
 import { formatError } from '../plan';
@@ -135,8 +136,9 @@ export function readJson(stream: NodeJS.ReadableStream, what: string, keep: Json
       // A plain object, as JSON.parse makes (the null prototype only guarded the keys while reading).
       resolve(result !== null && typeof result === 'object' && !Array.isArray(result) ? { ...result } : result);
     });
-    stream.on('error', (error: Error) => {
-      if (failed) return;
+    // The stored file failing to be read (or closing before its end) is the server's: the job retries.
+    finished(stream, (error) => {
+      if (!error || failed) return;
       failed = true;
       tokens.destroy();
       reject(error);
