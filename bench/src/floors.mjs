@@ -55,9 +55,13 @@ const bare = {
   filtered: (request, userId) =>
     sql`select * from tasks where project_id = ${request.params.projectId} and status = ${request.query.status}
         and assignee_id = ${userId} order by created_at, id limit 50`,
+  // A task needs a state key, a number and a board position, each number and position unique in its
+  // project: the least the schema takes is a sequence's number (far above the service's) and a
+  // position made from it (a valid fractional-indexing key below any the service makes), in the one INSERT.
   create: (request, userId) => sql`
-    insert into tasks (id, project_id, title, priority, created_by_id, created_at, updated_at)
-    values (${uuidv7()}, ${request.body.projectId}, ${request.body.title}, ${request.body.priority ?? 'MEDIUM'}, ${userId}, ${now()}, ${now()})
+    insert into tasks (id, project_id, title, priority, status, number, position, created_by_id, created_at, updated_at)
+    select ${uuidv7()}, ${request.body.projectId}, ${request.body.title}, ${request.body.priority ?? 'MEDIUM'}, 'TODO', n, 'A' || lpad(n::text, 26, '0'), ${userId}, ${now()}, ${now()}
+    from (select nextval('bench_floor_task_number')::int as n) as next
     returning id`,
   patch: (request) => sql`update tasks set status = ${request.body.status}, updated_at = ${now()} where id = ${request.params.id} returning id`,
   title: (request) => sql`update tasks set title = ${request.body.title}, updated_at = ${now()} where id = ${request.params.id} returning id`,
@@ -91,6 +95,7 @@ const one = (rows, reply) => rows[0] ?? reply.code(404).send({ message: 'not fou
 // A page goes out through JSON.stringify, as the service sends its pages.
 const page = (rows, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify({ items: rows.slice(0, 50) }));
 
+await sql`create sequence if not exists bench_floor_task_number start 1000000000 maxvalue 2147483647`;
 app.get('/readyz', async () => (await sql`select 1 as ready`)[0]);
 route('GET', '/api/v1/tasks/:id', () => 'task', one);
 route(

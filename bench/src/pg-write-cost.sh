@@ -21,7 +21,7 @@ SCRIPT=$(mktemp)
 trap 'rm -f "$SCRIPT"; psql_q "drop table if exists bench_write_ids" || true' EXIT
 cat > "$SCRIPT" <<SQL
 \set n random(1, $COUNT)
-update tasks set status = (case when status = 'TODO' then 'IN_PROGRESS' else 'TODO' end)::task_status,
+update tasks set status = (case when status = 'TODO' then 'IN_PROGRESS' else 'TODO' end),
   updated_at = clock_timestamp() where id = (select id from bench_write_ids where n = :n);
 SQL
 
