@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storedKeys, temporaryDataDir } from './support/attachments';
+import { multipartBody, storedKeys, temporaryDataDir } from './support/attachments';
 import { freePort } from './support/ports';
 import { call, type ServerProcess, startServerProcess, statusBytes } from './support/server-process';
 
@@ -30,18 +29,11 @@ function boardOfSize(actionCount: number): Buffer {
 
 /** POST /imports?dryRun=true of a Trello file, as one multipart body. */
 async function dryRun(baseUrl: string, token: string, file: Buffer) {
-  const boundary = `----tasklane${randomBytes(8).toString('hex')}`;
-  const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="source"\r\n\r\ntrello\r\n`),
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="board.json"\r\nContent-Type: application/json\r\n\r\n`),
-    file,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
+  const { body, contentType } = multipartBody([
+    { name: 'source', content: 'trello' },
+    { name: 'file', filename: 'board.json', contentType: 'application/json', content: file },
   ]);
-  const response = await fetch(`${baseUrl}/api/v1/imports?dryRun=true`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
-    body,
-  });
+  const response = await fetch(`${baseUrl}/api/v1/imports?dryRun=true`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': contentType }, body });
   return { status: response.status, body: (await response.json()) as { counts: { tasks: number; comments: number } } };
 }
 

@@ -5,7 +5,7 @@ import { DomainError } from '../../platform/errors';
 import { newId } from '../../platform/ids';
 import { storedValue } from '../tasks/field-values';
 import { checkRecurrence, storedNextDueDate } from '../tasks/recurrence';
-import { clip, clipComment, type ImportPlan, type PlannedPerson } from './plan';
+import { clip, clipComment, type ImportPlan, type PlannedPerson, type PlannedTask } from './plan';
 import * as store from './store';
 
 /** The people of a plan matched to registered users: email (lower case) → user id. */
@@ -186,6 +186,14 @@ function dropBlockingLoops(plan: ImportPlan, byRef: Map<string, ImportPlan['task
   }
 }
 
+/**
+ * The rows `rowsOf` makes of each task, a task at a time as they are taken: store.ts writes them a
+ * chunk at a time, so an import's rows of one kind never all exist at once beside its plan.
+ */
+function* perTask<Row>(tasks: readonly PlannedTask[], rowsOf: (task: PlannedTask, index: number) => readonly Row[]): Generator<Row> {
+  for (const [index, task] of tasks.entries()) yield* rowsOf(task, index);
+}
+
 /** A state key from a name ("In progress" → IN_PROGRESS), unique among `taken`. */
 function stateKey(name: string, given: string | undefined, taken: Set<string>): string {
   let base = given && STATE_KEY_PATTERN.test(given) && given.length <= STATE_KEY_MAX ? given : name.normalize('NFKD').toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, STATE_KEY_MAX - 4).replace(/_+$/, '');
@@ -229,77 +237,60 @@ export async function writePlan(tx: Db, input: { projectId: string; userId: stri
 
   const ids = new Map(plan.tasks.map((task) => [task.ref, newId()]));
   const positions = plan.tasks.length > 0 ? generateNKeysBetween(null, null, plan.tasks.length) : [];
-  // Each kind of row is made as its chunk is written (store.ts): never all of them beside the plan.
+  // Each kind of row is made as its chunk is written (perTask, store.ts): never all of them beside the plan.
   await store.insertTasks(
     tx,
-    (function* () {
-      for (const [index, task] of plan.tasks.entries()) {
-        const createdAt = task.createdAt && task.createdAt <= now ? task.createdAt : now;
-        const done = completed.has(task.state) ? (task.completedAt && task.completedAt <= now ? task.completedAt : now) : null;
-        yield {
-          id: ids.get(task.ref)!, projectId, title: task.title, description: task.description, status: keyOfState.get(task.state)!,
-          priority: task.priority ?? 'MEDIUM', dueDate: task.dueDate ?? null, startDate: task.startDate ?? null, assigneeId: userOf(task.assignee) ?? null,
-          createdById: userId, labelIds: task.labels.map((name) => labelId.get(name.toLowerCase())).filter((id) => id !== undefined).sort(),
-          number: task.number ?? index + 1, position: positions[index]!, createdAt, updatedAt: now, completedAt: done, estimate: task.estimate ?? null,
-          recurrence: task.recurrence ?? null, nextDueDate: storedNextDueDate(task.recurrence ?? null, task.dueDate ?? null),
-        };
-      }
-    })(),
+    perTask(plan.tasks, (task, index) => {
+      const createdAt = task.createdAt && task.createdAt <= now ? task.createdAt : now;
+      const done = completed.has(task.state) ? (task.completedAt && task.completedAt <= now ? task.completedAt : now) : null;
+      return [{
+        id: ids.get(task.ref)!, projectId, title: task.title, description: task.description, status: keyOfState.get(task.state)!,
+        priority: task.priority ?? 'MEDIUM', dueDate: task.dueDate ?? null, startDate: task.startDate ?? null, assigneeId: userOf(task.assignee) ?? null,
+        createdById: userId, labelIds: task.labels.map((name) => labelId.get(name.toLowerCase())).filter((id) => id !== undefined).sort(),
+        number: task.number ?? index + 1, position: positions[index]!, createdAt, updatedAt: now, completedAt: done, estimate: task.estimate ?? null,
+        recurrence: task.recurrence ?? null, nextDueDate: storedNextDueDate(task.recurrence ?? null, task.dueDate ?? null),
+      }];
+    }),
     input.onProgress,
   );
-  await store.setParents(
-    tx,
-    (function* () {
-      for (const task of plan.tasks) if (task.parentRef !== undefined) yield { id: ids.get(task.ref)!, parentId: ids.get(task.parentRef)! };
-    })(),
-  );
+  await store.setParents(tx, perTask(plan.tasks, (task) => (task.parentRef === undefined ? [] : [{ id: ids.get(task.ref)!, parentId: ids.get(task.parentRef)! }])));
   await store.setNextTaskNumber(tx, projectId, plan.tasks.reduce((last, task, index) => Math.max(last, task.number ?? index + 1), 0) + 1);
 
   await store.insertFieldValues(
     tx,
-    (function* () {
-      for (const task of plan.tasks) {
-        for (const [name, value] of Object.entries(task.fields)) {
-          const field = fieldOf.get(name)!;
-          // Checked (and a user's email made their id) by settlePlan: here only its sort columns are made.
-          const stored = storedValue(field, value as FieldValue);
-          if (typeof stored !== 'string') yield { taskId: ids.get(task.ref)!, fieldId: field.id, value: stored.value, sortText: stored.sortText, sortNumber: stored.sortNumber };
-        }
-      }
-    })(),
+    perTask(plan.tasks, (task) =>
+      Object.entries(task.fields).flatMap(([name, value]) => {
+        const field = fieldOf.get(name)!;
+        // Checked (and a user's email made their id) by settlePlan: here only its sort columns are made.
+        const stored = storedValue(field, value as FieldValue);
+        return typeof stored === 'string' ? [] : [{ taskId: ids.get(task.ref)!, fieldId: field.id, value: stored.value, sortText: stored.sortText, sortNumber: stored.sortNumber }];
+      }),
+    ),
   );
   await store.insertComments(
     tx,
-    (function* () {
-      for (const task of plan.tasks) {
-        for (const comment of task.comments) {
-          const authorId = userOf(comment.author);
-          const createdAt = comment.createdAt && comment.createdAt <= now ? comment.createdAt : now;
-          const text = authorId || !comment.author ? comment.text : clipComment(`Originally by ${comment.author.name}:\n\n${comment.text}`);
-          yield { id: newId(), taskId: ids.get(task.ref)!, projectId, authorId: authorId ?? userId, text: text || '(empty)', createdAt, updatedAt: createdAt };
-        }
-      }
-    })(),
+    perTask(plan.tasks, (task) =>
+      task.comments.map((comment) => {
+        const authorId = userOf(comment.author);
+        const createdAt = comment.createdAt && comment.createdAt <= now ? comment.createdAt : now;
+        const text = authorId || !comment.author ? comment.text : clipComment(`Originally by ${comment.author.name}:\n\n${comment.text}`);
+        return { id: newId(), taskId: ids.get(task.ref)!, projectId, authorId: authorId ?? userId, text: text || '(empty)', createdAt, updatedAt: createdAt };
+      }),
+    ),
   );
   await store.insertTimeEntries(
     tx,
-    (function* () {
-      for (const task of plan.tasks) {
-        for (const entry of task.timeEntries ?? []) {
-          const authorId = userOf(entry.author);
-          const createdAt = entry.createdAt && entry.createdAt <= now ? entry.createdAt : now;
-          const note = authorId || !entry.author ? entry.note : clip(`Originally logged by ${entry.author.name}${entry.note ? `: ${entry.note}` : ''}`, TIME_ENTRY_NOTE_MAX);
-          yield { id: newId(), taskId: ids.get(task.ref)!, userId: authorId ?? userId, minutes: entry.minutes, date: entry.date, note, createdAt, updatedAt: createdAt };
-        }
-      }
-    })(),
+    perTask(plan.tasks, (task) =>
+      (task.timeEntries ?? []).map((entry) => {
+        const authorId = userOf(entry.author);
+        const createdAt = entry.createdAt && entry.createdAt <= now ? entry.createdAt : now;
+        const note = authorId || !entry.author ? entry.note : clip(`Originally logged by ${entry.author.name}${entry.note ? `: ${entry.note}` : ''}`, TIME_ENTRY_NOTE_MAX);
+        return { id: newId(), taskId: ids.get(task.ref)!, userId: authorId ?? userId, minutes: entry.minutes, date: entry.date, note, createdAt, updatedAt: createdAt };
+      }),
+    ),
   );
   await store.insertRelations(
     tx,
-    (function* () {
-      for (const task of plan.tasks) {
-        for (const relation of task.relations) yield { id: newId(), type: relation.type, taskId: ids.get(task.ref)!, relatedTaskId: ids.get(relation.targetRef)!, createdBy: userId, createdAt: now };
-      }
-    })(),
+    perTask(plan.tasks, (task) => task.relations.map((relation) => ({ id: newId(), type: relation.type, taskId: ids.get(task.ref)!, relatedTaskId: ids.get(relation.targetRef)!, createdBy: userId, createdAt: now }))),
   );
 }

@@ -4,6 +4,7 @@ import { categoryOfName } from './states';
 import { arrayOf, isRecord, type JsonKeep, pickKeys, readJson, textOf } from './json';
 
 const CANCELLED = 'Cancelled';
+const DONE = 'Done';
 
 /**
  * What the plan reads of a board, as the file streams: of each card only what becomes its task, of
@@ -32,7 +33,6 @@ const TRELLO_KEEP: JsonKeep = {
         }
       : undefined,
 };
-const DONE = 'Done';
 
 /**
  * `trello`: a board's JSON export (Menu → Print, export and share → Export as JSON). Lists become
