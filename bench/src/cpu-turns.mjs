@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { benchServerEnv, startServer, stopAll } from './processes.mjs';
-import { sendRequests } from './scenarios.mjs';
+import { primeWritesFrom, sendRequests } from './scenarios.mjs';
 import { fixtures, logIn } from './seed.mjs';
 
 const { values: options, positionals: mains } = parseArgs({
@@ -57,6 +57,7 @@ try {
       });
     }
     const fixtureList = await logIn(servers[startOrder[0]].url, fixtures(8));
+    await primeWritesFrom(databaseUrl.toString(), fixtureList);
     for (const scenario of scenarios) {
       for (const server of servers) await chunk(server, fixtureList, scenario, 5 * chunkSize);
       const ratios = mains.map(() => []);

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { benchServerEnv } from './processes.mjs';
-import { sendRequests } from './scenarios.mjs';
+import { primeWritesFrom, sendRequests } from './scenarios.mjs';
 import { fixtures, logIn } from './seed.mjs';
 
 const { values: options, positionals: mains } = parseArgs({
@@ -58,6 +58,7 @@ for (const [index, main] of mains.entries()) {
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     const fixtureList = await logIn(url, fixtures(8));
+    await primeWritesFrom(databaseUrl.toString(), fixtureList);
     const row = { main };
     for (const scenario of scenarios) {
       await sendRequests(url, fixtureList, scenario, Number(options.warmup));

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { lagTable, measureLag, summarizeLag } from './lag.mjs';
-import { backendCpuSeconds, benchServerEnv, postgresCpuByPid, runLoad, startServer, stopAll } from './processes.mjs';
+import { backendCpuSeconds, benchServerEnv, postgresCpuByPid, primeLoadsFrom, runLoad, startServer, stopAll } from './processes.mjs';
 import { FLOOR_SCENARIOS, LABELS } from './report.mjs';
 import { HOT_SCENARIOS } from './scenarios.mjs';
 import { fixtures, hotFixtures, logIn } from './seed.mjs';
@@ -145,6 +145,7 @@ try {
   }
   // All servers share the database and the secret, so a token from one is good on the others.
   const fixtureList = await logIn(sides[0].server.url, fixtures(connections));
+  primeLoadsFrom(databaseUrl.toString());
   const hotList = scenarios.some((scenario) => HOT_SCENARIOS.includes(scenario)) ? await logIn(sides[0].server.url, hotFixtures(connections)) : [];
   const fixturesOf = (scenario) => (HOT_SCENARIOS.includes(scenario) ? hotList : fixtureList);
   say('warming up: the mix for 3 s on each side');

@@ -2,10 +2,12 @@
 // Usage: node load.mjs <spec.json>; prints one JSON line with the result.
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { requestFor } from './scenarios.mjs';
+import { primeWritesFrom, rememberWritten, requestFor, writtenEntries } from './scenarios.mjs';
 
 const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const fixtures = spec.fixtures;
+rememberWritten(spec.written ?? []);
+if (spec.writesDatabaseUrl) await primeWritesFrom(spec.writesDatabaseUrl, fixtures);
 let nextConnection = 0;
 let turns = [];
 const errorSamples = [];
@@ -57,5 +59,6 @@ process.stdout.write(
     errors,
     statusCodes: result.statusCodeStats,
     errorSamples,
+    written: writtenEntries(),
   })}\n`,
 );

@@ -171,11 +171,24 @@ function descendantsOf(root) {
 }
 
 let specCounter = 0;
+let writesDatabaseUrl;
+/** What the loads so far wrote to each task (scenarios.mjs, writtenEntries), handed to the next. */
+const written = new Map();
+
+/**
+ * The database every later load reads what its write tasks hold from before it sends anything
+ * (scenarios.mjs, primeWritesFrom); undefined: none can be read (PGlite), and each load takes over
+ * only from what the loads before it wrote. Each load is a process of its own.
+ */
+export function primeLoadsFrom(databaseUrl) {
+  writesDatabaseUrl = databaseUrl;
+  written.clear();
+}
 
 /** Runs one autocannon load in its own process; resolves with its result. */
 export function runLoad(spec) {
   const file = join(tmpdir(), `tasklane-bench-load-${process.pid}-${(specCounter += 1)}.json`);
-  writeFileSync(file, JSON.stringify(spec));
+  writeFileSync(file, JSON.stringify({ ...spec, writesDatabaseUrl, written: [...written] }));
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(here, 'load.mjs'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
@@ -185,7 +198,9 @@ export function runLoad(spec) {
     child.on('exit', (code) => {
       rmSync(file, { force: true });
       if (code !== 0) return reject(new Error(`load for ${spec.scenario} exited with ${code}`));
-      resolve(JSON.parse(output.trim().split('\n').pop()));
+      const { written: entries, ...result } = JSON.parse(output.trim().split('\n').pop());
+      for (const [taskId, held] of entries) written.set(taskId, held);
+      resolve(result);
     });
   });
 }

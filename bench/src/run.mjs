@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import postgres from 'postgres';
-import { backendCpuSeconds, benchServerEnv, machineCpuSeconds, postgresCpuByPid, runLoad, startServer, stopAll } from './processes.mjs';
+import { backendCpuSeconds, benchServerEnv, machineCpuSeconds, postgresCpuByPid, primeLoadsFrom, runLoad, startServer, stopAll } from './processes.mjs';
 import { capacityTable, FLOOR_SCENARIOS, instancesTable, LABELS, replicasTable, table, verdicts } from './report.mjs';
 import { writeLatest } from './latest.mjs';
 import { plotSvg } from './plot.mjs';
@@ -245,6 +245,8 @@ async function benchDatabase(db) {
   const loadAtStart = load();
   let server = await startOurServer(db, prepared);
   const fixtureList = await logIn(server.url, fixtures(connections));
+  // PGlite's database is the server's own: the loads only hand on what they wrote.
+  primeLoadsFrom(db === 'postgres' ? prepared.databaseUrl : undefined);
   // The hot task's writers: as many as the other scenarios' connections, each its own EDITOR.
   const hotList = scenarios.some((scenario) => HOT_SCENARIOS.includes(scenario)) ? await logIn(server.url, hotFixtures(connections)) : [];
   const fixturesOf = (scenario) => (HOT_SCENARIOS.includes(scenario) ? hotList : fixtureList);
@@ -388,6 +390,7 @@ async function benchReplicas(count) {
   const rows = [];
   try {
     const fixtureList = await logIn(sides[0].server.url, fixtures(connections));
+    primeLoadsFrom(cluster.primaryUrl);
     await cluster.caughtUp();
     if (warmup > 0) for (const side of sides) await runLoad({ url: side.server.url, scenario: 'mix', connections, duration: warmup, warmup: 0, fixtures: fixtureList });
     const cpu = () => ({ ...cluster.cpuSeconds(), bouncer: bouncer?.cpuSeconds() ?? 0 });

@@ -1,10 +1,61 @@
 // What each scenario sends. A request is built per connection from that connection's fixture
 // (its own token, project and tasks), so no two connections share a token.
+import postgres from 'postgres';
 import { PASSWORD } from './seed.mjs';
 
 const STATUSES = ['TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELLED'];
 const json = (token) => ({ 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) });
 const auth = (token) => ({ authorization: `Bearer ${token}` });
+
+/*
+ * Every write of the write scenarios is a real change, in every run: a rewrite of what a task
+ * already holds changes nothing, so the service records no event and derives no work, and the
+ * scenario would measure a cheaper write than the one it names. Runs reuse a database and restart
+ * their turns at 0, so a status or assignee chosen by the turn alone repeated the last run's on
+ * each task. So this process keeps what it last wrote to each task (read first from the database
+ * where it can be read, primeWritesFrom, else handed on by the loads before it, rememberWritten),
+ * and each write moves it on from there; titles carry a stamp of this process and a serial.
+ */
+const lastWritten = new Map();
+const RUN_STAMP = Date.now().toString(36);
+let titleSerial = 0;
+
+/**
+ * Tells the write scenarios what the fixtures' write tasks hold now, read from the database at
+ * `databaseUrl`, so that each scenario's first write to a task is a real change too. Fixtures
+ * without write tasks (the hot task's writers, the login flood's) have nothing to read.
+ */
+export async function primeWritesFrom(databaseUrl, list) {
+  const ids = list.flatMap((fixture) => fixture.writeTaskIds ?? []);
+  if (ids.length === 0) return;
+  const session = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await session`select id, status, assignee_id as "assigneeId" from tasks where id = any(${ids}::uuid[])`;
+    for (const row of rows) lastWritten.set(row.id, { status: row.status, assigneeId: row.assigneeId });
+  } finally {
+    await session.end();
+  }
+}
+
+/**
+ * What this process wrote, and what an earlier load process of the run wrote (`entries` from its
+ * writtenEntries): where the database cannot be read (PGlite: the server's process holds it), each
+ * load takes over from the one before it, so only a task's first write of the run may rewrite
+ * what it holds.
+ */
+export const writtenEntries = () => [...lastWritten];
+export function rememberWritten(entries) {
+  for (const [taskId, held] of entries) lastWritten.set(taskId, held);
+}
+
+/** The value after the one this process knows `taskId` holds for `field` (`fallback` when it knows none), remembered as held now. */
+function nextOf(taskId, field, values, fallback) {
+  const held = lastWritten.get(taskId) ?? {};
+  const index = values.indexOf(held[field]);
+  const next = index < 0 ? values[fallback % values.length] : values[(index + 1) % values.length];
+  lastWritten.set(taskId, { ...held, [field]: next });
+  return next;
+}
 
 /** Request builders: (fixture, turn) => autocannon request. `turn` counts the connection's requests. */
 const build = {
@@ -29,19 +80,17 @@ const build = {
     headers: json(f.token),
     body: JSON.stringify({ projectId: f.projectId, title: `Bench task ${turn}`, priority: 'HIGH' }),
   }),
-  patch: (f, turn) => ({
-    method: 'PATCH',
-    path: `/api/v1/tasks/${f.writeTaskIds[turn % f.writeTaskIds.length]}`,
-    headers: json(f.token),
-    // Each round over the connection's tasks moves every task to its next status: a real change
-    // every time (history, counts, announcement), never a no-op rewrite of the same status.
-    body: JSON.stringify({ status: STATUSES[((turn % f.writeTaskIds.length) + Math.floor(turn / f.writeTaskIds.length)) % STATUSES.length] }),
-  }),
+  // Each write moves the task to its next status: a real change every time (history, counts,
+  // announcement), never a no-op rewrite of the same status.
+  patch: (f, turn) => {
+    const taskId = f.writeTaskIds[turn % f.writeTaskIds.length];
+    return { method: 'PATCH', path: `/api/v1/tasks/${taskId}`, headers: json(f.token), body: JSON.stringify({ status: nextOf(taskId, 'status', STATUSES, turn) }) };
+  },
   title: (f, turn) => ({
     method: 'PATCH',
     path: `/api/v1/tasks/${f.writeTaskIds[turn % f.writeTaskIds.length]}`,
     headers: json(f.token),
-    body: JSON.stringify({ title: `Bench title ${turn}` }),
+    body: JSON.stringify({ title: `Bench title ${RUN_STAMP}.${(titleSerial += 1)}` }),
   }),
   comment: (f, turn) => ({
     method: 'POST',
@@ -57,12 +106,10 @@ const build = {
     body: JSON.stringify({ text: `Bench question ${turn} for @mate`, mentionIds: [f.mateIds[turn % f.mateIds.length]] }),
   }),
   // Giving a task to another member: a task.assigned notification.
-  assign: (f, turn) => ({
-    method: 'PATCH',
-    path: `/api/v1/tasks/${f.writeTaskIds[turn % f.writeTaskIds.length]}`,
-    headers: json(f.token),
-    body: JSON.stringify({ assigneeId: f.mateIds[(turn + Math.floor(turn / f.writeTaskIds.length)) % f.mateIds.length] }),
-  }),
+  assign: (f, turn) => {
+    const taskId = f.writeTaskIds[turn % f.writeTaskIds.length];
+    return { method: 'PATCH', path: `/api/v1/tasks/${taskId}`, headers: json(f.token), body: JSON.stringify({ assigneeId: nextOf(taskId, 'assigneeId', f.mateIds, turn) }) };
+  },
   // The hot task: every connection PATCHes the same task, each as its own EDITOR (hotFixtures),
   // alternating a new title (always a change) and a status (the next one from this connection's
   // point of view; another connection may have set it already, then the PATCH changes nothing).
