@@ -2,13 +2,13 @@ import { arrayLiteral, attachments, type Db, labels, memberships, projectKeys, p
 import { type FieldValue, type Role, type StateCategory, TASK_PRIORITIES, type TaskPriority, type TaskSortField } from '@tasklane/schemas';
 import type { FieldFilter, FieldSort } from './field-values';
 import { type CompletingTasks, completingTaskIds } from './completing';
-import { alias, type PgColumn } from 'drizzle-orm/pg-core';
+import { alias, type PgColumn, PgTransaction } from 'drizzle-orm/pg-core';
 import { type SQL, and, asc, desc, eq, getTableColumns, gt, ilike, inArray, isNull, lt, max, min, ne, or, sql } from 'drizzle-orm';
 import { type CursorCheck, type CursorValue, cursorChecks } from '../../platform/paging';
 import { nextVersionSql } from '../../platform/versions';
 import { PROJECT_LOCK_CLASS, TASK_TREE_LOCK_CLASS } from '../../platform/locks';
 import { currentHandle } from '../../platform/ambient-transaction';
-import { rowsOf } from '../../platform/sql';
+import { aliased, builtOnce, rowDecoder, rowsOf } from '../../platform/sql';
 
 /** A task's columns, as its insert writes them. */
 export type TaskColumns = typeof tasks.$inferSelect;
@@ -49,9 +49,14 @@ const taskReadExtras = {
   blocked: sql<boolean>`exists (select 1 from task_relations as blocking join tasks as blocker on blocker.id = blocking.task_id where blocking.related_task_id = "tasks"."id" and blocking.type = 'blocks' and not ${closedSql({ projectId: sql.raw('blocker.project_id'), status: sql.raw('blocker.status') })})`,
   // Its custom field values (migration 0015), from the values' primary key: one probe per task.
   fields: sql<Record<string, FieldValue>>`(select coalesce(jsonb_object_agg(value_of.field_id, value_of.value), '{}'::jsonb) from task_field_values as value_of where value_of.task_id = "tasks"."id")`.mapWith(
-    (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, FieldValue>,
+    (value: unknown) => fieldsOf(value),
   ),
 };
+
+/** The jsonb of a task's `fields`, which one driver gives as text. */
+function fieldsOf(value: unknown): Record<string, FieldValue> {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, FieldValue>;
+}
 
 /** What a bulk update returns: rows as every read gives them (toTask maps them). */
 const taskRowReturning = { ...taskColumns, ...taskReadExtras };
@@ -76,17 +81,38 @@ const callerName = sql<string | null>`(select ${users.name} from ${users} where 
 
 type RowLock = 'update' | 'no key update';
 
-const taskForUser = (db: Db, lock: RowLock | undefined, withName: boolean) => {
-  const query = selectTasks(db, {
-    role: callerRole,
-    ownerId: projectOwner,
-    // A constant column when not asked for, so the row has one shape.
-    callerName: withName ? callerName : sql<string | null>`null`,
-  })
-    .where(eq(tasks.id, sql.placeholder('taskId')))
-    .limit(1);
-  return (lock ? query.for(lock, { of: tasks }) : query).prepare('task_for_user');
+const callerExtras = (withName: boolean) => ({
+  role: callerRole,
+  ownerId: projectOwner,
+  // A constant column when not asked for, so the row has one shape.
+  callerName: withName ? callerName : sql<string | null>`null`,
+});
+
+/** The task with the caller's role (findTaskForUser), from `selection` (drizzle's plain one, or aliased for builtOnce). */
+const taskForUserQuery = (db: Db, selection: ReturnType<typeof callerExtras> & typeof taskRowReturning, lock: RowLock | undefined) => {
+  const query = db.select(selection).from(tasks).where(eq(tasks.id, sql.placeholder('taskId'))).limit(1);
+  return lock ? query.for(lock, { of: tasks }) : query;
 };
+
+const taskForUser = (db: Db, lock: RowLock | undefined, withName: boolean) =>
+  taskForUserQuery(db, { ...taskRowReturning, ...callerExtras(withName) }, lock).prepare('task_for_user');
+
+/**
+ * findTaskForUser's statement for transactions: a statement drizzle prepares belongs to the handle
+ * it was built on, and a transaction's is new each time, so every write built this select of 40-odd
+ * expressions afresh (a tenth of a task write's server CPU). Built once (builtOnce), it runs in any
+ * transaction, its rows decoded by the decoder built with it. Not on the pool: there drizzle's
+ * statement is prepared once anyway, and `db.execute`'s per-run build of the text and the driver's
+ * rows as objects cost a task's GET 15 % more server CPU than drizzle's run and decoding of it
+ * (docs/performance.md, "Writes that change something").
+ */
+const taskForUserInTransactions = (db: Db, lock: RowLock | undefined, withName: boolean) => {
+  const selection = aliased({ ...taskRowReturning, ...callerExtras(withName) });
+  const run = builtOnce(taskForUserQuery(db, selection, lock));
+  const decode = rowDecoder<TaskForCaller>(selection, { fields: fieldsOf });
+  return async (tx: Db, values: { taskId: string; userId: string }) => (await run(tx, values)).map(decode);
+};
+const inTransactions = new Map<string, ReturnType<typeof taskForUserInTransactions>>();
 
 /** The most statements kept per handle: list shapes are bounded by the query's options, this only guards that. */
 const MAX_PREPARED = 500;
@@ -98,7 +124,8 @@ const preparedStatements = new WeakMap<Db, Map<string, unknown>>();
  * currentHandle, as a service's `db` may stand for either. Building a select of a task's columns
  * afresh cost a task's GET about a third more server CPU than the statement it replaced, which
  * was built once, and a page a quarter more. A transaction's handle is new each time, so inside
- * one a statement is built once per write, and forgotten with the transaction.
+ * one a statement is built once per write, and forgotten with the transaction (but for the one
+ * every task write runs: taskForUserInTransactions).
  */
 function preparedOn<Statement>(db: Db, key: string, build: (handle: Db) => Statement): Statement {
   const handle = currentHandle(db);
@@ -129,8 +156,19 @@ export async function findTaskForUser(
   options: { lock?: RowLock; withName?: boolean } = {},
 ): Promise<TaskForCaller | undefined> {
   const { lock, withName = false } = options;
-  const [row] = await preparedOn(db, `task:${lock ?? ''}:${withName}`, (handle) => taskForUser(handle, lock, withName)).execute({ taskId, userId });
-  return row?.role ? (row as TaskForCaller) : undefined;
+  const key = `task:${lock ?? ''}:${withName}`;
+  const handle = currentHandle(db);
+  const inTransaction: boolean = handle instanceof PgTransaction;
+  let rows: TaskForCaller[];
+  if (inTransaction) {
+    let statement = inTransactions.get(key);
+    if (!statement) inTransactions.set(key, (statement = taskForUserInTransactions(handle, lock, withName)));
+    rows = await statement(handle, { taskId, userId });
+  } else {
+    rows = (await preparedOn(db, key, (pool) => taskForUser(pool, lock, withName)).execute({ taskId, userId })) as TaskForCaller[];
+  }
+  const [row] = rows;
+  return row?.role ? row : undefined;
 }
 
 /**
