@@ -12,7 +12,9 @@
 //   node bench/src/instructions.mjs --reuse-db <name> [--scenarios page,task] [--requests 3000] <main.mjs> <main.mjs> …
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchServerEnv } from './processes.mjs';
 import { primeWritesFrom, sendRequests } from './scenarios.mjs';
@@ -34,8 +36,11 @@ const databaseUrl = new URL(options['pg-url']);
 databaseUrl.pathname = `/${options['reuse-db']}`;
 const say = (message) => console.error(`[instructions ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
-// valgrind names its control pipe after $HOST, which the server's environment sets (HOST).
-const control = (pid, ...args) => execFileSync('callgrind_control', [...args, String(pid)], { env: { ...process.env, HOST: '127.0.0.1' } });
+// valgrind names its control pipe after $HOST, which the server's environment sets (HOST). Its
+// pipes and dumps go to a folder of this run's (`--vgdb-prefix`), removed at the end: a server
+// killed under valgrind leaves its pipes behind.
+const control = (prefix, pid, ...args) =>
+  execFileSync('callgrind_control', [`--vgdb-prefix=${prefix}`, ...args, String(pid)], { env: { ...process.env, HOST: '127.0.0.1' } });
 
 /** The instruction total of the dump callgrind wrote to `file`. */
 const totalOf = (file) => Number(/^totals: (\d+)/m.exec(readFileSync(file, 'utf8'))?.[1] ?? Number.NaN);
@@ -44,10 +49,12 @@ const scenarios = options.scenarios.split(',');
 const results = [];
 for (const [index, main] of mains.entries()) {
   const port = Number(options.port) + index;
-  const out = `/tmp/instructions-${process.pid}-${index}.out`;
+  const folder = mkdtempSync(join(tmpdir(), 'tasklane-callgrind-'));
+  const out = join(folder, 'callgrind.out');
+  const prefix = join(folder, 'vgdb');
   const child = spawn(
     'valgrind',
-    ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, main],
+    ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--vgdb-prefix=${prefix}`, `--callgrind-out-file=${out}`, process.execPath, main],
     { env: { ...process.env, ...benchServerEnv(randomBytes(32).toString('base64url'), { DATABASE_URL: databaseUrl.toString() }), PORT: String(port) }, stdio: 'ignore' },
   );
   const url = `http://127.0.0.1:${port}`;
@@ -62,11 +69,11 @@ for (const [index, main] of mains.entries()) {
     const row = { main };
     for (const scenario of scenarios) {
       await sendRequests(url, fixtureList, scenario, Number(options.warmup));
-      control(child.pid, '--zero');
-      control(child.pid, '-i', 'on');
+      control(prefix, child.pid, '--zero');
+      control(prefix, child.pid, '-i', 'on');
       await sendRequests(url, fixtureList, scenario, Number(options.requests));
-      control(child.pid, '-i', 'off');
-      control(child.pid, '--dump');
+      control(prefix, child.pid, '-i', 'off');
+      control(prefix, child.pid, '--dump');
       const dumps = execFileSync('sh', ['-c', `ls -t ${out}*`], { encoding: 'utf8' }).trim().split('\n');
       row[scenario] = totalOf(dumps[0]) / Number(options.requests);
       say(`${main} ${scenario}: ${Math.round(row[scenario])} instructions per request`);
@@ -74,7 +81,8 @@ for (const [index, main] of mains.entries()) {
     results.push(row);
   } finally {
     child.kill('SIGKILL');
-    execFileSync('sh', ['-c', `rm -f ${out}*`]);
+    await new Promise((resolve) => (child.exitCode === null && child.signalCode === null ? child.once('exit', resolve) : resolve()));
+    rmSync(folder, { recursive: true, force: true });
   }
 }
 console.log('\nInstructions per request (callgrind), each build against the first:');
